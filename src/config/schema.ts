@@ -1,0 +1,139 @@
+import { z } from "zod";
+
+/**
+ * The whole configuration. Every section is optional and every field has a default, so an empty
+ * file (or none) is a valid configuration. Objects are strict: an unknown key is an error that
+ * names its path.
+ */
+
+const mcpStdioServer = z.strictObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  enabled: z.boolean().default(true),
+  connect_timeout: z.number().positive().default(30_000),
+  call_timeout: z.number().positive().default(120_000),
+});
+
+const mcpRemoteServer = z.strictObject({
+  type: z.enum(["http", "sse", "streamable-http", "streamableHttp"]).optional(),
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).default({}),
+  enabled: z.boolean().default(true),
+  connect_timeout: z.number().positive().default(30_000),
+  call_timeout: z.number().positive().default(120_000),
+});
+
+export const mcpServerSchema = z.union([mcpStdioServer, mcpRemoteServer]);
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+export type McpStdioServerConfig = z.infer<typeof mcpStdioServer>;
+export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServer>;
+
+export const permissionModeSchema = z.enum(["default", "accept-edits", "plan", "bypass"]);
+export type PermissionMode = z.infer<typeof permissionModeSchema>;
+
+export const DEFAULT_READ_ONLY_COMMANDS = [
+  "git status*",
+  "git diff*",
+  "git log*",
+  "git show*",
+  "git branch",
+  "ls",
+  "ls *",
+  "pwd",
+  "cat *",
+  "head *",
+  "tail *",
+  "wc *",
+  "rg *",
+  "grep *",
+  "find *",
+  "tree*",
+];
+
+export const configSchema = z.strictObject({
+  model: z
+    .strictObject({
+      name: z.string().min(1).default("gpt-4.1-mini"),
+      base_url: z.string().optional(),
+      api_key: z.string().optional(),
+      /** Context window in tokens; when absent, a known model's window or 128k. */
+      context_window: z.number().int().positive().optional(),
+      max_output_tokens: z.number().int().positive().optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      /** Per-request timeout in ms. */
+      timeout: z.number().int().positive().default(600_000),
+      max_retries: z.number().int().min(0).max(10).default(3),
+      /** USD per million tokens, for models orca has no price for. */
+      price: z
+        .strictObject({ input: z.number().min(0), output: z.number().min(0), cached: z.number().min(0).optional() })
+        .optional(),
+    })
+    .prefault({}),
+  agent: z
+    .strictObject({
+      /** The agent that talks with the user. */
+      default: z.string().default("coordinator"),
+      max_steps: z.number().int().positive().default(50),
+      /** The same call (tool + args) this many times in a row ends the run as a loop. */
+      loop_limit: z.number().int().min(2).default(3),
+    })
+    .prefault({}),
+  agents: z
+    .strictObject({
+      max_parallel: z.number().int().positive().default(4),
+      max_depth: z.number().int().min(1).default(2),
+    })
+    .prefault({}),
+  scheduler: z
+    .strictObject({
+      max_concurrency: z.number().int().positive().default(8),
+      read_only_commands: z.array(z.string()).default(DEFAULT_READ_ONLY_COMMANDS),
+    })
+    .prefault({}),
+  permissions: z
+    .strictObject({
+      mode: permissionModeSchema.default("default"),
+      allow: z.array(z.string()).default([]),
+      ask: z.array(z.string()).default([]),
+      deny: z.array(z.string()).default([]),
+      additional_dirs: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+  tools: z
+    .strictObject({
+      bash_timeout: z.number().int().positive().default(120_000),
+      /** Tool output beyond this many tokens is cut to its head and tail. */
+      max_output_tokens: z.number().int().positive().default(8_000),
+    })
+    .prefault({}),
+  mcp_servers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"), mcpServerSchema).default({}),
+  skills: z
+    .strictObject({
+      index_max_chars: z.number().int().positive().default(8_000),
+      /** Extra folders to search for skills, before the built-in ones. */
+      paths: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+  context: z
+    .strictObject({
+      compact_at: z.number().gt(0).lt(1).default(0.8),
+      keep_rounds: z.number().int().min(1).default(4),
+    })
+    .prefault({}),
+  budget: z
+    .strictObject({
+      max_tokens: z.number().int().positive().optional(),
+      max_tool_calls: z.number().int().positive().optional(),
+      /** Seconds. */
+      max_duration: z.number().positive().optional(),
+    })
+    .prefault({}),
+  /** Where sessions are kept; default ~/.orca. */
+  data_dir: z.string().optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,162 @@
+import { z } from "zod";
+
+/**
+ * The one definition of every event orca emits. The session log writer, the log reader (resume),
+ * `--output-format stream-json` and the dashboard all consume this union.
+ */
+
+const base = {
+  ts: z.number(),
+  sessionId: z.string(),
+  agentId: z.string(),
+  parentId: z.string().optional(),
+};
+
+export const accessSchema = z.union([
+  z.object({ reads: z.array(z.string()), writes: z.array(z.string()) }),
+  z.literal("exclusive"),
+]);
+export type Access = z.infer<typeof accessSchema>;
+
+export const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The argument string exactly as the model sent it. */
+  raw: z.string(),
+  /** Parsed arguments; absent when the raw string is not valid JSON. */
+  args: z.unknown().optional(),
+  parseError: z.string().optional(),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+export const usageSchema = z.object({
+  input: z.number(),
+  output: z.number(),
+  cached: z.number(),
+  cost: z.number().optional(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+export const agentStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop"]);
+export type AgentStatus = z.infer<typeof agentStatusSchema>;
+
+export const sessionStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop", "idle"]);
+export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+export const eventSchema = z.discriminatedUnion("type", [
+  z.object({
+    ...base,
+    type: z.literal("session_started"),
+    workspace: z.string(),
+    model: z.string(),
+    configPath: z.string().nullable(),
+    version: z.string(),
+    resumedFrom: z.string().optional(),
+  }),
+  z.object({ ...base, type: z.literal("user_message"), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("agent_started"),
+    name: z.string(),
+    label: z.string().optional(),
+    task: z.string(),
+    tools: z.array(z.string()),
+    depth: z.number(),
+    model: z.string(),
+    /** The full system prompt, so a resumed session rebuilds exactly what the model saw. */
+    system: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("model_request"),
+    step: z.number(),
+    messageCount: z.number(),
+    tokenEstimate: z.number(),
+  }),
+  z.object({ ...base, type: z.literal("text_delta"), text: z.string() }),
+  z.object({ ...base, type: z.literal("thinking_delta"), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("assistant_message"),
+    content: z.string(),
+    toolCalls: z.array(toolCallSchema),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("tool_queued"),
+    callId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    access: accessSchema,
+    waitsFor: z.array(z.string()),
+  }),
+  z.object({ ...base, type: z.literal("tool_started"), callId: z.string(), name: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("tool_finished"),
+    callId: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    /** Exactly what the model receives as the tool result. */
+    content: z.string(),
+    error: z.string().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("permission_requested"),
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    /** The rule that asked, or the mode that asked ("mode:default"). */
+    rule: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("permission_decided"),
+    callId: z.string(),
+    tool: z.string(),
+    rule: z.string(),
+    decision: z.enum(["allow", "deny"]),
+    scope: z.enum(["once", "always"]),
+    by: z.enum(["rule", "mode", "user", "headless", "skill"]),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("agent_finished"),
+    status: agentStatusSchema,
+    result: z.string(),
+    steps: z.number(),
+    usage: usageSchema,
+    filesChanged: z.array(z.string()),
+  }),
+  z.object({ ...base, type: z.literal("usage"), ...usageSchema.shape }),
+  z.object({
+    ...base,
+    type: z.literal("compacted"),
+    beforeTokens: z.number(),
+    afterTokens: z.number(),
+    roundsSummarised: z.number(),
+    /** The summary that replaced the old rounds (empty when they were dropped). */
+    summary: z.string(),
+    /** How many history messages after the system prompt and first task were replaced. */
+    replacedMessages: z.number(),
+  }),
+  z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("session_finished"),
+    status: sessionStatusSchema,
+    durationMs: z.number(),
+  }),
+]);
+
+export type OrcaEvent = z.infer<typeof eventSchema>;
+export type EventType = OrcaEvent["type"];
+export type EventOf<T extends EventType> = Extract<OrcaEvent, { type: T }>;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** What a producer hands to `emit`: the bus stamps `ts` and `sessionId`. */
+export type EventInput = DistributiveOmit<OrcaEvent, "ts" | "sessionId">;
+export type EmitFn = (event: EventInput) => void;

@@ -1,0 +1,320 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/**
+ * A scripted OpenAI-compatible chat-completions server on loopback. It serves `orca --demo` and
+ * every test: the client talks to it with the real `openai` SDK over real HTTP, exactly as it
+ * talks to a real endpoint, so only the URL differs.
+ */
+
+export interface WireToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface WireMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | null;
+  tool_calls?: WireToolCall[];
+  tool_call_id?: string;
+}
+
+export interface WireTool {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface WireRequestBody {
+  model: string;
+  messages: WireMessage[];
+  tools?: WireTool[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [key: string]: unknown;
+}
+
+export interface RecordedRequest {
+  index: number;
+  body: WireRequestBody;
+  headers: http.IncomingHttpHeaders;
+  receivedAt: number;
+  /** Set when the response has ended (or the client went away). */
+  finishedAt?: number;
+}
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  /** Serialised with JSON.stringify unless rawArgs is given. */
+  args?: unknown;
+  /** Sent verbatim, e.g. malformed JSON. */
+  rawArgs?: string;
+}
+
+export interface ScriptedTextReply {
+  kind?: "reply";
+  text?: string;
+  thinking?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Delay before the first byte, ms. */
+  delayMs?: number;
+  /** Delay between chunks, ms. */
+  chunkDelayMs?: number;
+  /** Characters per text/argument fragment (default 12). */
+  chunkChars?: number;
+  /** Interleave the fragments of parallel tool calls (each call's later fragments carry only its index). */
+  interleave?: boolean;
+  /** Destroy the socket after this many chunks. */
+  cutAfterChunks?: number;
+  /** End the stream with [DONE] but without any finish_reason. */
+  omitFinishReason?: boolean;
+  finishReason?: string;
+  usage?: { prompt: number; completion: number; cached?: number };
+}
+
+export interface ScriptedErrorReply {
+  kind: "error";
+  status: number;
+  message?: string;
+  /** Seconds, sent as the Retry-After header. */
+  retryAfter?: number;
+}
+
+/** Never answers; ends only when the client aborts. */
+export interface ScriptedHangReply {
+  kind: "hang";
+}
+
+export type ScriptedReply = ScriptedTextReply | ScriptedErrorReply | ScriptedHangReply;
+export type ScriptHandler = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
+
+export interface ScriptedServer {
+  /** Base URL to give the SDK, ending in /v1. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** A handler that answers requests in order from a list; past its end it answers with an error. */
+export function sequence(replies: ScriptedReply[]): ScriptHandler {
+  let next = 0;
+  return () =>
+    replies[next++] ?? { kind: "error", status: 500, message: `script exhausted after ${replies.length} replies` };
+}
+
+export async function startScriptedServer(
+  script: ScriptHandler | ScriptedReply[],
+  options: { port?: number; host?: string } = {},
+): Promise<ScriptedServer> {
+  const handler = Array.isArray(script) ? sequence(script) : script;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    if (req.method === "GET" && url.endsWith("/models")) {
+      sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model", owned_by: "orca" }] });
+      return;
+    }
+    if (req.method !== "POST" || !url.endsWith("/chat/completions")) {
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${url}`, type: "not_found" } });
+      return;
+    }
+    let body: WireRequestBody;
+    try {
+      body = JSON.parse(await readBody(req)) as WireRequestBody;
+    } catch {
+      sendJson(res, 400, { error: { message: "request body is not JSON", type: "invalid_request_error" } });
+      return;
+    }
+    const recorded: RecordedRequest = { index: requests.length, body, headers: req.headers, receivedAt: Date.now() };
+    requests.push(recorded);
+    res.on("close", () => {
+      recorded.finishedAt ??= Date.now();
+    });
+
+    let reply: ScriptedReply;
+    try {
+      reply = await handler(recorded);
+    } catch (error) {
+      reply = { kind: "error", status: 500, message: `script handler threw: ${String(error)}` };
+    }
+    if (reply.kind === "hang") return;
+    if (reply.kind === "error") {
+      const headers: Record<string, string> = {};
+      if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
+      sendJson(res, reply.status, { error: { message: reply.message ?? `scripted ${reply.status}`, type: "scripted" } }, headers);
+      return;
+    }
+    if (reply.delayMs) await sleep(reply.delayMs);
+    if (res.destroyed) return;
+    if (body.stream === false) {
+      sendJson(res, 200, wholeCompletion(body, reply));
+      return;
+    }
+    await streamReply(res, body, reply);
+  }
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${address.port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function streamReply(res: http.ServerResponse, body: WireRequestBody, reply: ScriptedTextReply): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model: body.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  const chunks: unknown[] = [chunk({ role: "assistant", content: "" })];
+  const size = Math.max(1, reply.chunkChars ?? 12);
+  for (const piece of split(reply.thinking ?? "", size)) chunks.push(chunk({ reasoning_content: piece }));
+  for (const piece of split(reply.text ?? "", size)) chunks.push(chunk({ content: piece }));
+
+  const calls = (reply.toolCalls ?? []).map((call, index) => {
+    const raw = call.rawArgs ?? JSON.stringify(call.args ?? {});
+    const callId = call.id ?? `call_${Math.random().toString(36).slice(2, 10)}`;
+    const pieces = split(raw, size);
+    const fragments: Record<string, unknown>[] = [
+      { index, id: callId, type: "function", function: { name: call.name, arguments: pieces[0] ?? "" } },
+      ...pieces.slice(1).map((piece) => ({ index, function: { arguments: piece } })),
+    ];
+    return fragments;
+  });
+  if (reply.interleave) {
+    const longest = Math.max(0, ...calls.map((c) => c.length));
+    for (let i = 0; i < longest; i++) {
+      for (const fragments of calls) if (fragments[i]) chunks.push(chunk({ tool_calls: [fragments[i]] }));
+    }
+  } else {
+    for (const fragments of calls) for (const fragment of fragments) chunks.push(chunk({ tool_calls: [fragment] }));
+  }
+  if (!reply.omitFinishReason) {
+    chunks.push(chunk({}, reply.finishReason ?? (calls.length ? "tool_calls" : "stop")));
+  }
+  if (body.stream_options?.include_usage) {
+    const usage = reply.usage ?? estimateUsage(body, reply);
+    chunks.push({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: body.model,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+        prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+      },
+    });
+  }
+
+  let sent = 0;
+  for (const data of chunks) {
+    if (res.destroyed) return;
+    if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
+      res.socket?.destroy();
+      return;
+    }
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+    sent++;
+    if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+  }
+  if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
+    res.socket?.destroy();
+    return;
+  }
+  res.end("data: [DONE]\n\n");
+}
+
+function wholeCompletion(body: WireRequestBody, reply: ScriptedTextReply): Record<string, unknown> {
+  const toolCalls = (reply.toolCalls ?? []).map((call, i) => ({
+    id: call.id ?? `call_${i}`,
+    type: "function",
+    function: { name: call.name, arguments: call.rawArgs ?? JSON.stringify(call.args ?? {}) },
+  }));
+  const usage = reply.usage ?? estimateUsage(body, reply);
+  return {
+    id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: reply.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+        finish_reason: reply.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+  };
+}
+
+/** About four characters a token: good enough for a scripted model's usage report. */
+function estimateUsage(body: WireRequestBody, reply: ScriptedTextReply): { prompt: number; completion: number; cached?: number } {
+  const promptChars = JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length;
+  const completionChars =
+    (reply.text ?? "").length + (reply.toolCalls ?? []).reduce((n, c) => n + (c.rawArgs ?? JSON.stringify(c.args ?? {})).length, 0);
+  return { prompt: Math.ceil(promptChars / 4), completion: Math.ceil(completionChars / 4) };
+}
+
+function split(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(payload));
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Helpers for script handlers that route on what the request contains. */
+export function systemPrompt(request: RecordedRequest): string {
+  const first = request.body.messages[0];
+  return first?.role === "system" ? (first.content ?? "") : "";
+}
+
+export function lastMessage(request: RecordedRequest): WireMessage | undefined {
+  return request.body.messages[request.body.messages.length - 1];
+}
+
+export function toolNames(request: RecordedRequest): string[] {
+  return (request.body.tools ?? []).map((t) => t.function.name);
+}

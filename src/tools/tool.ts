@@ -1,0 +1,57 @@
+import type { z } from "zod";
+import type { Access, EmitFn } from "../events/types.js";
+import type { Workspace } from "./workspace.js";
+
+export type { Access };
+
+export interface ToolResult {
+  ok: boolean;
+  /** What the model receives. For a failure, the error text the model should read. */
+  content: string;
+  /** A one-line error for the UI and log when ok is false. */
+  error?: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  workspace: Workspace;
+  agentId: string;
+  callId: string;
+  emit: EmitFn;
+}
+
+/** What a permission rule pattern is matched against, per tool kind. */
+export type PermissionSubject =
+  | { kind: "path"; value: string } // workspace-relative path (file tools)
+  | { kind: "command"; value: string } // bash
+  | { kind: "none" };
+
+export interface Tool<A = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** Validates and types the arguments. Built-ins use a zod object schema. */
+  readonly params: z.ZodType<A>;
+  /** When set (MCP tools), the JSON Schema offered to the model instead of one derived from params. */
+  readonly jsonSchema?: Record<string, unknown>;
+  /** True when this call never changes anything (plan mode allows only these). */
+  readOnly(args: A): boolean;
+  /** What the call touches, as absolute normalised paths or pseudo-paths like `mcp:<server>`. */
+  access(args: A, workspace: Workspace): Access;
+  permissionSubject(args: A, workspace: Workspace): PermissionSubject;
+  execute(args: A, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A tool whose argument type has been erased, as the registry stores it. Method syntax above
+ * keeps parameters bivariant, so any Tool<A> is assignable to this.
+ */
+export type AnyTool = Tool<unknown>;
+
+export function ok(content: string, meta?: Record<string, unknown>): ToolResult {
+  return { ok: true, content, meta };
+}
+
+export function fail(error: string, content?: string): ToolResult {
+  return { ok: false, error, content: content ?? `Error: ${error}` };
+}
