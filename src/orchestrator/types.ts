@@ -1,0 +1,48 @@
+import type { EventBus } from "../events/bus.js";
+import type { SessionStatus, Usage } from "../events/types.js";
+
+export interface RunResult {
+  status: SessionStatus;
+  /** The coordinator's final answer (or what it had when stopped). */
+  result: string;
+  usage: Usage;
+  durationMs: number;
+}
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  label?: string;
+  parentId?: string;
+  status: "running" | "done" | "failed" | "cancelled" | "max_steps" | "budget" | "loop";
+  steps: number;
+  usage: Usage;
+}
+
+export interface SchedulerCounts {
+  running: number;
+  waiting: number;
+}
+
+/** What the dashboard and the headless printer may use of a session. Everything else is events. */
+export interface SessionApi {
+  readonly id: string;
+  readonly bus: EventBus;
+  readonly workspaceRoot: string;
+  readonly modelName: string;
+  /** The coordinator's agent id (constant for the session). */
+  readonly rootAgentId: string;
+  /** True while a run (one user turn) is in progress. */
+  readonly busy: boolean;
+  /** Runs one user turn on the coordinator. Only one run at a time. */
+  run(text: string): Promise<RunResult>;
+  /**
+   * Cancels a scope: no argument or the coordinator's id cancels the whole run (every sub-agent
+   * included); a sub-agent's id cancels only that sub-agent and whatever it started.
+   */
+  cancel(scopeId?: string): void;
+  agents(): AgentSummary[];
+  schedulerCounts(): SchedulerCounts;
+  onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void;
+  close(): Promise<void>;
+}
