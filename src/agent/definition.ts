@@ -1,0 +1,108 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import matter from "gray-matter";
+import picomatch from "picomatch";
+import { z } from "zod";
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Tool names and globs (`mcp__fs__*`); `["*"]` means every tool. */
+  tools: string[];
+  /** "inherit" or a model name. */
+  model: string;
+  maxSteps?: number;
+  skills: string[];
+  /** The body: the agent's system prompt. */
+  prompt: string;
+  file: string;
+}
+
+export interface AgentReport {
+  definitions: Map<string, AgentDefinition>;
+  shadowed: { name: string; file: string; keptFile: string }[];
+  failed: { file: string; reason: string }[];
+}
+
+const frontmatterSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
+  description: z.string().min(1),
+  tools: z.union([z.array(z.string()), z.string()]).optional(),
+  model: z.string().default("inherit"),
+  max_steps: z.number().int().positive().optional(),
+  skills: z.array(z.string()).default([]),
+});
+
+export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
+  const home = opts.home ?? os.homedir();
+  return [
+    path.join(opts.workspace, ".orca", "agents"),
+    path.join(home, ".config", "orca", "agents"),
+    path.join(opts.packageDir, "agents"),
+  ];
+}
+
+/** Loads every agents/*.md of the search dirs; the first definition of a name wins. */
+export function loadAgentDefinitions(dirs: string[]): AgentReport {
+  const report: AgentReport = { definitions: new Map(), shadowed: [], failed: [] };
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = fs.readdirSync(dir).filter((f) => f.endsWith(".md")).sort();
+    } catch {
+      continue; // A missing search dir is normal.
+    }
+    for (const name of files) {
+      const file = path.join(dir, name);
+      const result = parseAgentFile(file);
+      if ("reason" in result) {
+        report.failed.push({ file, reason: result.reason });
+        continue;
+      }
+      const existing = report.definitions.get(result.name);
+      if (existing) report.shadowed.push({ name: result.name, file, keptFile: existing.file });
+      else report.definitions.set(result.name, result);
+    }
+  }
+  return report;
+}
+
+export function parseAgentFile(file: string): AgentDefinition | { reason: string } {
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    // A fresh options object keeps gray-matter from serving a cached parse of equal text.
+    parsed = matter(fs.readFileSync(file, "utf8"), {});
+  } catch (error) {
+    return { reason: `invalid frontmatter: ${firstLine(error)}` };
+  }
+  const fm = frontmatterSchema.safeParse(parsed.data);
+  if (!fm.success) {
+    const issue = fm.error.issues[0]!;
+    const where = issue.path.join(".") || "frontmatter";
+    const message = issue.code === "unrecognized_keys" ? `unknown key ${issue.keys.join(", ")}` : issue.message;
+    return { reason: `${where}: ${message}` };
+  }
+  const prompt = parsed.content.trim();
+  if (!prompt) return { reason: "the body (the system prompt) is empty" };
+  const tools = typeof fm.data.tools === "string" ? fm.data.tools.split(/[\s,]+/).filter(Boolean) : (fm.data.tools ?? ["*"]);
+  return {
+    name: fm.data.name,
+    description: fm.data.description,
+    tools,
+    model: fm.data.model,
+    maxSteps: fm.data.max_steps,
+    skills: fm.data.skills,
+    prompt,
+    file,
+  };
+}
+
+/** Whether `toolName` is on an agent's whitelist (names or globs). */
+export function allowsTool(definition: Pick<AgentDefinition, "tools">, toolName: string): boolean {
+  return definition.tools.some((entry) => entry === toolName || picomatch.isMatch(toolName, entry));
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}

@@ -1,0 +1,217 @@
+import type { AgentStatus, EmitFn, ToolCall, Usage } from "../events/types.js";
+import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import type { CallerContext, ToolExecutor } from "../tools/executor.js";
+import { CANCELLED_RESULT } from "../tools/executor.js";
+import type { ToolResult } from "../tools/tool.js";
+import type { RunBudget } from "./budget.js";
+
+/** Everything one agent needs to run; the session builds it. The loop owns no global state. */
+export interface AgentRuntime {
+  id: string;
+  parentId?: string;
+  name: string;
+  model: Model;
+  /** The agent's own history; the loop appends to it in place. */
+  history: ChatMessage[];
+  /** The tools offered to the model on each request (already filtered by the whitelist). */
+  toolSpecs(): ToolSpec[];
+  allows(toolName: string): boolean;
+  executor: ToolExecutor;
+  emit: EmitFn;
+  maxSteps: number;
+  loopLimit: number;
+  budget: RunBudget;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Called before each request; may shrink the history (compaction). */
+  beforeRequest?(history: ChatMessage[], signal: AbortSignal): Promise<void>;
+  /** Token estimate of the request for the model_request event. */
+  estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
+}
+
+export interface AgentOutcome {
+  status: AgentStatus;
+  /** The final answer, or what the agent had when it stopped, or why it stopped. */
+  result: string;
+  steps: number;
+  usage: Usage;
+  filesChanged: string[];
+}
+
+/**
+ * The one ReAct loop of every agent: request a step, record the assistant message, run its tool
+ * calls, append one result per call, repeat. Invariant: when this returns (or a request is sent),
+ * every tool call in the history has exactly one result.
+ */
+export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Promise<AgentOutcome> {
+  const usage: Usage = { input: 0, output: 0, cached: 0 };
+  const filesChanged = new Set<string>();
+  const recentCalls: string[] = [];
+  let lastText = "";
+  let steps = 0;
+
+  const outcome = (status: AgentStatus, result: string): AgentOutcome => ({
+    status,
+    result,
+    steps,
+    usage,
+    filesChanged: [...filesChanged],
+  });
+  const base = { agentId: agent.id, parentId: agent.parentId };
+
+  while (steps < agent.maxSteps) {
+    if (signal.aborted) return outcome("cancelled", lastText || CANCELLED_RESULT);
+    const overBudget = agent.budget.exceeded();
+    if (overBudget) return outcome("budget", withReason(lastText, `Stopped: ${overBudget}.`));
+
+    await agent.beforeRequest?.(agent.history, signal);
+    const tools = agent.toolSpecs();
+    steps++;
+    agent.emit({
+      ...base,
+      type: "model_request",
+      step: steps,
+      messageCount: agent.history.length,
+      tokenEstimate: agent.estimateTokens(agent.history, tools),
+    });
+
+    let text = "";
+    const toolCalls: ToolCall[] = [];
+    try {
+      const stream = agent.model.stream(
+        {
+          model: agent.model.name,
+          messages: agent.history,
+          tools,
+          temperature: agent.temperature,
+          maxOutputTokens: agent.maxOutputTokens,
+        },
+        signal,
+      );
+      for await (const event of stream) {
+        switch (event.type) {
+          case "text":
+            text += event.text;
+            agent.emit({ ...base, type: "text_delta", text: event.text });
+            break;
+          case "thinking":
+            agent.emit({ ...base, type: "thinking_delta", text: event.text });
+            break;
+          case "tool_call": {
+            const { type: _type, ...call } = event;
+            toolCalls.push(call);
+            break;
+          }
+          case "usage":
+            usage.input += event.input;
+            usage.output += event.output;
+            usage.cached += event.cached;
+            agent.budget.addUsage(event);
+            agent.emit({ ...base, type: "usage", input: event.input, output: event.output, cached: event.cached });
+            break;
+          case "done":
+            break;
+        }
+      }
+    } catch (error) {
+      // Nothing of this step entered the history, so it stays valid for a retry or a resume.
+      if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) {
+        return outcome("cancelled", text || lastText || CANCELLED_RESULT);
+      }
+      const message = error instanceof ModelError ? error.message : `model request failed: ${oneLine(error)}`;
+      agent.emit({ ...base, type: "error", where: "model", message });
+      return outcome("failed", withReason(lastText, message));
+    }
+
+    agent.history.push({ role: "assistant", content: text, toolCalls });
+    agent.emit({ ...base, type: "assistant_message", content: text, toolCalls });
+    if (text.trim()) lastText = text;
+
+    if (toolCalls.length === 0) return outcome("done", text);
+
+    const loopCall = detectLoop(recentCalls, toolCalls, agent.loopLimit);
+    if (loopCall) {
+      const message = `Stopped: the same call (${loopCall}) was made ${agent.loopLimit} times in a row.`;
+      answerAll(agent, toolCalls, `Error: not run. ${message}`);
+      agent.emit({ ...base, type: "error", where: "loop", message });
+      return outcome("loop", withReason(lastText, message));
+    }
+
+    const remaining = agent.budget.remainingToolCalls();
+    const runnable = toolCalls.slice(0, remaining);
+    const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal };
+    const results = await agent.executor.runAll(runnable, caller);
+    agent.budget.addToolCalls(runnable.length);
+    appendResults(agent, runnable, results, filesChanged);
+    if (runnable.length < toolCalls.length) {
+      const skipped = toolCalls.slice(runnable.length);
+      answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.");
+    }
+    if (signal.aborted) return outcome("cancelled", lastText || CANCELLED_RESULT);
+  }
+
+  const message = `Stopped after ${steps} steps: the step limit (max_steps ${agent.maxSteps}) was reached.`;
+  agent.emit({ ...base, type: "error", where: "max_steps", message });
+  return outcome("max_steps", withReason(lastText, message));
+}
+
+function appendResults(agent: AgentRuntime, calls: ToolCall[], results: ToolResult[], filesChanged: Set<string>): void {
+  calls.forEach((call, i) => {
+    const result = results[i]!;
+    agent.history.push({ role: "tool", toolCallId: call.id, content: result.content });
+    const changed = result.meta?.filesChanged;
+    if (result.ok && Array.isArray(changed)) for (const f of changed) if (typeof f === "string") filesChanged.add(f);
+  });
+}
+
+/** Answers calls that will not run, with events, so the history and the log stay complete. */
+function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string): void {
+  for (const call of calls) {
+    agent.history.push({ role: "tool", toolCallId: call.id, content });
+    agent.emit({
+      type: "tool_finished",
+      agentId: agent.id,
+      parentId: agent.parentId,
+      callId: call.id,
+      name: call.name,
+      ok: false,
+      content,
+      error: content.replace(/^Error: /, ""),
+      durationMs: 0,
+    });
+  }
+}
+
+/** Returns a description of the repeated call when the last `limit` steps made the very same calls. */
+function detectLoop(recent: string[], calls: ToolCall[], limit: number): string | null {
+  const signature = calls.map((c) => `${c.name} ${canonical(c)}`).join("\n");
+  recent.push(signature);
+  if (recent.length > limit) recent.shift();
+  if (recent.length === limit && recent.every((s) => s === signature)) {
+    const first = calls[0]!;
+    const args = canonical(first);
+    return `${first.name} ${args.length > 80 ? `${args.slice(0, 77)}...` : args}`;
+  }
+  return null;
+}
+
+function canonical(call: ToolCall): string {
+  return call.args === undefined ? call.raw : stableStringify(call.args);
+}
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function withReason(partial: string, reason: string): string {
+  return partial.trim() ? `${partial.trim()}\n\n${reason}` : reason;
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
+}

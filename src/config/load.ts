@@ -1,0 +1,141 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseDocument } from "yaml";
+import type { z } from "zod";
+import { ConfigError } from "./errors.js";
+import { interpolate } from "./interpolate.js";
+import { configSchema, type Config, type PermissionMode } from "./schema.js";
+
+export { ConfigError };
+
+export interface ConfigOverrides {
+  model?: string;
+  baseUrl?: string;
+  maxSteps?: number;
+  permissionMode?: PermissionMode;
+}
+
+export interface LoadConfigOptions {
+  workspace: string;
+  /** `--config FILE`: must exist. */
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** The package root, whose config.yaml is the last resort. */
+  packageDir: string;
+  overrides?: ConfigOverrides;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file that was read, or null when none was found. */
+  path: string | null;
+}
+
+/** The config files orca looks for, first found wins. */
+export function configSearchPath(opts: Pick<LoadConfigOptions, "workspace" | "home" | "packageDir">): string[] {
+  const home = opts.home ?? os.homedir();
+  return [
+    path.join(opts.workspace, ".orca", "config.yaml"),
+    path.join(home, ".config", "orca", "config.yaml"),
+    path.join(opts.packageDir, "config.yaml"),
+  ];
+}
+
+export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
+  const env = opts.env ?? process.env;
+  let file: string | null = null;
+  if (opts.configFile) {
+    file = path.resolve(opts.configFile);
+    if (!fs.existsSync(file)) throw new ConfigError(`config file ${opts.configFile} does not exist`);
+  } else {
+    file = configSearchPath(opts).find((candidate) => fs.existsSync(candidate)) ?? null;
+  }
+
+  const raw = file ? readYaml(file) : {};
+  const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
+  const parsed = configSchema.safeParse(interpolated);
+  if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
+  const config = parsed.data;
+  applyOverrides(config, env, opts.overrides ?? {});
+  return { config, path: file };
+}
+
+function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
+  // Environment beats the file, flags beat the environment.
+  if (env.OPENAI_API_KEY && !config.model.api_key) config.model.api_key = env.OPENAI_API_KEY;
+  if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
+  if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;
+  if (env.ORCA_DATA_DIR) config.data_dir = env.ORCA_DATA_DIR;
+  if (overrides.model) config.model.name = overrides.model;
+  if (overrides.baseUrl) config.model.base_url = overrides.baseUrl;
+  if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
+  if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+function readYaml(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${displayPath(file)}: cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = first.linePos?.[0]?.line;
+    const message = first.message.split("\n")[0];
+    throw new ConfigError(`${displayPath(file)}${line ? `:${line}` : ""}: invalid YAML: ${message}`);
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(`${displayPath(file)}: expected a mapping of sections at the top level`);
+  }
+  return value;
+}
+
+/** One line: the first problem with its dotted path, and how many more there are. */
+export function formatConfigIssues(error: z.ZodError, file: string): string {
+  const lines = error.issues.flatMap((issue) => describeIssue(issue));
+  const more = lines.length > 1 ? ` (and ${lines.length - 1} more)` : "";
+  return `${file}: ${lines[0] ?? "invalid configuration"}${more}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string[] {
+  const where = issue.path.map(String).join(".");
+  const prefix = where ? `${where}` : "(top level)";
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return issue.keys.map((key) => `${where ? `${where}.` : ""}${key}: unknown key`);
+    case "invalid_type":
+      return [`${prefix}: expected ${issue.expected}${receivedOf(issue.input)}`];
+    case "invalid_value":
+      return [`${prefix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`];
+    case "invalid_union": {
+      // Report the branch that got furthest, so "url: Invalid URL" beats "command: required".
+      const branches = issue.errors.map((branch) => branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+      const best = branches.sort((a, b) => a.length - b.length)[0];
+      return best && best.length ? best.flatMap((inner) => describeIssue(inner as z.core.$ZodIssue)) : [`${prefix}: ${issue.message}`];
+    }
+    default:
+      return [`${prefix}: ${issue.message}`];
+  }
+}
+
+function receivedOf(input: unknown): string {
+  if (input === undefined) return "";
+  const kind = input === null ? "null" : Array.isArray(input) ? "array" : typeof input;
+  return `, got ${kind}`;
+}
+
+function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") ? rel : file;
+}
+
+/** Where sessions and other state live: `data_dir`, else ~/.orca. */
+export function dataDir(config: Config, home = os.homedir()): string {
+  return path.resolve(config.data_dir ?? path.join(home, ".orca"));
+}

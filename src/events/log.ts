@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import path from "node:path";
+import { eventSchema, type OrcaEvent } from "./types.js";
+
+/**
+ * The session log: one JSON event a line, appended synchronously as it happens so that a crash
+ * loses at most a torn last line. Around tool calls the file is fsync'd, because that is where the
+ * world changes and resume must know whether a call started or finished.
+ */
+export class SessionLog {
+  private fd: number | null;
+  private readonly secrets: string[] = [];
+
+  constructor(readonly file: string) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.fd = fs.openSync(file, "a", 0o600);
+  }
+
+  /** Values that must never reach the file (API keys, header values); replaced by [redacted]. */
+  addSecret(value: string | undefined): void {
+    // Short values would redact ordinary words; real keys and tokens are long.
+    if (value && value.length >= 8 && !this.secrets.includes(value)) this.secrets.push(value);
+  }
+
+  append(event: OrcaEvent): void {
+    if (this.fd === null) return;
+    let line = JSON.stringify(event);
+    for (const secret of this.secrets) {
+      if (line.includes(secret)) line = line.split(secret).join("[redacted]");
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      if (escaped !== secret && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
+    }
+    fs.writeSync(this.fd, line + "\n");
+    if (event.type === "tool_started" || event.type === "tool_finished" || event.type === "session_finished") {
+      fs.fsyncSync(this.fd);
+    }
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    fs.fsyncSync(this.fd);
+    fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+export interface ReadLogResult {
+  events: OrcaEvent[];
+  /** Lines that could not be parsed: a torn last line after a crash, or damage. */
+  skipped: { line: number; reason: string }[];
+}
+
+export function readLog(file: string): ReadLogResult {
+  const text = fs.readFileSync(file, "utf8");
+  const lines = text.split("\n");
+  const events: OrcaEvent[] = [];
+  const skipped: ReadLogResult["skipped"] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      skipped.push({ line: i + 1, reason: i >= lines.length - 2 ? "torn last line" : "not JSON" });
+      return;
+    }
+    const parsed = eventSchema.safeParse(json);
+    if (parsed.success) events.push(parsed.data);
+    else skipped.push({ line: i + 1, reason: `not an orca event: ${parsed.error.issues[0]?.message ?? "invalid"}` });
+  });
+  return { events, skipped };
+}

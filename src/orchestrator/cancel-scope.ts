@@ -1,0 +1,36 @@
+/**
+ * A node of the cancellation tree: aborting a scope aborts every scope below it, never above.
+ * session → run → agent → (model request, tool call, child process via the signal they receive).
+ */
+export class CancelScope {
+  private readonly controller = new AbortController();
+  private readonly detach: () => void;
+
+  constructor(parent?: AbortSignal) {
+    if (!parent) {
+      this.detach = () => {};
+      return;
+    }
+    if (parent.aborted) {
+      this.controller.abort(parent.reason);
+      this.detach = () => {};
+      return;
+    }
+    const onAbort = () => this.controller.abort(parent.reason);
+    parent.addEventListener("abort", onAbort, { once: true });
+    this.detach = () => parent.removeEventListener("abort", onAbort);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(reason = "cancelled by user"): void {
+    this.controller.abort(reason);
+  }
+
+  /** Stops listening to the parent, so long-lived parents do not collect dead children. */
+  dispose(): void {
+    this.detach();
+  }
+}

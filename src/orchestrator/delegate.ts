@@ -1,0 +1,52 @@
+import { z } from "zod";
+import type { Tool, ToolResult } from "../tools/tool.js";
+
+export interface DelegateArgs {
+  agent?: string;
+  task: string;
+  label?: string;
+  resume?: string;
+}
+
+const params = z
+  .object({
+    agent: z.string().optional().describe("Which sub-agent to start (one of those listed in your instructions)."),
+    task: z
+      .string()
+      .min(1)
+      .describe(
+        "The whole task, self-contained: the sub-agent sees nothing of your conversation. Say the goal, the files or " +
+          "area in scope, constraints, and what to return.",
+      ),
+    label: z.string().max(60).optional().describe("A few words shown on the sub-agent's pane, e.g. 'auth tests'."),
+    resume: z
+      .string()
+      .optional()
+      .describe("The id of a finished or cancelled sub-agent to continue with its own history (instead of `agent`)."),
+  })
+  .refine((a) => Boolean(a.agent) !== Boolean(a.resume), {
+    message: "give exactly one of `agent` (start a new sub-agent) or `resume` (continue one by id)",
+  });
+
+/**
+ * The coordinator's `delegate` tool. It runs no scheduler slot of its own: the sub-agent's calls
+ * are scheduled. Several delegate calls in one turn run concurrently (bounded by the session).
+ */
+export function createDelegateTool(host: {
+  agentNames(): string[];
+  delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult>;
+}): Tool<DelegateArgs> {
+  return {
+    name: "delegate",
+    description:
+      "Hand a scoped task to a sub-agent with its own fresh history and tools; returns its status, final answer, " +
+      "files it changed, steps and tokens. Several delegate calls in one message run in parallel. " +
+      `Agents: ${host.agentNames().join(", ") || "none"}.`,
+    params,
+    unscheduled: true,
+    readOnly: () => true,
+    access: () => ({ reads: [], writes: [] }),
+    permissionSubject: () => ({ kind: "none" }),
+    execute: (args, ctx) => host.delegate(ctx.agentId, args, ctx.signal),
+  };
+}

@@ -1,0 +1,42 @@
+import type { AgentDefinition } from "../agent/definition.js";
+
+export interface PromptContext {
+  workspaceRoot: string;
+  agentId: string;
+  /** The parent agent's name for sub-agents. */
+  parentName?: string;
+  /** Sub-agents this agent may delegate to (empty when it cannot delegate). */
+  delegates: AgentDefinition[];
+  skillsIndex: string;
+  preloadedSkills: string;
+}
+
+/** The system prompt an agent starts with: its definition's body plus what it needs to know here. */
+export function buildSystemPrompt(definition: AgentDefinition, ctx: PromptContext): string {
+  const parts = [definition.prompt.trim()];
+  const env = [
+    "# Environment",
+    `- Workspace: ${ctx.workspaceRoot} (every relative path is taken from here; paths outside it are refused)`,
+    `- Date: ${new Date().toISOString().slice(0, 10)}`,
+    `- Platform: ${process.platform}`,
+    `- You are agent ${ctx.agentId} (${definition.name}).`,
+  ];
+  if (ctx.parentName) {
+    env.push(
+      `- You were started by ${ctx.parentName} with one task. You cannot see its conversation and it cannot see yours: ` +
+        "your final message is the only thing it receives, so make it complete on its own.",
+    );
+  }
+  parts.push(env.join("\n"));
+  if (ctx.delegates.length) {
+    parts.push(
+      [
+        "# Sub-agents you can delegate to (tool `delegate`)",
+        ...ctx.delegates.map((d) => `- ${d.name}: ${d.description}`),
+      ].join("\n"),
+    );
+  }
+  if (ctx.skillsIndex) parts.push(ctx.skillsIndex);
+  if (ctx.preloadedSkills) parts.push(ctx.preloadedSkills);
+  return parts.join("\n\n");
+}

@@ -1,0 +1,455 @@
+import crypto from "node:crypto";
+import PQueue from "p-queue";
+import { allowsTool, type AgentDefinition, type AgentReport } from "../agent/definition.js";
+import { RunBudget } from "../agent/budget.js";
+import { runAgentLoop, type AgentOutcome } from "../agent/loop.js";
+import type { Config } from "../config/schema.js";
+import { EventBus } from "../events/bus.js";
+import { SessionLog } from "../events/log.js";
+import type { SessionStatus, Usage } from "../events/types.js";
+import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
+import { estimateRequestTokens } from "../model/tokens.js";
+import type { Approver } from "../tools/approver.js";
+import { ToolExecutor } from "../tools/executor.js";
+import { Permissions } from "../tools/permissions.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { Scheduler } from "../tools/scheduler.js";
+import type { AnyTool } from "../tools/tool.js";
+import type { ToolResult } from "../tools/tool.js";
+import type { Workspace } from "../tools/workspace.js";
+import { CancelScope } from "./cancel-scope.js";
+import { createDelegateTool, type DelegateArgs } from "./delegate.js";
+import { buildSystemPrompt } from "./prompts.js";
+import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+
+/** One agent of the session, coordinator or sub-agent, with its own history. */
+export interface AgentState {
+  id: string;
+  definition: AgentDefinition;
+  label?: string;
+  parentId?: string;
+  depth: number;
+  model: Model;
+  history: ChatMessage[];
+  status: AgentSummary["status"];
+  steps: number;
+  usage: Usage;
+  filesChanged: Set<string>;
+  /** Present while the agent runs. */
+  scope?: CancelScope;
+}
+
+export interface SessionDeps {
+  config: Config;
+  configPath: string | null;
+  workspace: Workspace;
+  agents: AgentReport;
+  /** Builds the model for a name ("inherit" resolved already). */
+  modelFor(name: string): Model;
+  approver: Approver;
+  /** Tools other than delegate (built-ins, get_skill); MCP tools come through `toolSources`. */
+  tools: AnyTool[];
+  toolSources?: Record<string, () => AnyTool[]>;
+  /** Awaited before the first model request (MCP servers connecting). */
+  ready?: Promise<void>;
+  skillsIndex?: string;
+  preloadSkills?(names: string[]): string;
+  /** Where the JSONL log goes; null for no log. */
+  logFile: string | null;
+  secrets?: string[];
+  version: string;
+  sessionId?: string;
+  agentName?: string;
+  /** Called by close(): kill shells, close MCP. */
+  onClose?(): Promise<void>;
+  /** Optional compaction, run before each model request. */
+  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal): Promise<void>;
+}
+
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${crypto.randomBytes(3).toString("hex")}`;
+}
+
+const DELEGATE_RESULT_LIMIT = 20_000;
+
+export class Session implements SessionApi {
+  readonly id: string;
+  readonly bus: EventBus;
+  readonly workspace: Workspace;
+  readonly registry = new ToolRegistry();
+  readonly scheduler: Scheduler;
+  readonly permissions: Permissions;
+  readonly rootAgentId: string;
+  private readonly executor: ToolExecutor;
+  private readonly log: SessionLog | null;
+  private readonly agentStates = new Map<string, AgentState>();
+  private readonly delegateQueue: PQueue;
+  private readonly startedAt = Date.now();
+  private readonly sessionScope = new CancelScope();
+  private runScope: CancelScope | null = null;
+  private runBudget: RunBudget | null = null;
+  private readonly nameCounters = new Map<string, number>();
+  private closed = false;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.id = deps.sessionId ?? newSessionId();
+    this.bus = new EventBus(this.id);
+    this.workspace = deps.workspace;
+    if (deps.logFile) {
+      this.log = new SessionLog(deps.logFile);
+      for (const secret of deps.secrets ?? []) this.log.addSecret(secret);
+      const log = this.log;
+      this.bus.subscribe((event) => log.append(event));
+    } else {
+      this.log = null;
+    }
+    const { config } = deps;
+    this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
+    this.permissions = new Permissions({
+      mode: config.permissions.mode,
+      allow: config.permissions.allow,
+      ask: config.permissions.ask,
+      deny: config.permissions.deny,
+      approver: deps.approver,
+      emit: this.bus.emit,
+      workspace: deps.workspace,
+    });
+    for (const tool of deps.tools) this.registry.add(tool);
+    this.registry.add(this.createDelegateTool());
+    for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
+    this.executor = new ToolExecutor({
+      registry: this.registry,
+      scheduler: this.scheduler,
+      permissions: this.permissions,
+      workspace: deps.workspace,
+      emit: this.bus.emit,
+    });
+    this.delegateQueue = new PQueue({ concurrency: config.agents.max_parallel });
+
+    const rootName = deps.agentName ?? config.agent.default;
+    const rootDefinition = deps.agents.definitions.get(rootName);
+    if (!rootDefinition) {
+      const known = [...deps.agents.definitions.keys()].join(", ") || "none";
+      throw new Error(`no agent named "${rootName}" (known agents: ${known})`);
+    }
+    this.rootAgentId = rootDefinition.name;
+    this.agentStates.set(this.rootAgentId, this.newAgentState(this.rootAgentId, rootDefinition, undefined, 0));
+  }
+
+  get modelName(): string {
+    return this.agentStates.get(this.rootAgentId)!.model.name;
+  }
+
+  get workspaceRoot(): string {
+    return this.workspace.root;
+  }
+
+  get busy(): boolean {
+    return this.runScope !== null;
+  }
+
+  /** Emits session_started; separate from the constructor so consumers can subscribe first. */
+  start(extra: { resumedFrom?: string } = {}): void {
+    this.bus.emit({
+      type: "session_started",
+      agentId: this.rootAgentId,
+      workspace: this.workspace.root,
+      model: this.modelName,
+      configPath: this.deps.configPath,
+      version: this.deps.version,
+      ...extra,
+    });
+  }
+
+  agents(): AgentSummary[] {
+    return [...this.agentStates.values()].map((a) => ({
+      id: a.id,
+      name: a.definition.name,
+      label: a.label,
+      parentId: a.parentId,
+      status: a.status,
+      steps: a.steps,
+      usage: { ...a.usage },
+    }));
+  }
+
+  /** Internal view for resume and tests. */
+  agentState(id: string): AgentState | undefined {
+    return this.agentStates.get(id);
+  }
+
+  allAgentStates(): AgentState[] {
+    return [...this.agentStates.values()];
+  }
+
+  /** Registers an agent rebuilt from a log (resume). */
+  restoreAgent(state: AgentState): void {
+    this.agentStates.set(state.id, state);
+    const match = /^(.*)-(\d+)$/.exec(state.id);
+    if (match) this.nameCounters.set(match[1]!, Math.max(this.nameCounters.get(match[1]!) ?? 0, Number(match[2])));
+  }
+
+  totalUsage(): Usage {
+    const total: Usage = { input: 0, output: 0, cached: 0 };
+    for (const a of this.agentStates.values()) {
+      total.input += a.usage.input;
+      total.output += a.usage.output;
+      total.cached += a.usage.cached;
+    }
+    return total;
+  }
+
+  schedulerCounts(): SchedulerCounts {
+    return { running: this.scheduler.running, waiting: this.scheduler.waiting };
+  }
+
+  onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void {
+    return this.scheduler.onChange(listener);
+  }
+
+  async run(text: string): Promise<RunResult> {
+    if (this.runScope) throw new Error("a run is already in progress");
+    if (this.closed) throw new Error("the session is closed");
+    const startedAt = Date.now();
+    const root = this.agentStates.get(this.rootAgentId)!;
+    const scope = new CancelScope(this.sessionScope.signal);
+    this.runScope = scope;
+    const { budget } = this.deps.config;
+    this.runBudget = new RunBudget({
+      maxTokens: budget.max_tokens,
+      maxToolCalls: budget.max_tool_calls,
+      maxDuration: budget.max_duration,
+    });
+    const usageBefore = { ...this.totalUsage() };
+    try {
+      this.bus.emit({ type: "user_message", agentId: root.id, text });
+      await this.deps.ready;
+      let outcome: AgentOutcome;
+      if (root.history.length === 0) {
+        outcome = await this.startAgent(root, text, scope.signal);
+      } else {
+        root.history.push({ role: "user", content: text });
+        outcome = await this.continueAgent(root, scope.signal);
+      }
+      const after = this.totalUsage();
+      return {
+        status: outcome.status as SessionStatus,
+        result: outcome.result,
+        usage: { input: after.input - usageBefore.input, output: after.output - usageBefore.output, cached: after.cached - usageBefore.cached },
+        durationMs: Date.now() - startedAt,
+      };
+    } finally {
+      scope.dispose();
+      this.runScope = null;
+      this.runBudget = null;
+    }
+  }
+
+  cancel(scopeId?: string): void {
+    if (!scopeId || scopeId === this.rootAgentId) {
+      this.runScope?.cancel();
+      return;
+    }
+    this.agentStates.get(scopeId)?.scope?.cancel();
+  }
+
+  async close(status: SessionStatus = "idle"): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.sessionScope.cancel("session closed");
+    try {
+      await this.deps.onClose?.();
+    } finally {
+      this.bus.emit({ type: "session_finished", agentId: this.rootAgentId, status, durationMs: Date.now() - this.startedAt });
+      this.log?.close();
+    }
+  }
+
+  get logFile(): string | null {
+    return this.log?.file ?? null;
+  }
+
+  private newAgentState(id: string, definition: AgentDefinition, parentId: string | undefined, depth: number): AgentState {
+    const modelName = definition.model === "inherit" ? this.deps.config.model.name : definition.model;
+    return {
+      id,
+      definition,
+      parentId,
+      depth,
+      model: this.deps.modelFor(modelName),
+      history: [],
+      status: "done",
+      steps: 0,
+      usage: { input: 0, output: 0, cached: 0 },
+      filesChanged: new Set(),
+    };
+  }
+
+  /** Sub-agents this agent may hand work to, or none when it may not delegate here. */
+  private delegatesFor(agent: AgentState): AgentDefinition[] {
+    if (!allowsTool(agent.definition, "delegate")) return [];
+    if (agent.depth + 1 > this.deps.config.agents.max_depth) return [];
+    return [...this.deps.agents.definitions.values()].filter((d) => d.name !== this.rootAgentId && d.name !== agent.definition.name);
+  }
+
+  private toolsFor(agent: AgentState): AnyTool[] {
+    const canDelegate = this.delegatesFor(agent).length > 0;
+    return this.registry
+      .list()
+      .filter((tool) => allowsTool(agent.definition, tool.name) && (tool.name !== "delegate" || canDelegate));
+  }
+
+  private async startAgent(agent: AgentState, task: string, parentSignal: AbortSignal): Promise<AgentOutcome> {
+    const parent = agent.parentId ? this.agentStates.get(agent.parentId) : undefined;
+    const system = buildSystemPrompt(agent.definition, {
+      workspaceRoot: this.workspace.root,
+      agentId: agent.id,
+      parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
+      delegates: this.delegatesFor(agent),
+      skillsIndex: this.deps.skillsIndex ?? "",
+      preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
+    });
+    agent.history.push({ role: "system", content: system }, { role: "user", content: task });
+    this.bus.emit({
+      type: "agent_started",
+      agentId: agent.id,
+      parentId: agent.parentId,
+      name: agent.definition.name,
+      label: agent.label,
+      task,
+      tools: this.toolsFor(agent).map((t) => t.name),
+      depth: agent.depth,
+      model: agent.model.name,
+      system,
+    });
+    return this.continueAgent(agent, parentSignal);
+  }
+
+  /** Runs the agent's loop on its current history under a fresh scope below `parentSignal`. */
+  private async continueAgent(agent: AgentState, parentSignal: AbortSignal): Promise<AgentOutcome> {
+    const scope = new CancelScope(parentSignal);
+    agent.scope = scope;
+    agent.status = "running";
+    const { config } = this.deps;
+    const budget = this.runBudget ?? new RunBudget({});
+    let outcome: AgentOutcome;
+    try {
+      outcome = await runAgentLoop(
+        {
+          id: agent.id,
+          parentId: agent.parentId,
+          name: agent.definition.name,
+          model: agent.model,
+          history: agent.history,
+          toolSpecs: () => this.toolsFor(agent).map((t) => this.registry.spec(t)),
+          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegatesFor(agent).length > 0),
+          executor: this.executor,
+          emit: this.bus.emit,
+          maxSteps: agent.definition.maxSteps ?? config.agent.max_steps,
+          loopLimit: config.agent.loop_limit,
+          budget,
+          temperature: config.model.temperature,
+          maxOutputTokens: config.model.max_output_tokens,
+          estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
+          beforeRequest: this.deps.compact ? (history, signal) => this.deps.compact!(agent, history, signal) : undefined,
+        },
+        scope.signal,
+      );
+    } catch (error) {
+      // The loop handles model and tool errors itself; this is a bug, but the parent must get an answer.
+      const message = `internal error in agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`;
+      this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
+      outcome = { status: "failed", result: message, steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
+    } finally {
+      scope.dispose();
+      agent.scope = undefined;
+    }
+    agent.status = outcome.status;
+    agent.steps += outcome.steps;
+    agent.usage.input += outcome.usage.input;
+    agent.usage.output += outcome.usage.output;
+    agent.usage.cached += outcome.usage.cached;
+    for (const f of outcome.filesChanged) agent.filesChanged.add(f);
+    this.bus.emit({
+      type: "agent_finished",
+      agentId: agent.id,
+      parentId: agent.parentId,
+      status: outcome.status,
+      result: outcome.result,
+      steps: outcome.steps,
+      usage: outcome.usage,
+      filesChanged: outcome.filesChanged.map((f) => this.workspace.relative(f)),
+    });
+    return outcome;
+  }
+
+  private createDelegateTool(): AnyTool {
+    return createDelegateTool({
+      agentNames: () => [...this.deps.agents.definitions.keys()].filter((name) => name !== this.rootAgentId),
+      delegate: (parentId, args, signal) => this.delegate(parentId, args, signal),
+    });
+  }
+
+  private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult> {
+    const refused = (message: string): ToolResult => ({ ok: false, error: message, content: `Error: ${message}` });
+    const parent = this.agentStates.get(parentId);
+    if (!parent) return refused(`unknown calling agent ${parentId}`);
+    let agent: AgentState;
+    let fresh: boolean;
+    if (args.resume) {
+      const found = this.agentStates.get(args.resume);
+      if (!found || found.id === this.rootAgentId) return refused(`no sub-agent with id "${args.resume}" to resume`);
+      if (found.status === "running") return refused(`sub-agent ${found.id} is still running`);
+      agent = found;
+      fresh = false;
+    } else {
+      const definition = this.deps.agents.definitions.get(args.agent ?? "");
+      const allowed = this.delegatesFor(parent);
+      if (!definition || !allowed.some((d) => d.name === definition.name)) {
+        const names = allowed.map((d) => d.name).join(", ") || "none";
+        return refused(`no agent "${args.agent}" to delegate to; available: ${names}`);
+      }
+      const n = (this.nameCounters.get(definition.name) ?? 0) + 1;
+      this.nameCounters.set(definition.name, n);
+      agent = this.newAgentState(`${definition.name}-${n}`, definition, parent.id, parent.depth + 1);
+      agent.label = args.label;
+      agent.status = "running";
+      this.agentStates.set(agent.id, agent);
+      fresh = true;
+    }
+
+    const work = async (): Promise<AgentOutcome> => {
+      if (fresh) return this.startAgent(agent, args.task, signal);
+      agent.history.push({ role: "user", content: args.task });
+      this.bus.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: args.task });
+      return this.continueAgent(agent, signal);
+    };
+    let outcome: AgentOutcome;
+    try {
+      outcome = (await this.delegateQueue.add(work, { signal })) as AgentOutcome;
+    } catch {
+      // Cancelled while waiting for a free slot: it never started.
+      agent.status = "cancelled";
+      outcome = { status: "cancelled", result: "cancelled before it started", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
+    }
+    return { ok: outcome.status === "done", content: this.formatDelegateResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
+  }
+
+  private formatDelegateResult(agent: AgentState, outcome: AgentOutcome): string {
+    const files = [...agent.filesChanged].map((f) => this.workspace.relative(f));
+    let result = outcome.result.trim() || "(no answer)";
+    if (result.length > DELEGATE_RESULT_LIMIT) result = `${result.slice(0, DELEGATE_RESULT_LIMIT)}\n… (${result.length - DELEGATE_RESULT_LIMIT} more characters cut)`;
+    return [
+      `agent: ${agent.id} (${agent.definition.name}${agent.label ? `, "${agent.label}"` : ""})`,
+      `status: ${outcome.status}`,
+      `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
+      `files changed: ${files.length ? files.join(", ") : "none"}`,
+      outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
+      "--- answer ---",
+      result,
+    ]
+      .filter((line) => line !== "")
+      .join("\n");
+  }
+}

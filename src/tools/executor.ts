@@ -1,0 +1,151 @@
+import type { EmitFn, ToolCall } from "../events/types.js";
+import { formatValidationError, type ToolRegistry } from "./registry.js";
+import type { Permissions } from "./permissions.js";
+import { CancelledError, type Scheduler } from "./scheduler.js";
+import type { AnyTool, ToolResult } from "./tool.js";
+import type { Workspace } from "./workspace.js";
+
+/** Who is calling: the executor enforces this agent's whitelist. */
+export interface CallerContext {
+  agentId: string;
+  parentId?: string;
+  agentName: string;
+  /** The whitelist check, from the agent definition. */
+  allows(toolName: string): boolean;
+  signal: AbortSignal;
+}
+
+/** A call that passed every check and may be scheduled. */
+interface AdmittedCall {
+  call: ToolCall;
+  tool: AnyTool;
+  args: unknown;
+}
+
+export const CANCELLED_RESULT = "cancelled by user";
+
+/**
+ * Runs the tool calls of one assistant message: checks each (known tool, whitelist, JSON, schema,
+ * permission) in order, then submits the admitted ones to the scheduler in the same order, so the
+ * scheduler's submission order is the model's order. Returns one result per call, in call order,
+ * and always one: a refused or cancelled call still gets a result the model can read.
+ */
+export class ToolExecutor {
+  constructor(
+    private readonly deps: {
+      registry: ToolRegistry;
+      scheduler: Scheduler;
+      permissions: Permissions;
+      workspace: Workspace;
+      emit: EmitFn;
+    },
+  ) {}
+
+  async runAll(calls: ToolCall[], caller: CallerContext): Promise<ToolResult[]> {
+    const results: (ToolResult | undefined)[] = new Array(calls.length);
+    const admitted: { index: number; admitted: AdmittedCall }[] = [];
+    const startedAt = Date.now();
+
+    for (const [index, call] of calls.entries()) {
+      if (caller.signal.aborted) break;
+      const checked = await this.check(call, caller);
+      if ("result" in checked) results[index] = this.finish(call, caller, checked.result, startedAt);
+      else admitted.push({ index, admitted: checked });
+    }
+
+    await Promise.all(
+      admitted.map(async ({ index, admitted: a }) => {
+        results[index] = await this.schedule(a, caller);
+      }),
+    );
+
+    return calls.map((call, i) => results[i] ?? this.finish(call, caller, cancelled(), startedAt));
+  }
+
+  private async check(call: ToolCall, caller: CallerContext): Promise<AdmittedCall | { result: ToolResult }> {
+    const { registry, permissions } = this.deps;
+    const tool = registry.get(call.name);
+    if (!tool) {
+      const offered = registry.list().filter((t) => caller.allows(t.name)).map((t) => t.name);
+      return refuse(`unknown tool "${call.name}"; available tools: ${offered.join(", ") || "none"}`);
+    }
+    if (!caller.allows(tool.name)) {
+      return refuse(`tool "${tool.name}" is not available to agent ${caller.agentName}; it was not run`);
+    }
+    if (call.parseError !== undefined) {
+      return refuse(
+        `the arguments for ${call.name} are not valid JSON (${call.parseError}). You sent: ${call.raw}\n` +
+          `Send the call again with the arguments as one JSON object.`,
+      );
+    }
+    const parsed = tool.params.safeParse(call.args ?? {});
+    if (!parsed.success) return refuse(formatValidationError(tool.name, parsed.error));
+
+    const decision = await permissions.check(
+      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args: parsed.data },
+      caller.signal,
+    );
+    if (caller.signal.aborted) return { result: cancelled() };
+    if (!decision.allowed) return refuse(decision.reason);
+    return { call, tool, args: parsed.data };
+  }
+
+  private async schedule({ call, tool, args }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
+    const { scheduler, workspace, emit } = this.deps;
+    const startedAt = Date.now();
+    const execute = (signal: AbortSignal) =>
+      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit });
+    let result: ToolResult;
+    try {
+      if (tool.unscheduled) {
+        emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
+        result = await execute(caller.signal);
+      } else {
+        const access = safeAccess(tool, args, workspace);
+        const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
+        result = await scheduler.run(scheduled, execute, caller.signal);
+      }
+    } catch (error) {
+      if (error instanceof CancelledError || caller.signal.aborted) result = cancelled();
+      else result = { ok: false, error: oneLine(error), content: `Error: ${tool.name} failed: ${oneLine(error)}` };
+    }
+    if (caller.signal.aborted && !result.ok) result = cancelled();
+    return this.finish(call, caller, result, startedAt);
+  }
+
+  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number): ToolResult {
+    this.deps.emit({
+      type: "tool_finished",
+      agentId: caller.agentId,
+      parentId: caller.parentId,
+      callId: call.id,
+      name: call.name,
+      ok: result.ok,
+      content: result.content,
+      error: result.error,
+      durationMs: Date.now() - startedAt,
+    });
+    return result;
+  }
+}
+
+function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {
+  try {
+    return tool.access(args, workspace);
+  } catch {
+    // A tool that cannot say what it touches is treated as touching everything.
+    return "exclusive" as const;
+  }
+}
+
+function refuse(message: string): { result: ToolResult } {
+  return { result: { ok: false, error: message.split("\n")[0], content: `Error: ${message}` } };
+}
+
+function cancelled(): ToolResult {
+  return { ok: false, error: CANCELLED_RESULT, content: CANCELLED_RESULT };
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
+}
