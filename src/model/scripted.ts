@@ -238,7 +238,14 @@ async function streamReply(res: http.ServerResponse, body: WireRequestBody, repl
       res.socket?.destroy();
       return;
     }
-    res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const line = `data: ${JSON.stringify(data)}\n\n`;
+    if (reply.cutAfterChunks !== undefined) {
+      // Wait until the bytes reach the socket: destroying it with writes still buffered would
+      // drop them, and the cut would happen before the response even started.
+      await new Promise<void>((resolve) => res.write(line, () => resolve()));
+    } else {
+      res.write(line);
+    }
     sent++;
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
   }
