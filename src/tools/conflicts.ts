@@ -1,0 +1,155 @@
+import path from "node:path";
+import type { Access } from "../events/types.js";
+
+/**
+ * When two tool calls may not overlap. A call touches paths for reading or writing; write/write and
+ * read/write on the same path conflict, and a path covers everything below it, compared on whole
+ * segments (`/a/b` covers `/a/b/c`, not `/a/bc`). Pseudo-paths such as `mcp:github` compare the
+ * same way but never meet a file path. "exclusive" conflicts with everything.
+ */
+
+export type AccessMode = "read" | "write";
+
+/** `scheme:` prefixes (two letters or more, so a Windows drive letter is not one). */
+const PSEUDO_PATH = /^[A-Za-z][A-Za-z0-9+.-]+:/;
+/** The first segment of every file path, so the filesystem root is a node like any other. */
+const FS_ROOT = "/";
+
+/** The segments a path is compared on: file paths are resolved first, pseudo-paths kept as written. */
+export function pathSegments(p: string): string[] {
+  if (PSEUDO_PATH.test(p)) return p.split("/").filter((s) => s.length > 0);
+  const parts = path.resolve(p).split(path.sep).filter((s) => s.length > 0);
+  return [FS_ROOT, ...parts];
+}
+
+/** True when one of the two paths is the other or a directory above it. */
+export function overlaps(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export interface NormalisedAccess {
+  exclusive: boolean;
+  /** Paths written; a path both read and written is only listed here. */
+  writes: string[][];
+  reads: string[][];
+}
+
+export function normaliseAccess(access: Access): NormalisedAccess {
+  if (access === "exclusive") return { exclusive: true, writes: [], reads: [] };
+  const writes = uniqueSegments(access.writes, new Set());
+  const writeKeys = new Set(writes.map((s) => s.join("\0")));
+  const reads = uniqueSegments(access.reads, writeKeys);
+  return { exclusive: false, writes, reads };
+}
+
+function uniqueSegments(paths: readonly string[], skip: Set<string>): string[][] {
+  const seen = new Set(skip);
+  const out: string[][] = [];
+  for (const p of paths) {
+    const segs = pathSegments(p);
+    const key = segs.join("\0");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(segs);
+  }
+  return out;
+}
+
+/** The pairwise rule, for callers that compare two calls directly (the bench's ideal schedule). */
+export function accessConflicts(a: NormalisedAccess, b: NormalisedAccess): boolean {
+  if (a.exclusive || b.exclusive) return true;
+  for (const w of a.writes) {
+    for (const o of b.writes) if (overlaps(w, o)) return true;
+    for (const o of b.reads) if (overlaps(w, o)) return true;
+  }
+  for (const r of a.reads) for (const o of b.writes) if (overlaps(r, o)) return true;
+  return false;
+}
+
+interface Node<T> {
+  readonly parent: Node<T> | null;
+  readonly key: string;
+  children: Map<string, Node<T>> | null;
+  readers: Set<T> | null;
+  writers: Set<T> | null;
+  /** Entries at this node and below, so empty branches are pruned and skipped. */
+  entries: number;
+  /** Writer entries at this node and below, so a reader only descends where a writer is. */
+  writersBelow: number;
+}
+
+/** Where an item was added, to remove it again without a search. */
+export interface IndexHandle<T> {
+  readonly node: Node<T>;
+  readonly mode: AccessMode;
+}
+
+/**
+ * The paths of the calls that have not finished, as a tree of segments. Finding a new call's
+ * conflicts walks its own path and the live entries below it, never the whole history.
+ */
+export class PathIndex<T> {
+  private readonly root: Node<T> = newNode(null, "");
+
+  add(segs: readonly string[], mode: AccessMode, item: T): IndexHandle<T> {
+    let node = this.root;
+    bump(node, mode, 1);
+    for (const seg of segs) {
+      node.children ??= new Map();
+      let child = node.children.get(seg);
+      if (!child) {
+        child = newNode(node, seg);
+        node.children.set(seg, child);
+      }
+      node = child;
+      bump(node, mode, 1);
+    }
+    if (mode === "write") (node.writers ??= new Set()).add(item);
+    else (node.readers ??= new Set()).add(item);
+    return { node, mode };
+  }
+
+  remove(handle: IndexHandle<T>, item: T): void {
+    const { node, mode } = handle;
+    if (mode === "write") node.writers?.delete(item);
+    else node.readers?.delete(item);
+    for (let n: Node<T> | null = node; n; n = n.parent) {
+      bump(n, mode, -1);
+      if (n.entries === 0 && n.parent) n.parent.children?.delete(n.key);
+    }
+  }
+
+  /** Adds to `out` every live item that conflicts with `mode` on `segs`. */
+  collect(segs: readonly string[], mode: AccessMode, out: Set<T>): void {
+    let node: Node<T> | undefined = this.root;
+    addFrom(node, mode, out);
+    for (const seg of segs) {
+      node = node.children?.get(seg);
+      if (!node) return;
+      addFrom(node, mode, out);
+    }
+    if (node.children) for (const child of node.children.values()) collectBelow(child, mode, out);
+  }
+}
+
+function newNode<T>(parent: Node<T> | null, key: string): Node<T> {
+  return { parent, key, children: null, readers: null, writers: null, entries: 0, writersBelow: 0 };
+}
+
+function bump<T>(node: Node<T>, mode: AccessMode, delta: number): void {
+  node.entries += delta;
+  if (mode === "write") node.writersBelow += delta;
+}
+
+function addFrom<T>(node: Node<T>, mode: AccessMode, out: Set<T>): void {
+  if (node.writers) for (const item of node.writers) out.add(item);
+  if (mode === "write" && node.readers) for (const item of node.readers) out.add(item);
+}
+
+function collectBelow<T>(node: Node<T>, mode: AccessMode, out: Set<T>): void {
+  if (mode === "write" ? node.entries === 0 : node.writersBelow === 0) return;
+  addFrom(node, mode, out);
+  if (node.children) for (const child of node.children.values()) collectBelow(child, mode, out);
+}
