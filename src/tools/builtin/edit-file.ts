@@ -1,0 +1,121 @@
+import fs from "node:fs/promises";
+import { z } from "zod";
+import { fail, ok, type Tool } from "../tool.js";
+import { fsFailure, looksBinary, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
+
+const params = z.object({
+  path: z.string().describe("File to edit, relative to the workspace root."),
+  old_string: z
+    .string()
+    .describe("Exact text to replace, whitespace and indentation included. Must occur exactly once unless replace_all is set."),
+  new_string: z.string().describe("Text to put in its place."),
+  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one. Default false."),
+});
+export type EditFileArgs = z.infer<typeof params>;
+
+const SNIPPET_CONTEXT = 2;
+const SNIPPET_MAX_LINES = 20;
+
+export function editFileTool(): Tool<EditFileArgs> {
+  return {
+    name: "edit_file",
+    description:
+      "Replace exact text in a file. old_string must match exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first; copy the text without the line-number prefix.",
+    params,
+    readOnly: () => false,
+    access: (args, ws) => writeAccess(ws, args.path),
+    permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    async execute(args, ctx) {
+      const resolved = resolveArg(ctx.workspace, args.path, "edit_file");
+      if (resolved.error) return resolved.error;
+      const abs = resolved.path;
+      const rel = ctx.workspace.relative(abs);
+      if (args.old_string === "") {
+        return fail("edit_file: old_string is empty; use write_file to create a file or replace all of it");
+      }
+      if (args.old_string === args.new_string) {
+        return fail("edit_file: old_string and new_string are identical; nothing to change");
+      }
+      let data: Buffer;
+      try {
+        data = await fs.readFile(abs);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+          return fail(`edit_file: ${args.path} does not exist; use write_file to create it`);
+        }
+        return fsFailure("edit_file", args.path, err);
+      }
+      if (looksBinary(data)) return fail(`edit_file: ${args.path} is a binary file`);
+      const original = data.toString("utf8");
+
+      let oldString = args.old_string;
+      let newString = args.new_string;
+      let positions = occurrences(original, oldString);
+      // read_file shows CRLF files without the \r, so the model's text has bare newlines.
+      if (positions.length === 0 && original.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r")) {
+        oldString = oldString.replace(/\n/g, "\r\n");
+        newString = newString.replace(/\r?\n/g, "\r\n");
+        positions = occurrences(original, oldString);
+      }
+      if (positions.length === 0) {
+        return fail(
+          `edit_file: old_string not found in ${rel}; read the file again and copy the text exactly, whitespace and indentation included`,
+        );
+      }
+      if (positions.length > 1 && !args.replace_all) {
+        const lines = positions.map((p) => lineAt(original, p));
+        return fail(
+          `edit_file: old_string matches ${positions.length} places in ${rel} (lines ${lines.join(", ")}); include more context or set replace_all`,
+        );
+      }
+      if (ctx.signal.aborted) return fail("edit_file: cancelled");
+
+      const updated = positions.length === 1
+        ? original.slice(0, positions[0]) + newString + original.slice(positions[0] + oldString.length)
+        : original.split(oldString).join(newString);
+      try {
+        await fs.writeFile(abs, updated, "utf8");
+      } catch (err) {
+        return fsFailure("edit_file", args.path, err);
+      }
+
+      // Where each replacement starts in the new file.
+      const delta = newString.length - oldString.length;
+      const newStarts = positions.map((p, i) => p + i * delta);
+      const changedLines = newStarts.map((p) => lineAt(updated, p));
+      let content =
+        positions.length === 1
+          ? `Edited ${rel}: replaced 1 occurrence at line ${changedLines[0]}`
+          : `Edited ${rel}: replaced ${positions.length} occurrences at lines ${changedLines.join(", ")}`;
+      if (positions.length === 1) {
+        content += `\n${snippet(updated, changedLines[0], lineAt(updated, newStarts[0] + newString.length))}`;
+      }
+      return ok(content, { path: abs, filesChanged: [abs], replacements: positions.length, lines: changedLines });
+    },
+  };
+}
+
+function occurrences(text: string, search: string): number[] {
+  const found: number[] = [];
+  for (let i = text.indexOf(search); i !== -1; i = text.indexOf(search, i + search.length)) found.push(i);
+  return found;
+}
+
+/** 1-based line number of character index `index`. */
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** The changed lines with a little context, numbered like read_file, so the model can check the result. */
+function snippet(text: string, firstLine: number, lastLine: number): string {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  const from = Math.max(1, firstLine - SNIPPET_CONTEXT);
+  const to = Math.min(lines.length, lastLine + SNIPPET_CONTEXT, from + SNIPPET_MAX_LINES - 1);
+  const shown = lines
+    .slice(from - 1, to)
+    .map((l, i) => `${String(from + i).padStart(6)}\t${l.endsWith("\r") ? l.slice(0, -1) : l}`);
+  return shown.join("\n");
+}

@@ -1,0 +1,119 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { fail, ok, type Tool } from "../tool.js";
+import type { Workspace } from "../workspace.js";
+import { truncateHeadTail } from "../truncate.js";
+import { errorMessage, fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
+import { findFiles, patternProblem } from "./walk.js";
+
+const params = z.object({
+  pattern: z.string().describe("JavaScript regular expression to search for, e.g. \"function\\s+load\" or \"TODO|FIXME\"."),
+  path: z.string().optional().describe("File or folder to search, relative to the workspace root. Default: the root."),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts". node_modules and .git are skipped unless named.'),
+  ignore_case: z.boolean().optional().describe("Match case-insensitively. Default false."),
+  max_results: z.number().int().min(1).max(1000).optional().describe("Stop after this many matching lines. Default 100."),
+});
+export type GrepArgs = z.infer<typeof params>;
+
+const DEFAULT_MAX_RESULTS = 100;
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_SHOWN_CHARS = 300;
+const READ_BATCH = 16;
+
+export function grepTool(opts: { maxOutputTokens: number }): Tool<GrepArgs> {
+  return {
+    name: "grep",
+    description:
+      "Search file contents with a regular expression. Prints `path:line:text` for each matching line. Binary files, node_modules and .git are skipped.",
+    params,
+    readOnly: () => true,
+    access: (args, ws) => readAccess(ws, args.path ?? "."),
+    permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),
+    async execute(args, ctx) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(args.pattern, args.ignore_case ? "i" : "");
+      } catch (err) {
+        return fail(`grep: invalid regular expression: ${errorMessage(err)}`);
+      }
+      if (args.glob !== undefined) {
+        const problem = patternProblem(args.glob);
+        if (problem) return fail(`grep: glob ${problem}`);
+      }
+      const display = args.path ?? ".";
+      const resolved = resolveArg(ctx.workspace, display, "grep");
+      if (resolved.error) return resolved.error;
+      const root = resolved.path;
+
+      let files: string[];
+      try {
+        const stat = await fs.stat(root);
+        files = stat.isDirectory()
+          ? (await findFiles(root, args.glob ?? "**/*", ctx.signal)).map((f) => path.join(root, f)).sort()
+          : [root];
+      } catch (err) {
+        if (ctx.signal.aborted) return fail("grep: cancelled");
+        if ((err as NodeJS.ErrnoException).code) return fsFailure("grep", display, err);
+        return fail(`grep: ${errorMessage(err)}`);
+      }
+
+      const max = args.max_results ?? DEFAULT_MAX_RESULTS;
+      const matches: string[] = [];
+      const matchedFiles = new Set<string>();
+      let stopped = false;
+      for (let i = 0; i < files.length && !stopped; i += READ_BATCH) {
+        if (ctx.signal.aborted) return fail("grep: cancelled");
+        const batch = files.slice(i, i + READ_BATCH);
+        const contents = await Promise.all(batch.map((f) => readSearchable(ctx.workspace, f)));
+        for (let j = 0; j < batch.length && !stopped; j++) {
+          const text = contents[j];
+          if (text === null) continue;
+          const rel = ctx.workspace.relative(batch[j]);
+          const lines = text.split("\n");
+          for (let n = 0; n < lines.length; n++) {
+            const line = lines[n].endsWith("\r") ? lines[n].slice(0, -1) : lines[n];
+            const m = regex.exec(line);
+            if (!m) continue;
+            if (matches.length === max) {
+              stopped = true;
+              break;
+            }
+            matches.push(`${rel}:${n + 1}:${clip(line, m.index)}`);
+            matchedFiles.add(rel);
+          }
+        }
+      }
+
+      if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${display}`, { count: 0 });
+      let content = matches.join("\n");
+      if (stopped) {
+        content += `\n[stopped at ${max} matches; narrow pattern, path or glob, or raise max_results]`;
+      }
+      const cut = truncateHeadTail(content, opts.maxOutputTokens);
+      const summary = `${plural(matches.length, "match", "matches")} in ${plural(matchedFiles.size, "file")}${stopped ? " (stopped early)" : ""}`;
+      return ok(`${summary}\n${cut.text}`, { count: matches.length, files: matchedFiles.size });
+    },
+  };
+}
+
+/** Text of a file worth searching, or null: outside the workspace via a symlink, huge, binary, unreadable. */
+async function readSearchable(workspace: Workspace, file: string): Promise<string | null> {
+  try {
+    const real = workspace.resolve(file);
+    const stat = await fs.stat(real);
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return null;
+    const data = await fs.readFile(real);
+    return looksBinary(data) ? null : data.toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** A matching line, shortened around the match when it is very long (minified code). */
+function clip(line: string, at: number): string {
+  if (line.length <= MAX_SHOWN_CHARS) return line;
+  const start = Math.max(0, Math.min(at - 50, line.length - MAX_SHOWN_CHARS));
+  const end = start + MAX_SHOWN_CHARS;
+  return `${start > 0 ? "…" : ""}${line.slice(start, end)}${end < line.length ? "…" : ""}`;
+}

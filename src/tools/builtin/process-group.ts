@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+
+/**
+ * Shell commands run as leaders of their own process group, so everything they start can be
+ * stopped with one signal to the group — the only reliable way to leave no orphans behind.
+ */
+
+export const KILL_GRACE_MS = 2_000;
+const POLL_MS = 50;
+
+export function spawnInGroup(command: string, cwd: string): ChildProcess {
+  return spawn("bash", ["-c", command], {
+    cwd,
+    detached: true,
+    // A command waiting for input would hang until its timeout: give it end-of-file instead.
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" },
+  });
+}
+
+/** Sends `signal` to the group; false when the group no longer exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether any live member of the group remains. Zombies do not count: where PID 1 does not reap
+ * (containers), a dead orphan lingers as a zombie that signal 0 still reports as present.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== "linux") return true;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command name: state ppid pgrp …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+/**
+ * SIGTERM the group, then SIGKILL whatever is still alive after `graceMs`. Resolves once the
+ * group is gone (or has been sent SIGKILL, which cannot be refused).
+ */
+export async function terminateGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+  if (!signalGroup(pgid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(POLL_MS);
+    if (!groupAlive(pgid)) return;
+  }
+  signalGroup(pgid, "SIGKILL");
+}
+
+function sleep(ms: number, unref = false): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (unref) timer.unref();
+  });
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * Resolves when the command is finished: its leader has exited, whatever it left running in its
+ * group has been stopped, and its output has been read. A process that escaped the group but
+ * still holds the output pipes cannot stall this for more than the grace period.
+ */
+export function whenFinished(child: ChildProcess, graceMs = KILL_GRACE_MS): Promise<Exit> {
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return new Promise((resolve) => {
+    child.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+      const pid = child.pid;
+      // Processes left running in the group would be orphans: stop them now.
+      const leftovers = pid !== undefined && groupAlive(pid) ? terminateGroup(pid, graceMs) : Promise.resolve();
+      void leftovers
+        .then(() => Promise.race([closed, sleep(graceMs, true)]))
+        .then(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve({ code, signal });
+        });
+    });
+  });
+}
+
+/** The exit code a shell would report: 128 + signal number for a signal death. */
+export function shellExitCode(exit: Exit): number {
+  if (exit.code !== null) return exit.code;
+  return 128 + (exit.signal ? os.constants.signals[exit.signal] : 0);
+}

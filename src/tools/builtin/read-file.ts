@@ -1,0 +1,85 @@
+import fs from "node:fs/promises";
+import { z } from "zod";
+import { fail, ok, type Tool } from "../tool.js";
+import { truncateHeadTail } from "../truncate.js";
+import { fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
+
+const params = z.object({
+  path: z.string().describe("File to read, relative to the workspace root (or absolute inside it)."),
+  offset: z.number().int().min(1).optional().describe("1-based line number to start from. Default 1."),
+  limit: z.number().int().min(1).optional().describe("Maximum number of lines to return. Default: to the end of the file."),
+});
+export type ReadFileArgs = z.infer<typeof params>;
+
+// Beyond this a whole-file read is the wrong tool; head/tail/sed in bash can stream.
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_LINE_CHARS = 2_000;
+
+export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileArgs> {
+  return {
+    name: "read_file",
+    description:
+      "Read a text file. Lines are numbered like `cat -n`. Use offset/limit to read part of a large file; long output keeps its start and end and says which lines were left out.",
+    params,
+    readOnly: () => true,
+    access: (args, ws) => readAccess(ws, args.path),
+    permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    async execute(args, ctx) {
+      const resolved = resolveArg(ctx.workspace, args.path, "read_file");
+      if (resolved.error) return resolved.error;
+      const abs = resolved.path;
+      let data: Buffer;
+      try {
+        const stat = await fs.stat(abs);
+        if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
+        if (stat.size > MAX_FILE_BYTES) {
+          return fail(
+            `read_file: ${args.path} is ${stat.size} bytes, too large to read; use bash with head, tail, sed -n or grep`,
+          );
+        }
+        data = await fs.readFile(abs, { signal: ctx.signal });
+      } catch (err) {
+        if (ctx.signal.aborted) return fail("read_file: cancelled");
+        return fsFailure("read_file", args.path, err);
+      }
+      if (looksBinary(data)) {
+        return fail(`read_file: ${args.path} is a binary file (${data.length} bytes); read_file shows text files only`);
+      }
+
+      const lines = splitLines(data.toString("utf8"));
+      if (lines.length === 0) return ok(`(${args.path} is empty)`, { path: abs, lines: 0 });
+      const offset = args.offset ?? 1;
+      if (offset > lines.length) {
+        return fail(`read_file: offset ${offset} is past the end of ${args.path} (${plural(lines.length, "line")})`);
+      }
+      const end = args.limit === undefined ? lines.length : Math.min(lines.length, offset - 1 + args.limit);
+      const numbered = lines
+        .slice(offset - 1, end)
+        .map((line, i) => `${String(offset + i).padStart(6)}\t${clipLine(line)}`)
+        .join("\n");
+
+      const cut = truncateHeadTail(numbered, opts.maxOutputTokens, ({ omittedLines, firstOmittedLine }) => {
+        const first = offset + firstOmittedLine - 1;
+        const last = first + omittedLines - 1;
+        return `[… lines ${first}-${last} omitted (${plural(omittedLines, "line")}); read them with offset=${first} limit=${omittedLines} …]`;
+      });
+      let content = cut.text;
+      if (end < lines.length) {
+        content += `\n[${plural(lines.length - end, "more line")} after line ${end}; continue with offset=${end + 1}]`;
+      }
+      return ok(content, { path: abs, lines: lines.length, truncated: cut.truncated });
+    },
+  };
+}
+
+function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
+function clipLine(line: string): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  return `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length - MAX_LINE_CHARS} more characters]`;
+}

@@ -1,0 +1,150 @@
+import type { ChildProcess } from "node:child_process";
+import { UnreadBuffer } from "./output.js";
+import { KILL_GRACE_MS, shellExitCode, signalGroup, spawnInGroup, terminateGroup, whenFinished } from "./process-group.js";
+
+export type ShellStatus = "running" | "exited" | "killed";
+
+export interface ShellRead {
+  id: string;
+  command: string;
+  status: ShellStatus;
+  /** Known only once the process has ended; null while running. */
+  exitCode: number | null;
+  /** Output since the previous read. */
+  output: string;
+  /** Characters of unread output dropped because the buffer was full. */
+  dropped: number;
+}
+
+export interface ShellManagerOptions {
+  /** Unread output kept per shell, in characters. */
+  maxBufferChars?: number;
+  killGraceMs?: number;
+}
+
+interface Shell {
+  id: string;
+  command: string;
+  pid: number;
+  status: ShellStatus;
+  exitCode: number | null;
+  killRequested: boolean;
+  buffer: UnreadBuffer;
+  finished: Promise<void>;
+}
+
+/**
+ * Owns every shell process orca starts: background shells (by id, `shell_1`…) and, for the time
+ * they run, foreground ones — so that `killAll` at exit leaves nothing behind.
+ */
+export class ShellManager {
+  private readonly shells = new Map<string, Shell>();
+  private readonly foreground = new Set<number>();
+  private nextId = 1;
+  private readonly maxBufferChars: number;
+  readonly killGraceMs: number;
+
+  constructor(options: ShellManagerOptions = {}) {
+    this.maxBufferChars = options.maxBufferChars ?? 1024 * 1024;
+    this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  }
+
+  /** Starts `command` in the background. Rejects when the shell cannot be spawned. */
+  async start(command: string, cwd: string): Promise<{ id: string; pid: number }> {
+    const child = await spawnChecked(command, cwd);
+    const pid = child.pid as number;
+    const shell: Shell = {
+      id: `shell_${this.nextId++}`,
+      command,
+      pid,
+      status: "running",
+      exitCode: null,
+      killRequested: false,
+      buffer: new UnreadBuffer(this.maxBufferChars),
+      finished: Promise.resolve(),
+    };
+    const append = (chunk: string) => shell.buffer.push(chunk);
+    child.stdout?.setEncoding("utf8").on("data", append);
+    child.stderr?.setEncoding("utf8").on("data", append);
+    shell.finished = whenFinished(child, this.killGraceMs).then((exit) => {
+      shell.exitCode = shellExitCode(exit);
+      shell.status = shell.killRequested ? "killed" : "exited";
+    });
+    this.shells.set(shell.id, shell);
+    return { id: shell.id, pid };
+  }
+
+  /** Status and the output since the previous read; undefined for an unknown id. */
+  read(id: string): ShellRead | undefined {
+    const shell = this.shells.get(id);
+    if (!shell) return undefined;
+    const { text, dropped } = shell.buffer.take();
+    return {
+      id,
+      command: shell.command,
+      status: shell.status,
+      exitCode: shell.status === "running" ? null : shell.exitCode,
+      output: text,
+      dropped,
+    };
+  }
+
+  /**
+   * Stops a running shell's whole process group (SIGTERM, SIGKILL after the grace period) and
+   * waits until it is gone. Returns the status before the kill, or undefined for an unknown id.
+   */
+  async kill(id: string): Promise<ShellStatus | undefined> {
+    const shell = this.shells.get(id);
+    if (!shell) return undefined;
+    const before = shell.status;
+    if (before !== "running") return before;
+    shell.killRequested = true;
+    await terminateGroup(shell.pid, this.killGraceMs);
+    await shell.finished;
+    return before;
+  }
+
+  ids(): string[] {
+    return [...this.shells.keys()];
+  }
+
+  running(): string[] {
+    return [...this.shells.values()].filter((s) => s.status === "running").map((s) => s.id);
+  }
+
+  /** Registers a foreground process group for `killAll`; call the returned function when it ends. */
+  trackForeground(pgid: number): () => void {
+    this.foreground.add(pgid);
+    return () => this.foreground.delete(pgid);
+  }
+
+  /** Stops every live shell, background and foreground, and waits until they are gone. */
+  async killAll(): Promise<void> {
+    const background = this.running().map((id) => this.kill(id));
+    const foreground = [...this.foreground].map((pgid) => terminateGroup(pgid, this.killGraceMs));
+    await Promise.all([...background, ...foreground]);
+  }
+
+  /** For a process 'exit' handler, where nothing asynchronous runs: SIGKILL every live group. */
+  killAllSync(): void {
+    for (const shell of this.shells.values()) {
+      if (shell.status !== "running") continue;
+      shell.killRequested = true;
+      signalGroup(shell.pid, "SIGKILL");
+    }
+    for (const pgid of this.foreground) signalGroup(pgid, "SIGKILL");
+  }
+}
+
+/** Spawns the command in its own group; rejects with the spawn error (no bash, bad cwd). */
+export function spawnChecked(command: string, cwd: string): Promise<ChildProcess> {
+  const child = spawnInGroup(command, cwd);
+  if (child.pid !== undefined) {
+    // A later 'error' (a failed signal) must not become an uncaught exception.
+    child.on("error", () => {});
+    return Promise.resolve(child);
+  }
+  return new Promise((_, reject) => {
+    child.once("error", (err) => reject(err));
+  });
+}

@@ -1,0 +1,50 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { fail, ok, type Tool } from "../tool.js";
+import { fsFailure, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
+
+const params = z.object({
+  path: z.string().describe("File to write, relative to the workspace root. Missing parent folders are created."),
+  content: z.string().describe("The complete new content of the file."),
+});
+export type WriteFileArgs = z.infer<typeof params>;
+
+export function writeFileTool(): Tool<WriteFileArgs> {
+  return {
+    name: "write_file",
+    description:
+      "Create a file or replace its whole content. To change part of an existing file, prefer edit_file.",
+    params,
+    readOnly: () => false,
+    access: (args, ws) => writeAccess(ws, args.path),
+    permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    async execute(args, ctx) {
+      const resolved = resolveArg(ctx.workspace, args.path, "write_file");
+      if (resolved.error) return resolved.error;
+      const abs = resolved.path;
+      if (ctx.signal.aborted) return fail("write_file: cancelled");
+      let previousSize: number | null = null;
+      try {
+        const stat = await fs.stat(abs);
+        if (stat.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
+        previousSize = stat.size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fsFailure("write_file", args.path, err);
+      }
+      try {
+        await fs.mkdir(path.dirname(abs), { recursive: true });
+        await fs.writeFile(abs, args.content, "utf8");
+      } catch (err) {
+        return fsFailure("write_file", args.path, err);
+      }
+      const bytes = Buffer.byteLength(args.content, "utf8");
+      const rel = ctx.workspace.relative(abs);
+      const summary =
+        previousSize === null
+          ? `Created ${rel} (${plural(bytes, "byte")})`
+          : `Overwrote ${rel} (${plural(bytes, "byte")}, was ${plural(previousSize, "byte")})`;
+      return ok(summary, { path: abs, filesChanged: [abs], created: previousSize === null, bytes });
+    },
+  };
+}
