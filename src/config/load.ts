@@ -53,7 +53,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
     file = configSearchPath(opts).find((candidate) => fs.existsSync(candidate)) ?? null;
   }
 
-  const raw = file ? readYaml(file) : {};
+  const raw = dropNulls(file ? readYaml(file) : {});
   const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated);
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
@@ -72,6 +72,16 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   if (overrides.baseUrl) config.model.base_url = overrides.baseUrl;
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+/** `budget:` with every field commented out parses as null: treat an empty key as an absent one. */
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value) || !value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, item]) => item !== null)
+      .map(([key, item]) => [key, dropNulls(item)]),
+  );
 }
 
 function readYaml(file: string): unknown {

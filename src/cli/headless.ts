@@ -1,0 +1,76 @@
+import type { OrcaEvent } from "../events/types.js";
+import type { Orchestra } from "../orchestrator/create.js";
+import type { RunResult } from "../orchestrator/types.js";
+import { exitCodeFor, type OutputFormat } from "./args.js";
+import { costOf, priceFor } from "../model/pricing.js";
+
+export interface HeadlessIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * `orca -p`: runs one prompt to completion and prints it in the chosen format. The result goes to
+ * stdout; anything the user must notice (a model error, a step limit) is one line on stderr.
+ */
+export async function runHeadless(orchestra: Orchestra, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
+  const { session } = orchestra;
+  const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId));
+  for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+
+  let interrupted = 0;
+  const onSigint = () => {
+    interrupted++;
+    if (interrupted === 1) {
+      io.stderr.write("orca: cancelling… (Ctrl+C again to quit at once)\n");
+      session.cancel();
+    } else {
+      orchestra.killChildrenSync();
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+
+  let result: RunResult;
+  try {
+    session.start();
+    result = await session.run(prompt);
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+  const code = exitCodeFor(result.status);
+  await session.close(result.status);
+  unsubscribe();
+
+  if (format === "text") {
+    if (result.result) io.stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
+  } else if (format === "json") {
+    const usage = session.totalUsage();
+    const cost = costOf(usage, orchestra.config.model.price ?? priceFor(session.modelName));
+    io.stdout.write(
+      `${JSON.stringify({
+        result: result.result,
+        status: result.status,
+        session_id: session.id,
+        usage: { input_tokens: usage.input, output_tokens: usage.output, cached_tokens: usage.cached, ...(cost !== undefined ? { cost_usd: cost } : {}) },
+        agents: session.agents().map((a) => ({ id: a.id, name: a.name, ...(a.label ? { label: a.label } : {}), parent_id: a.parentId ?? null, status: a.status, steps: a.steps, usage: a.usage })),
+        duration_ms: result.durationMs,
+        log: session.logFile,
+      })}\n`,
+    );
+  }
+  return code;
+}
+
+function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, rootId: string): void {
+  if (format === "stream-json") {
+    io.stdout.write(`${JSON.stringify(event)}\n`);
+    return;
+  }
+  if (event.type === "error") {
+    const who = event.agentId === rootId ? "" : `${event.agentId}: `;
+    io.stderr.write(`orca: ${who}${event.message}\n`);
+  }
+}

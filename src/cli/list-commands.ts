@@ -1,0 +1,92 @@
+import { loadEnvironment } from "../orchestrator/create.js";
+import { McpManager } from "../mcp/manager.js";
+import { Workspace } from "../tools/workspace.js";
+import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import type { CliArgs } from "./args.js";
+import type { MainIo } from "./main.js";
+
+/** `orca agents | tools | mcp | skills`: what is loaded, where from, and what failed and why. */
+export async function runListCommand(args: CliArgs, io: MainIo, packageDir: string): Promise<number> {
+  const env = loadEnvironment({
+    workspace: args.workspace,
+    configFile: args.configFile,
+    overrides: { model: args.model, baseUrl: args.baseUrl },
+    env: io.env,
+    packageDir,
+  });
+  const out = (line = "") => io.stdout.write(`${line}\n`);
+  out(`config: ${env.path ?? "(none found; built-in defaults)"}`);
+
+  switch (args.subcommand) {
+    case "agents": {
+      out("agents:");
+      for (const d of env.agents.definitions.values()) {
+        out(`  ${d.name.padEnd(14)} ${d.description}`);
+        out(`  ${"".padEnd(14)} tools: ${d.tools.join(", ")} · model: ${d.model}${d.maxSteps ? ` · max_steps: ${d.maxSteps}` : ""}`);
+        out(`  ${"".padEnd(14)} from ${d.file}`);
+      }
+      for (const s of env.agents.shadowed) out(`shadowed: ${s.name} in ${s.file} (using ${s.keptFile})`);
+      for (const f of env.agents.failed) out(`failed: ${f.file}: ${f.reason}`);
+      return 0;
+    }
+    case "skills": {
+      out(env.skills.skills.length ? "skills:" : "skills: none found");
+      for (const s of env.skills.skills) {
+        out(`  ${s.name.padEnd(18)} ${s.description.split("\n")[0]}`);
+        out(`  ${"".padEnd(18)} from ${s.file}${s.allowedTools.length ? ` · allowed-tools: ${s.allowedTools.join(" ")}` : ""}`);
+      }
+      for (const d of env.skills.duplicates) out(`duplicate: ${d.name} in ${d.path} (using ${d.keptPath})`);
+      for (const s of env.skills.skipped) out(`skipped: ${s.path}: ${s.reason}`);
+      return 0;
+    }
+    case "tools": {
+      const workspace = new Workspace(env.workspaceRoot);
+      const tools = builtinTools({
+        shells: new ShellManager(),
+        bashTimeoutMs: env.config.tools.bash_timeout,
+        maxOutputTokens: env.config.tools.max_output_tokens,
+        readOnlyCommands: env.config.scheduler.read_only_commands,
+      });
+      out("built-in tools:");
+      for (const t of tools) out(`  ${t.name.padEnd(12)} ${t.description.split(". ")[0]}`);
+      out(`  ${"get_skill".padEnd(12)} Load a skill by name`);
+      out(`  ${"delegate".padEnd(12)} Hand a scoped task to a sub-agent`);
+      const mcp = await listMcp(env.servers, workspace, out, false);
+      return mcp;
+    }
+    case "mcp": {
+      const workspace = new Workspace(env.workspaceRoot);
+      for (const e of env.mcpJson.errors) out(`error: ${e}`);
+      return listMcp(env.servers, workspace, out, true);
+    }
+    default:
+      io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
+      return 2;
+  }
+}
+
+async function listMcp(
+  servers: ConstructorParameters<typeof McpManager>[0]["servers"],
+  workspace: Workspace,
+  out: (line?: string) => void,
+  detailed: boolean,
+): Promise<number> {
+  if (!Object.keys(servers).length) {
+    out(detailed ? "mcp servers: none configured (mcp_servers in config.yaml, or .mcp.json)" : "mcp tools: none");
+    return 0;
+  }
+  const manager = new McpManager({ servers, workspace, clientName: "orca" });
+  try {
+    await manager.start();
+    out("mcp servers:");
+    for (const s of manager.status()) {
+      const reason = s.reason ? `: ${s.reason}` : "";
+      out(`  ${s.name.padEnd(14)} ${s.transport.padEnd(6)} ${s.state}${reason} · ${s.tools.length} tools`);
+      if (s.tools.length) out(`  ${"".padEnd(14)} ${s.tools.join(", ")}`);
+      if (detailed && s.state === "failed" && s.stderrTail) out(`  ${"".padEnd(14)} stderr: ${s.stderrTail.trim().split("\n").slice(-3).join(" | ")}`);
+    }
+  } finally {
+    await manager.close();
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "../config/errors.js";
+import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
+import { HeadlessApprover } from "../tools/headless-approver.js";
+import { HELP, parseCli, type CliArgs } from "./args.js";
+import { runHeadless } from "./headless.js";
+import { runListCommand } from "./list-commands.js";
+
+export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+export interface MainIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo = (): MainIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/** Runs orca; returns the exit code. Errors the user can fix are one line on stderr. */
+export async function main(argv: string[], io: MainIo = defaultIo()): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCli(argv);
+  } catch (error) {
+    return reportError(error, io);
+  }
+  if (args.help) {
+    io.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (args.version) {
+    io.stdout.write(`orca ${packageVersion()}\n`);
+    return 0;
+  }
+  let orchestra: Orchestra | null = null;
+  const killOnExit = () => orchestra?.killChildrenSync();
+  process.on("exit", killOnExit);
+  try {
+    if (args.subcommand) return await runListCommand(args, io, PACKAGE_DIR);
+    if (args.demo) {
+      const { runDemo } = await import("./demo.js");
+      return await runDemo(args, io, PACKAGE_DIR, packageVersion());
+    }
+    if (args.print || !io.stdin.isTTY || !io.stdout.isTTY) {
+      const prompt = args.prompt ?? (args.print && !io.stdin.isTTY ? (await readStdin(io.stdin)).trim() : undefined);
+      if (!prompt) throw new ConfigError("no prompt: give one as an argument (orca -p \"…\") or on standard input");
+      orchestra = await createOrchestra({
+        workspace: args.workspace,
+        configFile: args.configFile,
+        overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
+        env: io.env,
+        packageDir: PACKAGE_DIR,
+        approver: new HeadlessApprover(args.yes),
+        agentName: args.agent,
+        version: packageVersion(),
+      });
+      return await runHeadless(orchestra, prompt, args.outputFormat, io);
+    }
+    const { runInteractive } = await import("./interactive.js");
+    return await runInteractive(args, io, PACKAGE_DIR, packageVersion());
+  } catch (error) {
+    return reportError(error, io);
+  } finally {
+    process.off("exit", killOnExit);
+    orchestra?.killChildrenSync();
+  }
+}
+
+function reportError(error: unknown, io: MainIo): number {
+  if (error instanceof ConfigError) {
+    io.stderr.write(`orca: ${error.message}\n`);
+    return 2;
+  }
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  io.stderr.write(`orca: ${message}\n`);
+  return 1;
+}
+
+function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    stdin.on("data", (chunk: Buffer) => parts.push(chunk));
+    stdin.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    stdin.on("error", reject);
+  });
+}

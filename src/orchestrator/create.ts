@@ -1,0 +1,174 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
+import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
+import type { Config, McpServerConfig } from "../config/schema.js";
+import { McpManager } from "../mcp/manager.js";
+import { loadMcpJson } from "../mcp/mcp-json.js";
+import type { Model } from "../model/model.js";
+import { OpenAIModel } from "../model/openai.js";
+import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
+import type { Approver } from "../tools/approver.js";
+import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { Workspace } from "../tools/workspace.js";
+import { newSessionId, Session } from "./session.js";
+
+export interface CreateSessionOptions {
+  workspace: string;
+  configFile?: string;
+  overrides?: ConfigOverrides;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  packageDir: string;
+  approver: Approver;
+  agentName?: string;
+  version: string;
+  sessionId?: string;
+  /** The demo and tests may run without a key against a loopback URL. */
+  requireEndpoint?: boolean;
+  /** Extra secrets to keep out of the log (the config's own are added automatically). */
+  secrets?: string[];
+}
+
+export interface Orchestra {
+  session: Session;
+  config: Config;
+  configPath: string | null;
+  agents: AgentReport;
+  skills: SkillReport;
+  mcp: McpManager | null;
+  /** One line each: things that failed to load but did not stop orca. */
+  warnings: string[];
+  /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
+  killChildrenSync(): void;
+}
+
+/** Everything orca loads at start-up, without side effects beyond the session log. */
+export function loadEnvironment(opts: Pick<CreateSessionOptions, "workspace" | "configFile" | "overrides" | "env" | "home" | "packageDir">) {
+  const workspaceRoot = path.resolve(opts.workspace);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(workspaceRoot);
+  } catch {
+    throw new ConfigError(`workspace ${opts.workspace} does not exist`);
+  }
+  if (!stat.isDirectory()) throw new ConfigError(`workspace ${opts.workspace} is not a directory`);
+  const loaded = loadConfig({ ...opts, workspace: workspaceRoot });
+  const home = opts.home ?? os.homedir();
+  const agents = loadAgentDefinitions(agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }));
+  const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths });
+  const mcpJson = loadMcpJson(workspaceRoot, opts.env ?? process.env);
+  const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
+  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home };
+}
+
+export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
+  const env = opts.env ?? process.env;
+  const loadedEnv = loadEnvironment(opts);
+  const { config, workspaceRoot, agents, skills, servers } = loadedEnv;
+  if (opts.requireEndpoint !== false && !config.model.api_key && !config.model.base_url) {
+    throw new ConfigError(
+      "no model endpoint: set OPENAI_API_KEY (for OpenAI) or pass --base-url URL (Ollama, vLLM, any OpenAI-compatible server); try `orca --demo` to see orca without one",
+    );
+  }
+  const warnings: string[] = [
+    ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
+    ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
+    ...loadedEnv.mcpJson.errors,
+  ];
+  const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
+
+  const models = new Map<string, Model>();
+  const modelFor = (name: string): Model => {
+    let model = models.get(name);
+    if (!model) {
+      model = new OpenAIModel({
+        name,
+        baseURL: config.model.base_url,
+        apiKey: config.model.api_key,
+        timeoutMs: config.model.timeout,
+        maxRetries: config.model.max_retries,
+      });
+      models.set(name, model);
+    }
+    return model;
+  };
+
+  const shells = new ShellManager();
+  const mcp = Object.keys(servers).length
+    ? new McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
+    : null;
+  const ready = mcp ? mcp.start() : Promise.resolve();
+
+  let session: Session | null = null;
+  const getSkill = createGetSkillTool({
+    skills: () => skills.skills,
+    onLoaded: (agentId, skill) => {
+      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools));
+    },
+  });
+
+  const sessionId = opts.sessionId ?? newSessionId();
+  const secrets = [
+    config.model.api_key,
+    ...(opts.secrets ?? []),
+    ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : Object.values(s.env))),
+  ].filter((s): s is string => Boolean(s));
+
+  try {
+    session = new Session({
+      config,
+      configPath: loadedEnv.path,
+      workspace,
+      agents,
+      modelFor,
+      approver: opts.approver,
+      tools: [
+        ...builtinTools({
+          shells,
+          bashTimeoutMs: config.tools.bash_timeout,
+          maxOutputTokens: config.tools.max_output_tokens,
+          readOnlyCommands: config.scheduler.read_only_commands,
+        }),
+        getSkill,
+      ],
+      toolSources: mcp ? { mcp: () => mcp.tools() } : {},
+      ready,
+      skillsIndex: renderSkillsIndex(skills.skills, config.skills.index_max_chars),
+      preloadSkills: (names) => {
+        const { text, missing } = preloadSkills(names, skills.skills);
+        for (const name of missing) warnings.push(`skill "${name}" named by an agent definition was not found`);
+        return text;
+      },
+      logFile: path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      secrets,
+      version: opts.version,
+      sessionId,
+      agentName: opts.agentName,
+      onClose: async () => {
+        await Promise.all([shells.killAll(), mcp?.close()]);
+      },
+    });
+  } catch (error) {
+    await Promise.all([shells.killAll(), mcp?.close()]);
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+
+  return {
+    session,
+    config,
+    configPath: loadedEnv.path,
+    agents,
+    skills,
+    mcp,
+    warnings,
+    killChildrenSync: () => {
+      shells.killAllSync();
+      mcp?.killAllSync();
+    },
+  };
+}
+
+export { newSessionId };
