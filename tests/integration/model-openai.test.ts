@@ -1,0 +1,328 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ChatMessage, ModelEvent, ModelRequest } from "../../src/model/model.js";
+import { ModelError } from "../../src/model/model.js";
+import { OpenAIModel, type OpenAIModelOptions } from "../../src/model/openai.js";
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(replies: ScriptedReply[], options: Partial<OpenAIModelOptions> = {}) {
+  server = await startScriptedServer(replies);
+  const model = new OpenAIModel({ name: "test-model", baseURL: server.url, maxRetries: 0, ...options });
+  return { server, model };
+}
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return { model: "test-model", messages: [{ role: "user", content: "hi" }], tools: [], ...overrides };
+}
+
+async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
+  const events: ModelEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** Runs the stream to its end; returns what was yielded and what it threw. */
+async function collectUntilError(stream: AsyncIterable<ModelEvent>): Promise<{ events: ModelEvent[]; error: unknown }> {
+  const events: ModelEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+  } catch (error) {
+    return { events, error };
+  }
+  return { events, error: undefined };
+}
+
+const texts = (events: ModelEvent[], type: "text" | "thinking" = "text") =>
+  events.flatMap((e) => (e.type === type ? [e.text] : [])).join("");
+const toolCalls = (events: ModelEvent[]) => events.filter((e) => e.type === "tool_call");
+
+describe("OpenAIModel over the real SDK and HTTP", () => {
+  it("streams plain text and ends with exactly one done", async () => {
+    const { model, server } = await setup([{ text: "Hello from the scripted model.", chunkChars: 5 }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(texts(events)).toBe("Hello from the scripted model.");
+    expect(events.filter((e) => e.type === "text").length).toBeGreaterThan(1);
+    expect(events.filter((e) => e.type === "done")).toEqual([{ type: "done", finishReason: "stop" }]);
+    expect(events.at(-1)).toEqual({ type: "done", finishReason: "stop" });
+
+    const body = server.requests[0]!.body;
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
+    expect(body.model).toBe("test-model");
+    expect("tools" in body).toBe(false);
+  });
+
+  it("sends tools as function tools, temperature and max_tokens for a non-OpenAI endpoint", async () => {
+    const { model, server } = await setup([{ text: "ok" }], { temperature: 0.2, maxOutputTokens: 321 });
+    const parameters = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+    await collect(model.stream(request({ tools: [{ name: "read_file", description: "Read a file", parameters }] }), new AbortController().signal));
+    const body = server.requests[0]!.body;
+    expect(body.tools).toEqual([{ type: "function", function: { name: "read_file", description: "Read a file", parameters } }]);
+    expect(body.temperature).toBe(0.2);
+    expect(body.max_tokens).toBe(321);
+    expect(body.max_completion_tokens).toBeUndefined();
+  });
+
+  it("sends the history in wire form: tool calls with their raw arguments, tool results by id", async () => {
+    const { model, server } = await setup([{ text: "done" }]);
+    const messages: ChatMessage[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "task" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "call_1", name: "read_file", raw: '{"path":"a.ts"}', args: { path: "a.ts" } },
+          { id: "call_2", name: "grep", raw: '{"q": "x"', parseError: "Unexpected end of JSON input" },
+        ],
+      },
+      { role: "tool", toolCallId: "call_1", content: "file text" },
+      { role: "tool", toolCallId: "call_2", content: "error: bad JSON" },
+    ];
+    await collect(model.stream(request({ messages }), new AbortController().signal));
+    expect(server.requests[0]!.body.messages).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: "task" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } },
+          { id: "call_2", type: "function", function: { name: "grep", arguments: '{"q": "x"' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "file text" },
+      { role: "tool", tool_call_id: "call_2", content: "error: bad JSON" },
+    ]);
+  });
+
+  it("assembles a tool call sent in one-character fragments", async () => {
+    const args = { path: "src/ü/naïve.ts", options: { lines: [1, 2, 3], deep: { ok: true, none: null } }, note: "日本語 🎉" };
+    const { model } = await setup([{ toolCalls: [{ id: "call_a", name: "read_file", args }], chunkChars: 1 }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(toolCalls(events)).toEqual([{ type: "tool_call", id: "call_a", name: "read_file", raw: JSON.stringify(args), args }]);
+    expect(events.at(-1)).toEqual({ type: "done", finishReason: "tool_calls" });
+  });
+
+  it("assembles interleaved parallel tool calls by index and emits them in index order", async () => {
+    const calls = [
+      { id: "c0", name: "read_file", args: { path: "a.ts" } },
+      { id: "c1", name: "grep", args: { pattern: "foo.*bar", path: "src" } },
+      { id: "c2", name: "list_dir", args: { path: "." } },
+    ];
+    const { model } = await setup([{ toolCalls: calls, interleave: true, chunkChars: 2 }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(toolCalls(events)).toEqual(
+      calls.map((c) => ({ type: "tool_call", id: c.id, name: c.name, raw: JSON.stringify(c.args), args: c.args })),
+    );
+    // Tool calls come whole, after every text event, before usage and done.
+    const kinds = events.map((e) => e.type);
+    expect(kinds.slice(-5)).toEqual(["tool_call", "tool_call", "tool_call", "usage", "done"]);
+  });
+
+  it("reports usage, with cached tokens", async () => {
+    const { model } = await setup([{ text: "x", usage: { prompt: 1200, completion: 34, cached: 1000 } }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(events.filter((e) => e.type === "usage")).toEqual([{ type: "usage", input: 1200, output: 34, cached: 1000 }]);
+  });
+
+  it("turns reasoning_content into thinking events", async () => {
+    const { model } = await setup([{ thinking: "First, look at the file.", text: "Answer.", chunkChars: 4 }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(texts(events, "thinking")).toBe("First, look at the file.");
+    expect(texts(events)).toBe("Answer.");
+    expect(events.findIndex((e) => e.type === "thinking")).toBeLessThan(events.findIndex((e) => e.type === "text"));
+  });
+
+  it("keeps malformed arguments raw with a parseError and no args", async () => {
+    const { model } = await setup([{ toolCalls: [{ id: "bad", name: "read_file", rawArgs: '{"path": "a.ts"' }] }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    const [call] = toolCalls(events);
+    expect(call).toMatchObject({ id: "bad", name: "read_file", raw: '{"path": "a.ts"' });
+    expect(call).not.toHaveProperty("args");
+    expect(call && "parseError" in call && typeof call.parseError === "string" && call.parseError.length > 0).toBe(true);
+  });
+
+  it("gives {} for an empty argument string only", async () => {
+    const { model } = await setup([{ toolCalls: [{ id: "e", name: "list_dir", rawArgs: "" }] }]);
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(toolCalls(events)).toEqual([{ type: "tool_call", id: "e", name: "list_dir", raw: "", args: {} }]);
+  });
+
+  it("retries a 429 after its Retry-After, then succeeds", async () => {
+    const { model, server } = await setup([{ kind: "error", status: 429, retryAfter: 1 }, { text: "after the wait" }], { maxRetries: 3 });
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(texts(events)).toBe("after the wait");
+    expect(server.requests).toHaveLength(2);
+    // A lower bound only: the SDK must have waited the second it was told to.
+    expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(950);
+  });
+
+  it("gives up on 500 after maxRetries+1 requests with a one-line server error", async () => {
+    const { model, server } = await setup(
+      [
+        { kind: "error", status: 500 },
+        { kind: "error", status: 500 },
+        { kind: "error", status: 500 },
+      ],
+      { maxRetries: 2 },
+    );
+    const { events, error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(ModelError);
+    const e = error as ModelError;
+    expect(e.kind).toBe("server");
+    expect(e.status).toBe(500);
+    expect(e.message).toContain(`model request failed: 500 Internal Server Error from ${server.url} (after 3 attempts)`);
+    expect(e.message).not.toContain("\n");
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("turns a socket cut mid-stream into a connection error and never retries it", async () => {
+    const { model, server } = await setup([{ text: "a long answer that will not arrive whole", chunkChars: 3, cutAfterChunks: 4 }, { text: "retry!" }], {
+      maxRetries: 3,
+    });
+    const { events, error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(texts(events).length).toBeGreaterThan(0);
+    expect(events.some((e) => e.type === "done")).toBe(false);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).kind).toBe("connection");
+    expect((error as ModelError).message).toContain(server.url);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("treats a stream without finish_reason as truncated", async () => {
+    const { model } = await setup([{ text: "partial", omitFinishReason: true }]);
+    const { events, error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(texts(events)).toBe("partial");
+    expect(events.some((e) => e.type === "done")).toBe(false);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).kind).toBe("truncated");
+    expect((error as ModelError).message).toBe("the model's response was cut off (no finish_reason)");
+  });
+
+  it("throws aborted when the signal fires mid-stream, and closes the connection", async () => {
+    const text = "x".repeat(200);
+    const { model, server } = await setup([{ text, chunkChars: 1, chunkDelayMs: 50 }]);
+    const controller = new AbortController();
+    const events: ModelEvent[] = [];
+    let error: unknown;
+    try {
+      for await (const event of model.stream(request(), controller.signal)) {
+        events.push(event);
+        if (event.type === "text") controller.abort();
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).kind).toBe("aborted");
+    expect((error as ModelError).message).toBe("cancelled");
+    expect(texts(events).length).toBeLessThan(text.length);
+    await vi.waitFor(() => expect(server.requests[0]!.finishedAt).toBeDefined());
+  });
+
+  it("throws aborted at once when the signal fires during a retry wait", { timeout: 20_000 }, async () => {
+    // Retry-After of 60 s: without racing the abort, the cancel would wait for it.
+    const { model, server } = await setup([{ kind: "error", status: 429, retryAfter: 60 }, { text: "too late" }], { maxRetries: 3 });
+    const controller = new AbortController();
+    const pending = collectUntilError(model.stream(request(), controller.signal));
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    controller.abort();
+    const { events, error } = await pending;
+    expect(events).toEqual([]);
+    expect((error as ModelError).kind).toBe("aborted");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("throws aborted without a request when the signal is already aborted", async () => {
+    const { model, server } = await setup([{ text: "never" }]);
+    const controller = new AbortController();
+    controller.abort();
+    const { error } = await collectUntilError(model.stream(request(), controller.signal));
+    expect((error as ModelError).kind).toBe("aborted");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("releases the connection when the consumer stops early", async () => {
+    const { model, server } = await setup([{ text: "y".repeat(100), chunkChars: 1, chunkDelayMs: 50 }]);
+    for await (const event of model.stream(request(), new AbortController().signal)) {
+      if (event.type === "text") break;
+    }
+    await vi.waitFor(() => expect(server.requests[0]!.finishedAt).toBeDefined());
+  });
+
+  it("reports 401 as an auth error, without retrying and without the key", async () => {
+    const apiKey = "sk-test-SECRET-1234567890";
+    const { model, server } = await setup([{ kind: "error", status: 401, message: `Incorrect API key provided: ${apiKey}` }], {
+      apiKey,
+      maxRetries: 3,
+    });
+    const { error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(error).toBeInstanceOf(ModelError);
+    const e = error as ModelError;
+    expect(e.kind).toBe("auth");
+    expect(e.status).toBe(401);
+    expect(e.message).toContain("authentication failed (401): check OPENAI_API_KEY");
+    expect(e.message).not.toContain(apiKey);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+
+  it("reports 404 as the model not found at the base URL", async () => {
+    const { model, server } = await setup([{ kind: "error", status: 404, message: "The model `nope` does not exist" }]);
+    const { error } = await collectUntilError(model.stream(request({ model: "nope" }), new AbortController().signal));
+    expect((error as ModelError).kind).toBe("not_found");
+    expect((error as ModelError).message).toContain(`model "nope" not found at ${server.url}`);
+  });
+
+  it("reports 400 as a rejected request with the server's reason", async () => {
+    const { model } = await setup([{ kind: "error", status: 400, message: "maximum context length exceeded" }], { maxRetries: 3 });
+    const { error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect((error as ModelError).kind).toBe("bad_request");
+    expect((error as ModelError).message).toContain("maximum context length exceeded");
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  it("works against a keyless local endpoint with a placeholder key", async () => {
+    const { model, server } = await setup([{ text: "local" }], { apiKey: undefined });
+    const events = await collect(model.stream(request(), new AbortController().signal));
+    expect(texts(events)).toBe("local");
+    expect(server.requests[0]!.headers.authorization).toMatch(/^Bearer \S+$/);
+  });
+
+  it("times out a request whose response never starts", async () => {
+    const { model } = await setup([{ kind: "hang" }], { timeoutMs: 300 });
+    const { error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect((error as ModelError).kind).toBe("timeout");
+    expect((error as ModelError).message).toContain("timed out");
+  });
+
+  it("times out a stream that falls silent mid-response", async () => {
+    const { model } = await setup([{ text: "slow text", chunkChars: 1, chunkDelayMs: 5_000 }], { timeoutMs: 300 });
+    const { events, error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(events.some((e) => e.type === "done")).toBe(false);
+    expect((error as ModelError).kind).toBe("timeout");
+    expect((error as ModelError).message).toContain("sent nothing");
+  });
+
+  it("reports an unreachable endpoint as a connection error", async () => {
+    // A port that was just free: nothing listens there.
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const model = new OpenAIModel({ name: "m", baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const { error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect((error as ModelError).kind).toBe("connection");
+    expect((error as ModelError).message).toContain(`127.0.0.1:${port}`);
+    expect((error as ModelError).message).toContain("ECONNREFUSED");
+  });
+});

@@ -1,0 +1,96 @@
+import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../src/model/model.js";
+import { contextWindowFor, countTokens, encodingFor, estimateRequestTokens, estimateTokens } from "../../src/model/tokens.js";
+
+const japanese = "こんにちは世界、お元気ですか";
+
+describe("countTokens", () => {
+  it("uses o200k_base for the gpt-4o / 4.1 / 5 / o-series families", () => {
+    for (const model of ["gpt-4o", "gpt-4o-mini", "gpt-4.1-mini", "gpt-5", "o3", "o4-mini", "openai/gpt-4o"]) {
+      expect(encodingFor(model)).toBe("o200k_base");
+    }
+    // Known values (gpt-tokenizer, o200k_base).
+    expect(countTokens("tiktoken is great!", "gpt-4o")).toBe(6);
+    expect(countTokens(japanese, "gpt-4.1")).toBe(7);
+    expect(countTokens(japanese, "gpt-4.1")).toBe(encodeO200k(japanese).length);
+  });
+
+  it("uses cl100k_base for gpt-4 and gpt-3.5", () => {
+    expect(encodingFor("gpt-4")).toBe("cl100k_base");
+    expect(encodingFor("gpt-4-turbo")).toBe("cl100k_base");
+    expect(encodingFor("gpt-3.5-turbo")).toBe("cl100k_base");
+    expect(countTokens(japanese, "gpt-4")).toBe(10);
+    expect(countTokens(japanese, "gpt-3.5-turbo")).toBe(encodeCl100k(japanese).length);
+  });
+
+  it("counts special-token text as text instead of throwing", () => {
+    expect(countTokens("a <|endoftext|> b", "gpt-4o")).toBeGreaterThan(3);
+  });
+
+  it("estimates for other models: ASCII at 3.5 characters a token, other characters at one", () => {
+    expect(encodingFor("llama3.1:8b")).toBe("estimate");
+    expect(encodingFor("deepseek-chat")).toBe("estimate");
+    expect(countTokens("x".repeat(35), "qwen2.5-coder")).toBe(10);
+    expect(countTokens("x".repeat(36), "qwen2.5-coder")).toBe(11);
+    expect(countTokens(japanese, "qwen2.5-coder")).toBe(japanese.length);
+    expect(estimateTokens("🎉")).toBe(1);
+    expect(countTokens("", "anything")).toBe(0);
+  });
+});
+
+describe("estimateRequestTokens", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are terse." },
+    { role: "user", content: "Read a.ts" },
+    { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "read_file", raw: '{"path":"a.ts"}', args: { path: "a.ts" } }] },
+    { role: "tool", toolCallId: "call_1", content: "export const a = 1;" },
+  ];
+
+  it("counts every message's text plus framing, and the tools", () => {
+    const bare = estimateRequestTokens(messages, [], "gpt-4o");
+    const textOnly = countTokens("You are terse.", "gpt-4o") + countTokens("Read a.ts", "gpt-4o");
+    expect(bare).toBeGreaterThan(textOnly + 4 * 4);
+    const tools = [{ name: "read_file", description: "Read a file from the workspace", parameters: { type: "object", properties: { path: { type: "string" } } } }];
+    expect(estimateRequestTokens(messages, tools, "gpt-4o")).toBeGreaterThan(bare + 10);
+  });
+
+  it("grows with the history and gives the same answer twice", () => {
+    const one = estimateRequestTokens(messages.slice(0, 2), [], "gpt-4o");
+    const all = estimateRequestTokens(messages, [], "gpt-4o");
+    expect(all).toBeGreaterThan(one);
+    expect(estimateRequestTokens(messages, [], "gpt-4o")).toBe(all);
+  });
+
+  it("notices a message whose content changed since it was last counted", () => {
+    const message: ChatMessage = { role: "user", content: "short" };
+    const before = estimateRequestTokens([message], [], "gpt-4o");
+    (message as { content: string }).content = "a much longer message than before, with many more tokens in it";
+    expect(estimateRequestTokens([message], [], "gpt-4o")).toBeGreaterThan(before);
+  });
+
+  it("uses the estimate for non-OpenAI models", () => {
+    expect(estimateRequestTokens([{ role: "user", content: japanese }], [], "llama3")).toBeGreaterThanOrEqual(japanese.length);
+  });
+});
+
+describe("contextWindowFor", () => {
+  it("knows the families", () => {
+    expect(contextWindowFor("gpt-4o")).toBe(128_000);
+    expect(contextWindowFor("gpt-4o-mini-2024-07-18")).toBe(128_000);
+    expect(contextWindowFor("gpt-4.1-mini")).toBe(1_047_576);
+    expect(contextWindowFor("gpt-5")).toBe(272_000);
+    expect(contextWindowFor("o3")).toBe(200_000);
+    expect(contextWindowFor("o4-mini")).toBe(200_000);
+    expect(contextWindowFor("gpt-4")).toBe(8_192);
+    expect(contextWindowFor("gpt-4-turbo")).toBe(128_000);
+    expect(contextWindowFor("gpt-3.5-turbo")).toBe(16_385);
+  });
+
+  it("falls back to 128k and lets the config win", () => {
+    expect(contextWindowFor("some-local-model")).toBe(128_000);
+    expect(contextWindowFor("gpt-4o", 32_000)).toBe(32_000);
+    expect(contextWindowFor("mystery", 8_000)).toBe(8_000);
+  });
+});
