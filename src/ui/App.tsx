@@ -1,0 +1,372 @@
+import { Box, useApp } from "ink";
+import React, { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import type { SessionStatus } from "../events/types.js";
+import type { SessionApi } from "../orchestrator/types.js";
+import type { PermissionAnswer } from "../tools/approver.js";
+import { AgentPane } from "./AgentPane.js";
+import { Dashboard } from "./Dashboard.js";
+import type { DialogApprover } from "./dialog-approver.js";
+import { KeyLayerProvider, useKeyLayer } from "./hooks/key-layers.js";
+import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
+import { useTerminalSize } from "./hooks/use-terminal-size.js";
+import { useTicker } from "./hooks/use-ticker.js";
+import { InputBox, inputLineCount } from "./InputBox.js";
+import type { KeyPress } from "./keys.js";
+import { computeLayout } from "./layout.js";
+import { PermissionDialog } from "./PermissionDialog.js";
+import { editorReducer, emptyEditor } from "./state/editor.js";
+import { subAgents } from "./state/reducer.js";
+import { DashboardStore } from "./state/store.js";
+import { initialView, viewReducer } from "./state/ui.js";
+import { Header, KeyHints, QueueLine } from "./StatusBar.js";
+import { allRows } from "./wrap.js";
+
+export const ZOOM_LAYER = 200;
+export const DASHBOARD_LAYER = 100;
+export const INPUT_LAYER = 50;
+/** A second Ctrl+C within this window exits even while a run is being cancelled. */
+export const DOUBLE_CTRL_C_MS = 2000;
+
+export interface AppProps {
+  session: SessionApi;
+  approver: DialogApprover;
+  /** Created (and attached to the session's bus) by the App when not given. */
+  store?: DashboardStore;
+  demo?: boolean;
+  initialPrompt?: string;
+  /** Called once with the exit code when the user leaves; the App then unmounts. */
+  onExit?: (code: number) => void;
+}
+
+function createStore(session: SessionApi): { store: DashboardStore; detach: () => void } {
+  const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+  const off = store.attach(session.bus);
+  const offScheduler = store.attachScheduler(session);
+  return {
+    store,
+    detach: () => {
+      off();
+      offScheduler();
+      store.dispose();
+    },
+  };
+}
+
+export function App(props: AppProps): React.JSX.Element {
+  return (
+    <KeyLayerProvider>
+      <Main {...props} />
+    </KeyLayerProvider>
+  );
+}
+
+function Main({ session, approver, store: given, demo = false, initialPrompt, onExit }: AppProps): React.JSX.Element {
+  const app = useApp();
+  // Subscribing during the first render means no event emitted after mount is missed.
+  const [owned] = useState(() => (given ? undefined : createStore(session)));
+  const store = given ?? owned!.store;
+  useEffect(() => () => owned?.detach(), [owned]);
+
+  const state = useDashboardState(store);
+  const pending = usePendingPermissions(approver);
+  const size = useTerminalSize();
+  const [view, dispatchView] = useReducer(viewReducer, initialView);
+  const [editor, dispatchEdit] = useReducer(editorReducer, emptyEditor);
+  const [running, setRunning] = useState(false);
+  const [queued, setQueued] = useState<string[]>([]);
+  const [notice, setNotice] = useState<string | undefined>();
+  const [startedAt] = useState(() => Date.now());
+
+  const runningRef = useRef(false);
+  const queueRef = useRef<string[]>([]);
+  const lastStatus = useRef<SessionStatus | undefined>(undefined);
+  const lastCtrlC = useRef(0);
+  const exited = useRef(false);
+
+  const busy = running || session.busy;
+  const anyRunning = busy || Object.keys(state.active).length > 0;
+  const tick = useTicker(anyRunning ? 100 : 1000, true);
+  const frame = tick;
+  const now = Date.now();
+
+  const exit = useCallback(
+    (code: number) => {
+      if (exited.current) return;
+      exited.current = true;
+      approver.denyAll();
+      onExit?.(code);
+      app.exit();
+    },
+    [app, approver, onExit],
+  );
+
+  const submit = useCallback(
+    (text: string) => {
+      if (runningRef.current) {
+        queueRef.current = [...queueRef.current, text];
+        setQueued(queueRef.current);
+        return;
+      }
+      runningRef.current = true;
+      setRunning(true);
+      setNotice(undefined);
+      lastCtrlC.current = 0;
+      session.run(text).then(
+        (result) => {
+          lastStatus.current = result.status;
+          if (result.status !== "done" && result.status !== "idle") setNotice(`run ${result.status}`);
+        },
+        (error: unknown) => {
+          lastStatus.current = "failed";
+          setNotice(`run failed: ${error instanceof Error ? error.message : String(error)}`);
+        },
+      ).finally(() => {
+        runningRef.current = false;
+        setRunning(false);
+        const [next, ...rest] = queueRef.current;
+        queueRef.current = rest;
+        setQueued(rest);
+        if (next !== undefined && !exited.current) submit(next);
+      });
+    },
+    [session],
+  );
+
+  const submitRef = useRef(submit);
+  submitRef.current = submit;
+  useEffect(() => {
+    if (initialPrompt?.trim()) submitRef.current(initialPrompt);
+  }, [initialPrompt]);
+
+  const cancelRun = useCallback(() => {
+    // Queued prompts were written for the run being stopped; drop them with it.
+    queueRef.current = [];
+    setQueued([]);
+    session.cancel();
+    setNotice("cancelling…");
+  }, [session]);
+
+  const agents = subAgents(state);
+  const ids = useMemo(() => agents.map((a) => a.id), [agents]);
+  const focusAgent = view.focus ? state.agents[view.focus] : undefined;
+  const focus = focusAgent ? view.focus : null;
+  const layout = computeLayout({
+    columns: size.columns,
+    rows: size.rows,
+    inputLines: inputLineCount(editor.text, size.columns),
+    agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
+    focus,
+  });
+
+  // The zoomed transcript: every row of the ring, scrolled from the bottom.
+  const zoomAgent = view.zoom ? state.agents[view.zoom] : undefined;
+  const zoomHeight = layout.bodyHeight;
+  const zoomBody = Math.max(1, zoomHeight - 3);
+  const zoomRows = zoomAgent ? allRows(zoomAgent.entries, layout.width - 2) : [];
+  const maxScroll = Math.max(0, zoomRows.length - zoomBody);
+  const scroll = Math.min(view.scroll, maxScroll);
+
+  const zoomTo = (id: string, up = 0): void => dispatchView({ type: "zoom", id, scroll: up });
+
+  useKeyLayer(
+    ZOOM_LAYER,
+    (key: KeyPress) => {
+      switch (key.name) {
+        case "escape":
+          dispatchView({ type: "unzoom" });
+          return true;
+        case "pageup":
+          dispatchView({ type: "scroll", by: zoomBody - 1, max: maxScroll });
+          return true;
+        case "pagedown":
+          dispatchView({ type: "scroll", by: -(zoomBody - 1), max: maxScroll });
+          return true;
+        case "up":
+          dispatchView({ type: "scroll", by: 1, max: maxScroll });
+          return true;
+        case "down":
+          dispatchView({ type: "scroll", by: -1, max: maxScroll });
+          return true;
+        case "home":
+          dispatchView({ type: "scroll_to", at: maxScroll, max: maxScroll });
+          return true;
+        case "end":
+          dispatchView({ type: "scroll_to", at: 0, max: maxScroll });
+          return true;
+        case "ctrl":
+          return key.text !== "c";
+        case "text":
+          if (key.text === "q" || key.text === "z") dispatchView({ type: "unzoom" });
+          return true;
+        default:
+          return true;
+      }
+    },
+    Boolean(zoomAgent),
+  );
+
+  useKeyLayer(DASHBOARD_LAYER, (key: KeyPress) => {
+    const empty = editor.text === "";
+    switch (key.name) {
+      case "ctrl":
+        if (key.text === "c") {
+          const t = Date.now();
+          if (runningRef.current || session.busy) {
+            if (t - lastCtrlC.current < DOUBLE_CTRL_C_MS) exit(130);
+            else {
+              lastCtrlC.current = t;
+              cancelRun();
+              setNotice("cancelling… Ctrl+C again to exit");
+            }
+          } else exit(lastStatus.current === "cancelled" ? 130 : 0);
+          return true;
+        }
+        if (key.text === "d" && empty && !runningRef.current) {
+          exit(lastStatus.current === "cancelled" ? 130 : 0);
+          return true;
+        }
+        return false;
+      case "escape":
+        if (focus === null) {
+          if (runningRef.current || session.busy) cancelRun();
+          else if (!empty) dispatchEdit({ type: "clear" });
+        } else if (focusAgent?.status === "running") {
+          // Only that sub-agent's scope: its parent gets `cancelled` and goes on.
+          session.cancel(focus);
+          setNotice(`cancelling ${focusAgent.name}…`);
+        } else dispatchView({ type: "focus", id: null });
+        return true;
+      case "tab":
+        dispatchView({ type: "focus_next", ids });
+        return true;
+      case "backtab":
+        dispatchView({ type: "focus_prev", ids });
+        return true;
+      case "pageup":
+        zoomTo(focus ?? session.rootAgentId, zoomBody - 1);
+        return true;
+      case "return":
+        if (empty && focus !== null && !key.meta) {
+          zoomTo(focus);
+          return true;
+        }
+        return false;
+      case "text":
+        if (empty && focus !== null && key.text === "z") {
+          zoomTo(focus);
+          return true;
+        }
+        return false;
+      default:
+        return false;
+    }
+  });
+
+  useKeyLayer(INPUT_LAYER, (key: KeyPress) => {
+    switch (key.name) {
+      case "text":
+        if (key.text) dispatchEdit({ type: "insert", text: key.text });
+        return true;
+      case "return":
+        if (key.meta) {
+          dispatchEdit({ type: "insert", text: "\n" });
+          return true;
+        }
+        if (editor.text.trim()) {
+          submit(editor.text);
+          dispatchEdit({ type: "submitted" });
+        }
+        return true;
+      case "backspace":
+        dispatchEdit({ type: "backspace" });
+        return true;
+      case "left":
+      case "right":
+      case "home":
+      case "end":
+        dispatchEdit({ type: key.name });
+        return true;
+      case "up":
+        dispatchEdit({ type: "history_prev" });
+        return true;
+      case "down":
+        dispatchEdit({ type: "history_next" });
+        return true;
+      case "ctrl": {
+        const map: Record<string, Parameters<typeof dispatchEdit>[0]> = {
+          a: { type: "home" },
+          e: { type: "end" },
+          u: { type: "kill_line" },
+          d: { type: "delete" },
+          b: { type: "left" },
+          f: { type: "right" },
+        };
+        const action = map[key.text];
+        if (action) dispatchEdit(action);
+        return Boolean(action);
+      }
+      default:
+        return false;
+    }
+  });
+
+  const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);
+  const head = pending[0];
+
+  let hints: string;
+  if (head) hints = "y once · a always · n deny (+reason) · Esc deny this call · Ctrl+C cancel run";
+  else if (zoomAgent) hints = "PgUp/PgDn ↑/↓ scroll · Home/End · Esc back";
+  else if (focus !== null)
+    hints = `${focusAgent?.status === "running" ? `Esc stop ${focusAgent.name} · ` : "Esc back · "}Enter/z zoom · Tab next pane · ${busy ? "Ctrl+C cancel run" : "Ctrl+C exit"}`;
+  else if (busy) hints = "Esc cancel run · Tab focus panes · PgUp scroll · Enter queue a message · Ctrl+C cancel";
+  else hints = "Enter send · Alt+Enter/Ctrl+J newline · ↑/↓ history · Tab focus panes · PgUp scroll · Ctrl+C exit";
+  const queueNote = queued.length ? `${queued.length} message${queued.length === 1 ? "" : "s"} queued · ` : "";
+
+  return (
+    <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+      <Header
+        state={state}
+        model={session.modelName}
+        workspace={session.workspaceRoot}
+        sessionId={session.id}
+        startedAt={startedAt}
+        now={now}
+        demo={demo}
+        busy={busy}
+      />
+      {head ? (
+        <PermissionDialog
+          key={head.id}
+          pending={head}
+          queued={pending.length - 1}
+          label={state.agents[head.request.agentId]?.label}
+          width={layout.width}
+          height={layout.bodyHeight}
+          onAnswer={onAnswer}
+        />
+      ) : zoomAgent ? (
+        <AgentPane
+          agent={zoomAgent}
+          rows={zoomRows.slice(Math.max(0, zoomRows.length - zoomBody - scroll), zoomRows.length - scroll)}
+          width={layout.width}
+          height={zoomHeight}
+          focused
+          frame={frame}
+          now={now}
+          note={`zoom${scroll ? ` · ↑${scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`}
+        />
+      ) : (
+        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} />
+      )}
+      <QueueLine state={state} />
+      <InputBox
+        editor={editor}
+        width={layout.width}
+        height={layout.inputHeight}
+        active={!head && !zoomAgent}
+        placeholder={busy ? "running — type to queue a message, Esc to cancel" : "Ask orca…"}
+      />
+      <KeyHints hints={hints} notice={queueNote + (notice ?? "")} />
+    </Box>
+  );
+}

@@ -1,0 +1,91 @@
+import { Box, Text } from "ink";
+import React from "react";
+import { AgentPane, CollapsedAgent } from "./AgentPane.js";
+import type { Layout } from "./layout.js";
+import type { AgentView, DashboardState } from "./state/types.js";
+import { tailRows } from "./wrap.js";
+
+export interface DashboardProps {
+  state: DashboardState;
+  layout: Layout;
+  focus: string | null;
+  frame: number;
+  now: number;
+}
+
+function coordinatorOf(state: DashboardState): AgentView {
+  return (
+    state.agents[state.rootAgentId] ?? {
+      id: state.rootAgentId,
+      name: "coordinator",
+      task: "",
+      depth: 0,
+      status: "done",
+      entries: [],
+      dropped: 0,
+      open: null,
+      streamed: false,
+      steps: 0,
+      tokens: { input: 0, output: 0 },
+      startedAt: state.session.startedAt ?? 0,
+    }
+  );
+}
+
+/** Pane chunks of `columns` for the grid's rows. */
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The body: the coordinator pane, the sub-agent grid, the folded finished sub-agents. */
+export function Dashboard({ state, layout, focus, frame, now }: DashboardProps): React.JSX.Element {
+  const coordinator = coordinatorOf(state);
+  const inner = layout.width - 2;
+  const coordinatorRows = tailRows(coordinator.entries, inner, layout.coordinatorHeight - 3);
+  const { grid } = layout;
+  const paneInner = grid.paneWidth - 2;
+  return (
+    <Box flexDirection="column" height={layout.bodyHeight} overflow="hidden">
+      <AgentPane
+        agent={coordinator}
+        rows={coordinatorRows}
+        width={layout.width}
+        height={layout.coordinatorHeight}
+        focused={focus === null}
+        frame={frame}
+        now={now}
+      />
+      {chunk(grid.panes, grid.columns).map((ids) => (
+        <Box key={ids.join(",")} flexDirection="row" height={grid.paneHeight}>
+          {ids.map((id) => {
+            const agent = state.agents[id];
+            if (!agent) return null;
+            return (
+              <AgentPane
+                key={id}
+                agent={agent}
+                rows={tailRows(agent.entries, paneInner, grid.paneHeight - 3)}
+                width={grid.paneWidth}
+                height={grid.paneHeight}
+                focused={focus === id}
+                frame={frame}
+                now={now}
+              />
+            );
+          })}
+        </Box>
+      ))}
+      {grid.collapsed.map((id) => {
+        const agent = state.agents[id];
+        return agent ? <CollapsedAgent key={id} agent={agent} focused={focus === id} frame={frame} /> : null;
+      })}
+      {grid.hidden > 0 ? (
+        <Text color="gray">
+          +{grid.hidden} more sub-agent{grid.hidden === 1 ? "" : "s"} (Tab to reach, z to zoom)
+        </Text>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,79 @@
+import { Box, Text } from "ink";
+import React from "react";
+import wrapAnsi from "wrap-ansi";
+import type { EditorState } from "./state/editor.js";
+
+export interface InputBoxProps {
+  editor: EditorState;
+  width: number;
+  height: number;
+  /** Shown dim when the box is empty. */
+  placeholder: string;
+  active: boolean;
+}
+
+interface Line {
+  text: string;
+  /** Cursor column on this line, if the cursor is here. */
+  cursor?: number;
+}
+
+/** Splits the text into display lines no wider than `width`, marking where the cursor is. */
+export function layoutInput(text: string, cursor: number, width: number): Line[] {
+  const lines: Line[] = [];
+  let offset = 0;
+  for (const logical of text.split("\n")) {
+    const pieces = logical === "" ? [""] : wrapAnsi(logical, width, { hard: true, trim: false, wordWrap: false }).split("\n");
+    let at = offset;
+    pieces.forEach((piece, i) => {
+      const end = at + piece.length;
+      const last = i === pieces.length - 1;
+      const here = cursor >= at && (cursor < end || (last && cursor === end));
+      lines.push(here ? { text: piece, cursor: cursor - at } : { text: piece });
+      at = end;
+    });
+    offset += logical.length + 1;
+  }
+  return lines;
+}
+
+/** The multi-line prompt editor. Text keys reach it through the input key layer in App. */
+export function InputBox({ editor, width, height, placeholder, active }: InputBoxProps): React.JSX.Element {
+  const inner = Math.max(1, width - 4);
+  const visible = Math.max(1, height - 2);
+  const lines = layoutInput(editor.text, editor.cursor, inner);
+  const at = Math.max(0, lines.findIndex((l) => l.cursor !== undefined));
+  const start = Math.min(Math.max(0, at - visible + 1), Math.max(0, lines.length - visible));
+  const shown = lines.slice(start, start + visible);
+  return (
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={active ? "white" : "gray"} overflow="hidden">
+      {editor.text === "" ? (
+        <Text wrap="truncate-end">
+          <Text color="cyan">› </Text>
+          {active ? <Text inverse> </Text> : null}
+          <Text color="gray">{placeholder}</Text>
+        </Text>
+      ) : (
+        shown.map((line, i) => (
+          <Text key={start + i} wrap="truncate-end">
+            <Text color="cyan">{start + i === 0 ? "› " : "  "}</Text>
+            {line.cursor === undefined || !active ? (
+              line.text
+            ) : (
+              <>
+                {line.text.slice(0, line.cursor)}
+                <Text inverse>{line.text.slice(line.cursor, line.cursor + 1) || " "}</Text>
+                {line.text.slice(line.cursor + 1)}
+              </>
+            )}
+          </Text>
+        ))
+      )}
+    </Box>
+  );
+}
+
+/** How many display lines the text needs (the layout grows the box up to a limit). */
+export function inputLineCount(text: string, width: number): number {
+  return layoutInput(text, 0, Math.max(1, width - 4)).length;
+}

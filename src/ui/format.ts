@@ -1,0 +1,97 @@
+import { sanitize } from "./state/sanitize.js";
+import type { ToolState } from "./state/types.js";
+
+const MAX_SUMMARY = 200;
+
+function oneLine(text: string): string {
+  return sanitize(text).replace(/\s+/g, " ").trim();
+}
+
+function clip(text: string, max = MAX_SUMMARY): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The argument that says most about a call, on one line: a path, a command, a task. */
+export function summarizeArgs(name: string, args: unknown): string {
+  if (args === undefined || args === null) return "";
+  if (typeof args !== "object") return clip(oneLine(String(args)));
+  const a = args as Record<string, unknown>;
+  const str = (k: string): string | undefined => (typeof a[k] === "string" ? (a[k] as string) : undefined);
+  if (name === "delegate") {
+    const who = str("agent") ?? (str("resume") ? `resume ${str("resume")}` : "");
+    const label = str("label");
+    return clip(oneLine([who, label ? `[${label}]` : "", str("task") ?? ""].filter(Boolean).join(" ")));
+  }
+  const primary = str("command") ?? str("path") ?? str("file_path") ?? str("pattern") ?? str("query") ?? str("name") ?? str("url");
+  if (primary !== undefined) {
+    const extra = str("pattern") && primary !== str("pattern") ? ` ${str("pattern")}` : "";
+    return clip(oneLine(primary + extra));
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(args) ?? "";
+  } catch {
+    json = "";
+  }
+  return clip(oneLine(json));
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)}s`;
+  const m = Math.floor(s / 60);
+  const rest = Math.floor(s % 60);
+  if (m < 60) return `${m}m${String(rest).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+export function formatCost(usd: number): string {
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** The icon of a tool call; `frame` animates the running spinner. */
+export function toolIcon(state: ToolState, frame: number): string {
+  switch (state) {
+    case "queued":
+    case "waiting":
+      return "◌";
+    case "asking":
+      return "?";
+    case "running":
+      return SPINNER[frame % SPINNER.length];
+    case "ok":
+      return "✓";
+    case "failed":
+    case "denied":
+      return "✗";
+    case "cancelled":
+      return "⊘";
+  }
+}
+
+export function toolColor(state: ToolState): string | undefined {
+  switch (state) {
+    case "ok":
+      return "green";
+    case "failed":
+    case "denied":
+      return "red";
+    case "running":
+      return "cyan";
+    case "asking":
+      return "yellow";
+    case "cancelled":
+      return "yellow";
+    default:
+      return "gray";
+  }
+}

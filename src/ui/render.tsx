@@ -1,0 +1,77 @@
+import { render } from "ink";
+import React from "react";
+import type { SessionApi } from "../orchestrator/types.js";
+import { App } from "./App.js";
+import type { DialogApprover } from "./dialog-approver.js";
+import { Screen, type Signal } from "./screen.js";
+import { DashboardStore } from "./state/store.js";
+
+export interface DashboardOptions {
+  session: SessionApi;
+  approver: DialogApprover;
+  initialPrompt?: string;
+  demo?: boolean;
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+}
+
+/**
+ * Runs the full-screen dashboard until the user leaves. Exit codes: 0 normally; 130 when the
+ * user leaves while a run is in progress (it is cancelled) or right after a cancelled run;
+ * 129 / 143 on SIGHUP / SIGTERM. The caller still owns `session.close()`.
+ */
+export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: number }> {
+  const stdout = opts.stdout ?? process.stdout;
+  const stdin = opts.stdin ?? process.stdin;
+  const { session, approver } = opts;
+
+  // Attach before the first render so no event between here and mount is lost.
+  const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+  const detachBus = store.attach(session.bus);
+  const detachScheduler = store.attachScheduler(session);
+
+  let exitCode = 0;
+  let instance: ReturnType<typeof render> | undefined;
+  const onSignal = (signal: Signal): void => {
+    exitCode = signal === "SIGTERM" ? 143 : 129;
+    session.cancel();
+    approver.denyAll("terminal closed");
+    instance?.unmount();
+  };
+  const screen = new Screen({ stdout, onSignal });
+  screen.enter();
+
+  // Ink erases its previous frame line by line; after a resize the terminal has reflowed that
+  // frame, so wipe the alternate screen once and let the next render draw from the top.
+  const onResize = (): void => {
+    instance?.clear();
+    screen.clear();
+  };
+  stdout.on("resize", onResize);
+
+  try {
+    instance = render(
+      <App
+        session={session}
+        approver={approver}
+        store={store}
+        demo={opts.demo}
+        initialPrompt={opts.initialPrompt}
+        onExit={(code) => {
+          exitCode = code;
+          if (session.busy) session.cancel();
+        }}
+      />,
+      { stdout, stdin, exitOnCtrlC: false, patchConsole: false, incrementalRendering: true },
+    );
+    await instance.waitUntilExit();
+    return { exitCode };
+  } finally {
+    stdout.off("resize", onResize);
+    detachBus();
+    detachScheduler();
+    store.dispose();
+    approver.denyAll("dashboard closed");
+    screen.leave();
+  }
+}

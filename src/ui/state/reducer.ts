@@ -1,0 +1,317 @@
+import type { EventOf, OrcaEvent } from "../../events/types.js";
+import { summarizeArgs } from "../format.js";
+import { sanitize } from "./sanitize.js";
+import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
+
+/** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
+export const DEFAULT_MAX_LINES = 2000;
+/** A streamed line longer than this is broken, so one wrap never measures megabytes. */
+const MAX_LINE_CHARS = 4000;
+
+export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES): DashboardState {
+  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: { input: 0, output: 0, cached: 0 }, seq: 0, scheduler: { running: 0, waiting: 0 } };
+}
+
+function activeKey(agentId: string, callId: string): string {
+  return `${agentId}\u0000${callId}`;
+}
+
+function placeholder(state: DashboardState, id: string, ts: number, parentId?: string): AgentView {
+  return {
+    id,
+    name: id === state.rootAgentId ? "coordinator" : id,
+    task: "",
+    parentId,
+    depth: id === state.rootAgentId ? 0 : 1,
+    status: "running",
+    entries: [],
+    dropped: 0,
+    open: null,
+    streamed: false,
+    steps: 0,
+    tokens: { input: 0, output: 0 },
+    startedAt: ts,
+  };
+}
+
+/** Builds new states through a little mutable draft so one event copies each touched object once. */
+class Draft {
+  agents: Record<string, AgentView>;
+  order: string[];
+  active: Record<string, ActiveCall>;
+  seq: number;
+  private copiedAgents = false;
+  private copiedActive = false;
+  private copiedOrder = false;
+
+  constructor(readonly base: DashboardState) {
+    this.agents = base.agents as Record<string, AgentView>;
+    this.order = base.order as string[];
+    this.active = base.active as Record<string, ActiveCall>;
+    this.seq = base.seq;
+  }
+
+  agent(id: string, ts: number, parentId?: string): AgentView {
+    return this.agents[id] ?? placeholder(this.base, id, ts, parentId);
+  }
+
+  setAgent(agent: AgentView): void {
+    if (!this.copiedAgents) {
+      this.agents = { ...this.agents };
+      this.copiedAgents = true;
+    }
+    if (!this.agents[agent.id] && agent.id !== this.base.rootAgentId) {
+      if (!this.copiedOrder) {
+        this.order = [...this.order];
+        this.copiedOrder = true;
+      }
+      this.order.push(agent.id);
+    }
+    this.agents[agent.id] = agent;
+  }
+
+  setActive(key: string, call: ActiveCall | undefined): void {
+    if (!this.copiedActive) {
+      this.active = { ...this.active };
+      this.copiedActive = true;
+    }
+    if (call) this.active[key] = call;
+    else delete this.active[key];
+  }
+
+  finish(patch: Partial<DashboardState> = {}): DashboardState {
+    return { ...this.base, agents: this.agents, order: this.order, active: this.active, seq: this.seq, ...patch };
+  }
+}
+
+/** Appends entries to the ring, dropping the oldest beyond `max`. */
+function pushEntries(agent: AgentView, add: Entry[], max: number, open: AgentView["open"]): AgentView {
+  const all = agent.entries.concat(add);
+  const cut = Math.max(0, all.length - max);
+  return { ...agent, entries: cut ? all.slice(cut) : all, dropped: agent.dropped + cut, open };
+}
+
+function textEntries(draft: Draft, kind: TextKind, text: string): Entry[] {
+  return sanitize(text)
+    .split("\n")
+    .map((line) => ({ seq: ++draft.seq, kind, text: line }));
+}
+
+/** Streams a delta into the open line of `kind`, starting new lines at each newline. */
+function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", raw: string, max: number): AgentView {
+  const text = sanitize(raw);
+  if (!text) return agent;
+  const parts = text.split("\n");
+  let entries = agent.entries;
+  const last = entries[entries.length - 1];
+  const add: Entry[] = [];
+  let head = parts[0];
+  if (agent.open === kind && last && last.kind === kind) {
+    const joined = last.text + head;
+    if (joined.length <= MAX_LINE_CHARS) {
+      entries = entries.slice(0, -1);
+      head = joined;
+      add.push({ seq: last.seq, kind, text: head });
+    } else add.push({ seq: ++draft.seq, kind, text: head });
+  } else add.push({ seq: ++draft.seq, kind, text: head });
+  for (const part of parts.slice(1)) add.push({ seq: ++draft.seq, kind, text: part });
+  // A very long unbroken line is cut into chunks so wrapping stays cheap.
+  const chunked: Entry[] = [];
+  for (const e of add) {
+    if (e.kind !== "tool" && e.text.length > MAX_LINE_CHARS) {
+      for (let i = 0; i < e.text.length; i += MAX_LINE_CHARS) chunked.push({ seq: i === 0 ? e.seq : ++draft.seq, kind, text: e.text.slice(i, i + MAX_LINE_CHARS) });
+    } else chunked.push(e);
+  }
+  return pushEntries({ ...agent, entries, streamed: agent.streamed || kind === "text" }, chunked, max, kind);
+}
+
+function findTool(agent: AgentView, callId: string): number {
+  for (let i = agent.entries.length - 1; i >= 0; i--) {
+    const e = agent.entries[i];
+    if (e.kind === "tool" && e.callId === callId) return i;
+  }
+  return -1;
+}
+
+function updateTool(agent: AgentView, index: number, patch: Partial<ToolEntry>): AgentView {
+  const entries = agent.entries.slice();
+  entries[index] = { ...(entries[index] as ToolEntry), ...patch };
+  return { ...agent, entries };
+}
+
+function setCallState(draft: Draft, agentId: string, callId: string, state: ToolState): void {
+  const key = activeKey(agentId, callId);
+  const call = draft.active[key];
+  if (call) draft.setActive(key, { ...call, state });
+}
+
+function onToolQueued(draft: Draft, e: EventOf<"tool_queued">, max: number): void {
+  let agent = draft.agent(e.agentId, e.ts, e.parentId);
+  const summary = summarizeArgs(e.name, e.args);
+  const state: ToolState = e.waitsFor.length > 0 ? "waiting" : "queued";
+  const index = findTool(agent, e.callId);
+  if (index >= 0) agent = updateTool(agent, index, { state, waitsFor: e.waitsFor, summary });
+  else {
+    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary, state, queuedAt: e.ts, waitsFor: e.waitsFor };
+    agent = pushEntries(agent, [entry], draft.base.maxLines, null);
+  }
+  draft.setAgent(agent);
+  draft.setActive(activeKey(e.agentId, e.callId), { agentId: e.agentId, callId: e.callId, name: e.name, summary, state, waitsFor: e.waitsFor });
+}
+
+function onToolStarted(draft: Draft, e: EventOf<"tool_started">): void {
+  let agent = draft.agent(e.agentId, e.ts, e.parentId);
+  const index = findTool(agent, e.callId);
+  let summary = "";
+  if (index >= 0) {
+    summary = (agent.entries[index] as ToolEntry).summary;
+    agent = updateTool(agent, index, { state: "running", startedAt: e.ts });
+  } else {
+    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary, state: "running", queuedAt: e.ts, startedAt: e.ts, waitsFor: [] };
+    agent = pushEntries(agent, [entry], draft.base.maxLines, null);
+  }
+  draft.setAgent({ ...agent, currentTool: { callId: e.callId, name: e.name, summary } });
+  const key = activeKey(e.agentId, e.callId);
+  const call = draft.active[key];
+  draft.setActive(key, { ...(call ?? { agentId: e.agentId, callId: e.callId, name: e.name, summary, waitsFor: [] }), state: "running" });
+}
+
+function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
+  let agent = draft.agent(e.agentId, e.ts, e.parentId);
+  const index = findTool(agent, e.callId);
+  const cancelled = !e.ok && /cancel/i.test(e.error ?? e.content);
+  const prior = index >= 0 ? (agent.entries[index] as ToolEntry).state : undefined;
+  const state: ToolState = e.ok ? "ok" : prior === "denied" ? "denied" : cancelled ? "cancelled" : "failed";
+  const error = e.ok ? undefined : sanitize(e.error ?? e.content).split("\n")[0];
+  if (index >= 0) agent = updateTool(agent, index, { state, durationMs: e.durationMs, error });
+  else {
+    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary: "", state, queuedAt: e.ts, durationMs: e.durationMs, error, waitsFor: [] };
+    agent = pushEntries(agent, [entry], draft.base.maxLines, null);
+  }
+  if (agent.currentTool?.callId === e.callId) agent = { ...agent, currentTool: undefined };
+  draft.setAgent(agent);
+  draft.setActive(activeKey(e.agentId, e.callId), undefined);
+  // The current tool falls back to another call of this agent that is still running.
+  if (!agent.currentTool) {
+    const other = Object.values(draft.active).find((c) => c.agentId === e.agentId && c.state === "running");
+    if (other) draft.setAgent({ ...agent, currentTool: { callId: other.callId, name: other.name, summary: other.summary } });
+  }
+}
+
+function setToolState(draft: Draft, agentId: string, callId: string, ts: number, state: ToolState): void {
+  const agent = draft.agent(agentId, ts);
+  const index = findTool(agent, callId);
+  if (index >= 0) draft.setAgent(updateTool(agent, index, { state }));
+  setCallState(draft, agentId, callId, state);
+}
+
+/** The dashboard's state after one event. Pure: the input state is never modified. */
+export function reduce(state: DashboardState, event: OrcaEvent): DashboardState {
+  const draft = new Draft(state);
+  const max = state.maxLines;
+  switch (event.type) {
+    case "session_started":
+      return draft.finish({ session: { ...state.session, id: event.sessionId, model: event.model, workspace: event.workspace, startedAt: state.session.startedAt ?? event.ts } });
+    case "session_finished":
+      return draft.finish({ session: { ...state.session, status: event.status } });
+    case "user_message": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent(pushEntries(agent, textEntries(draft, "user", event.text), max, null));
+      return draft.finish();
+    }
+    case "agent_started": {
+      const known = state.agents[event.agentId];
+      const base = draft.agent(event.agentId, event.ts, event.parentId);
+      let agent: AgentView = {
+        ...base,
+        name: event.name,
+        label: event.label,
+        task: event.task,
+        parentId: event.parentId,
+        depth: event.depth,
+        status: "running",
+        startedAt: known && known.status === "running" ? known.startedAt : event.ts,
+        finishedAt: undefined,
+        open: null,
+      };
+      // The coordinator's task is the user turn, already shown; a sub-agent's task heads its pane.
+      if (event.agentId !== state.rootAgentId) {
+        const head = known ? `— resumed: ${event.task}` : `task: ${event.task}`;
+        agent = pushEntries(agent, textEntries(draft, "notice", head), max, null);
+      }
+      draft.setAgent(agent);
+      return draft.finish();
+    }
+    case "model_request": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent({ ...agent, steps: Math.max(agent.steps, event.step), open: null, streamed: false });
+      return draft.finish();
+    }
+    case "text_delta":
+    case "thinking_delta": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent(streamInto(draft, agent, event.type === "text_delta" ? "text" : "thinking", event.text, max));
+      return draft.finish();
+    }
+    case "assistant_message": {
+      let agent = draft.agent(event.agentId, event.ts, event.parentId);
+      if (!agent.streamed && event.content.trim()) agent = pushEntries(agent, textEntries(draft, "text", event.content), max, null);
+      draft.setAgent({ ...agent, open: null, streamed: false });
+      return draft.finish();
+    }
+    case "tool_queued":
+      onToolQueued(draft, event, max);
+      return draft.finish();
+    case "tool_started":
+      onToolStarted(draft, event);
+      return draft.finish();
+    case "tool_finished":
+      onToolFinished(draft, event);
+      return draft.finish();
+    case "permission_requested":
+      setToolState(draft, event.agentId, event.callId, event.ts, "asking");
+      return draft.finish();
+    case "permission_decided": {
+      const agent = draft.agent(event.agentId, event.ts);
+      const index = findTool(agent, event.callId);
+      const prior = index >= 0 ? (agent.entries[index] as ToolEntry) : undefined;
+      if (event.decision === "deny") setToolState(draft, event.agentId, event.callId, event.ts, "denied");
+      else if (prior?.state === "asking") setToolState(draft, event.agentId, event.callId, event.ts, prior.waitsFor.length ? "waiting" : "queued");
+      return draft.finish();
+    }
+    case "agent_finished": {
+      let agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const tokens = { input: Math.max(agent.tokens.input, event.usage.input), output: Math.max(agent.tokens.output, event.usage.output) };
+      if (event.agentId !== state.rootAgentId || event.status !== "done") {
+        const note = `${event.status === "done" ? "✓ done" : `■ ${event.status}`} · ${event.steps} step${event.steps === 1 ? "" : "s"}`;
+        agent = pushEntries(agent, textEntries(draft, event.status === "done" ? "notice" : "error", note), max, null);
+      }
+      draft.setAgent({ ...agent, status: event.status, steps: Math.max(agent.steps, event.steps), tokens, finishedAt: event.ts, currentTool: undefined, open: null });
+      return draft.finish();
+    }
+    case "usage": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent({ ...agent, tokens: { input: agent.tokens.input + event.input, output: agent.tokens.output + event.output } });
+      const t = state.totals;
+      const cost = event.cost === undefined ? t.cost : (t.cost ?? 0) + event.cost;
+      return draft.finish({ totals: { input: t.input + event.input, output: t.output + event.output, cached: t.cached + event.cached, cost } });
+    }
+    case "compacted": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const note = `context compacted: ${event.beforeTokens} → ${event.afterTokens} tokens (${event.roundsSummarised} rounds summarised)`;
+      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
+      return draft.finish();
+    }
+    case "error": {
+      const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
+      const agent = draft.agent(id, event.ts);
+      draft.setAgent(pushEntries(agent, textEntries(draft, "error", `error (${event.where}): ${event.message}`), max, null));
+      return draft.finish();
+    }
+  }
+}
+
+/** Every sub-agent (not the coordinator), in start order. */
+export function subAgents(state: DashboardState): AgentView[] {
+  return state.order.map((id) => state.agents[id]).filter((a): a is AgentView => Boolean(a));
+}

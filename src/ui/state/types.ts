@@ -1,0 +1,82 @@
+import type { AgentStatus } from "../../events/types.js";
+
+/** A tool call's life as the dashboard shows it. */
+export type ToolState = "queued" | "waiting" | "asking" | "running" | "ok" | "failed" | "denied" | "cancelled";
+
+export type TextKind = "user" | "text" | "thinking" | "notice" | "error";
+
+/** One logical line of a pane's transcript (text entries never contain a newline). */
+export type Entry =
+  | { readonly seq: number; readonly kind: TextKind; readonly text: string }
+  | {
+      readonly seq: number;
+      readonly kind: "tool";
+      readonly callId: string;
+      readonly name: string;
+      /** A one-line digest of the arguments (path, command, pattern…). */
+      readonly summary: string;
+      readonly state: ToolState;
+      readonly queuedAt: number;
+      readonly startedAt?: number;
+      readonly durationMs?: number;
+      readonly error?: string;
+      readonly waitsFor: readonly string[];
+    };
+
+export type ToolEntry = Extract<Entry, { kind: "tool" }>;
+
+export type AgentState = "running" | AgentStatus;
+
+export interface AgentView {
+  readonly id: string;
+  readonly name: string;
+  readonly label?: string;
+  readonly task: string;
+  readonly parentId?: string;
+  readonly depth: number;
+  readonly status: AgentState;
+  /** Bounded ring of logical lines, oldest first. */
+  readonly entries: readonly Entry[];
+  /** How many lines the ring has dropped from its head. */
+  readonly dropped: number;
+  /** The kind of the last entry while it is still being streamed into. */
+  readonly open: "text" | "thinking" | null;
+  /** Text deltas seen since the last assistant_message (so its content is not shown twice). */
+  readonly streamed: boolean;
+  readonly currentTool?: { readonly callId: string; readonly name: string; readonly summary: string };
+  readonly steps: number;
+  readonly tokens: { readonly input: number; readonly output: number };
+  readonly startedAt: number;
+  readonly finishedAt?: number;
+}
+
+/** A call that has not finished yet: what the queue line shows. */
+export interface ActiveCall {
+  readonly agentId: string;
+  readonly callId: string;
+  readonly name: string;
+  readonly summary: string;
+  readonly state: ToolState;
+  readonly waitsFor: readonly string[];
+}
+
+export interface DashboardState {
+  readonly rootAgentId: string;
+  readonly maxLines: number;
+  readonly session: {
+    readonly id?: string;
+    readonly model?: string;
+    readonly workspace?: string;
+    readonly startedAt?: number;
+    readonly status?: string;
+  };
+  readonly agents: Readonly<Record<string, AgentView>>;
+  /** Sub-agent ids in the order they first started. */
+  readonly order: readonly string[];
+  /** Unfinished calls keyed by `agentId \0 callId` (model call ids may repeat across agents). */
+  readonly active: Readonly<Record<string, ActiveCall>>;
+  readonly totals: { readonly input: number; readonly output: number; readonly cached: number; readonly cost?: number };
+  readonly seq: number;
+  /** Running and waiting tool calls, as the scheduler counts them. */
+  readonly scheduler: { readonly running: number; readonly waiting: number };
+}

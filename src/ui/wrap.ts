@@ -1,0 +1,57 @@
+import wrapAnsi from "wrap-ansi";
+import type { Entry } from "./state/types.js";
+
+/** One screen row of a pane. Tool rows are drawn at render time (their spinner moves). */
+export interface Row {
+  readonly key: string;
+  readonly entry: Entry;
+  /** The wrapped text of this row (empty for tool rows). */
+  readonly text: string;
+}
+
+export const PREFIX: Partial<Record<Entry["kind"], string>> = { user: "› " };
+
+interface Wrapped {
+  width: number;
+  rows: readonly Row[];
+}
+
+// Keyed by the entry object: entries are immutable, so a changed line is a new key and an
+// evicted one is collected with its cache. A resize changes `width` and re-wraps lazily.
+const cache = new WeakMap<Entry, Wrapped>();
+
+export function rowsOf(entry: Entry, width: number): readonly Row[] {
+  const hit = cache.get(entry);
+  if (hit && hit.width === width) return hit.rows;
+  let rows: Row[];
+  if (entry.kind === "tool") rows = [{ key: `${entry.seq}`, entry, text: "" }];
+  else {
+    const prefix = PREFIX[entry.kind] ?? "";
+    const inner = Math.max(1, width - prefix.length);
+    const lines = entry.text === "" ? [""] : wrapAnsi(entry.text, inner, { hard: true, trim: false }).split("\n");
+    rows = lines.map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: (i === 0 ? prefix : " ".repeat(prefix.length)) + line }));
+  }
+  cache.set(entry, { width, rows });
+  return rows;
+}
+
+/** The last `height` rows of a transcript; wraps only the entries it needs. */
+export function tailRows(entries: readonly Entry[], width: number, height: number): Row[] {
+  if (height <= 0) return [];
+  const out: Row[][] = [];
+  let count = 0;
+  for (let i = entries.length - 1; i >= 0 && count < height; i--) {
+    const rows = rowsOf(entries[i], width);
+    out.push(rows as Row[]);
+    count += rows.length;
+  }
+  const flat = out.reverse().flat();
+  return flat.slice(Math.max(0, flat.length - height));
+}
+
+/** Every row of a transcript (for the zoomed view). */
+export function allRows(entries: readonly Entry[], width: number): Row[] {
+  const out: Row[] = [];
+  for (const entry of entries) for (const row of rowsOf(entry, width)) out.push(row);
+  return out;
+}
