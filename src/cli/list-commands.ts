@@ -1,5 +1,5 @@
 import { loadEnvironment } from "../orchestrator/create.js";
-import { McpManager } from "../mcp/manager.js";
+import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import type { CliArgs } from "./args.js";
@@ -66,7 +66,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
 }
 
 async function listMcp(
-  servers: ConstructorParameters<typeof McpManager>[0]["servers"],
+  servers: Record<string, McpServerConfig>,
   workspace: Workspace,
   out: (line?: string) => void,
   detailed: boolean,
@@ -75,6 +75,7 @@ async function listMcp(
     out(detailed ? "mcp servers: none configured (mcp_servers in config.yaml, or .mcp.json)" : "mcp tools: none");
     return 0;
   }
+  const { McpManager } = await import("../mcp/manager.js");
   const manager = new McpManager({ servers, workspace, clientName: "orca" });
   try {
     await manager.start();

@@ -4,7 +4,7 @@ import path from "node:path";
 import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
 import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
-import { McpManager } from "../mcp/manager.js";
+import type { McpManager } from "../mcp/manager.js";
 import { loadMcpJson } from "../mcp/mcp-json.js";
 import type { Model } from "../model/model.js";
 import { OpenAIModel } from "../model/openai.js";
@@ -96,8 +96,9 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   };
 
   const shells = new ShellManager();
+  // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
-    ? new McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
+    ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
     : null;
   const ready = mcp ? mcp.start() : Promise.resolve();
 

@@ -1,0 +1,222 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { OrcaEvent } from "../../src/events/types.js";
+import type { Orchestra } from "../../src/orchestrator/create.js";
+import { startScriptedServer, toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, expectValidHistories, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { testOrchestra } from "../fixtures/orchestra.js";
+
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+let orchestra: Orchestra | undefined;
+
+afterEach(async () => {
+  await orchestra?.session.close();
+  await server?.close();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+  orchestra = undefined;
+});
+
+const delegate = (agent: string, task: string, label?: string) => ({ name: "delegate", args: { agent, task, ...(label ? { label } : {}) } });
+const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
+const lastTool = (r: RecordedRequest) => r.body.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
+
+function collect(o: Orchestra): OrcaEvent[] {
+  const events: OrcaEvent[] = [];
+  o.session.bus.subscribe((e) => events.push(e));
+  return events;
+}
+
+describe("delegation", () => {
+  it("runs three sub-agents concurrently with isolated histories and whitelisted tools", async () => {
+    const SECRET_CONTEXT = "coordinator-only context 7f3a";
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [delegate("explorer", "find A", "a"), delegate("explorer", "find B", "b"), delegate("tester", "run C", "c")] },
+          { text: "all three reported" },
+        ],
+        "explorer-1": [{ text: "A is in a.ts", delayMs: 400 }],
+        "explorer-2": [{ text: "B is in b.ts", delayMs: 400 }],
+        "tester-1": [{ text: "C passes", delayMs: 400 }],
+      }),
+    );
+    ws = tempWorkspace({ "a.ts": "A\n" });
+    orchestra = await testOrchestra(ws, server.url);
+    const events = collect(orchestra);
+    const result = await orchestra.session.run(`do three things. ${SECRET_CONTEXT}`);
+    expect(result.status).toBe("done");
+    expect(result.result).toBe("all three reported");
+
+    const subs = ["explorer-1", "explorer-2", "tester-1"].map((id) => requestsOf(server!, id)[0]!);
+    // Overlap at the server: every sub-agent's request arrived before any of them was answered.
+    const lastArrival = Math.max(...subs.map((r) => r.receivedAt));
+    const firstFinish = Math.min(...subs.map((r) => r.finishedAt ?? Infinity));
+    expect(lastArrival).toBeLessThan(firstFinish);
+
+    for (const r of subs) {
+      expect(JSON.stringify(r.body.messages)).not.toContain(SECRET_CONTEXT);
+      expect(r.body.messages).toHaveLength(2);
+    }
+    expect(toolNames(subs[0]!).sort()).toEqual(["get_skill", "glob", "grep", "list_dir", "read_file"]);
+    expect(toolNames(subs[2]!)).toContain("bash");
+    expect(toolNames(subs[2]!)).not.toContain("write_file");
+    expect(toolNames(subs[0]!)).not.toContain("delegate");
+
+    const coordinatorFinal = requestsOf(server, "coordinator")[1]!;
+    const results = coordinatorFinal.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
+    expect(results).toHaveLength(3);
+    expect(results[0]).toMatch(/status: done/);
+    expect(results[0]).toContain("A is in a.ts");
+    expect(results[2]).toContain("C passes");
+    expectValidHistories(server.requests);
+
+    const started = events.filter((e) => e.type === "agent_started" && e.agentId !== "coordinator");
+    expect(started.map((e) => e.parentId)).toEqual(["coordinator", "coordinator", "coordinator"]);
+    expect(orchestra.session.agents().map((a) => [a.id, a.status])).toEqual([
+      ["coordinator", "done"],
+      ["explorer-1", "done"],
+      ["explorer-2", "done"],
+      ["tester-1", "done"],
+    ]);
+  });
+
+  it("refuses a call to a tool outside the sub-agent's whitelist, and nothing happens on disk", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("explorer", "look")] }, { text: "ok" }],
+        "explorer-1": [{ toolCalls: [{ name: "write_file", args: { path: "pwned.txt", content: "x" } }] }, { text: "could not write" }],
+      }),
+    );
+    ws = tempWorkspace();
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    await orchestra.session.run("go");
+    expect(lastTool(requestsOf(server, "explorer-1")[1]!)).toMatch(/not available to agent explorer/);
+    expect(fs.existsSync(ws.file("pwned.txt"))).toBe(false);
+  });
+
+  it("two sub-agents editing different lines of one file both land", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("editor", "edit line 1"), delegate("editor", "edit line 3")] }, { text: "both edited" }],
+        "editor-1": [{ toolCalls: [{ name: "edit_file", args: { path: "f.txt", old_string: "one", new_string: "ONE" } }] }, { text: "done 1" }],
+        "editor-2": [{ toolCalls: [{ name: "edit_file", args: { path: "f.txt", old_string: "three", new_string: "THREE" } }] }, { text: "done 3" }],
+      }),
+    );
+    ws = tempWorkspace({ "f.txt": "one\ntwo\nthree\n" });
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const result = await orchestra.session.run("edit");
+    expect(result.status).toBe("done");
+    expect(ws.read("f.txt")).toBe("ONE\ntwo\nTHREE\n");
+    const final = requestsOf(server, "coordinator")[1]!;
+    expect(final.body.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      expect.stringContaining("files changed: f.txt"),
+      expect.stringContaining("files changed: f.txt"),
+    ]);
+  });
+
+  it("cancelling one sub-agent mid-stream returns cancelled to the coordinator, which finishes; it can be resumed", async () => {
+    let cancelSent = false;
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [delegate("explorer", "slow one"), delegate("explorer", "quick one")] },
+          { text: "one was cancelled, one answered" },
+          { toolCalls: [{ name: "delegate", args: { resume: "explorer-1", task: "carry on" } }] },
+          { text: "resumed and finished" },
+        ],
+        "explorer-1": [
+          () => {
+            // Cancel once the stream has started; the stream itself takes 5 s.
+            setTimeout(() => {
+              cancelSent = true;
+              orchestra!.session.cancel("explorer-1");
+            }, 300);
+            return { text: "x".repeat(500), chunkChars: 5, chunkDelayMs: 50 };
+          },
+          { text: "finished after resume" },
+        ],
+        "explorer-2": [{ text: "quick answer", delayMs: 100 }],
+      }),
+    );
+    ws = tempWorkspace();
+    orchestra = await testOrchestra(ws, server.url);
+    const first = await orchestra.session.run("two lookups");
+    expect(cancelSent).toBe(true);
+    expect(first.status).toBe("done");
+    expect(first.result).toBe("one was cancelled, one answered");
+    const results = requestsOf(server, "coordinator")[1]!.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
+    expect(results[0]).toMatch(/status: cancelled/);
+    expect(results[1]).toMatch(/status: done/);
+    expect(results[1]).toContain("quick answer");
+
+    const second = await orchestra.session.run("resume the slow one");
+    expect(second.result).toBe("resumed and finished");
+    const resumed = requestsOf(server, "explorer-1")[1]!;
+    const texts = resumed.body.messages.map((m) => `${m.role}:${m.content ?? ""}`);
+    expect(texts[1]).toBe("user:slow one");
+    expect(texts.at(-1)).toBe("user:carry on");
+    expectValidHistories(server.requests);
+  });
+
+  it("cancelling the run during a sub-agent's sleep stops everything within a second and leaves no sleep process", async () => {
+    const marker = `orca-sleep-${process.pid}-${Date.now()}`;
+    let sleeping!: () => void;
+    const sleepStarted = new Promise<void>((r) => (sleeping = r));
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("tester", "sleep"), delegate("explorer", "stream")] }],
+        "tester-1": [
+          () => {
+            setTimeout(sleeping, 500);
+            return { toolCalls: [{ name: "bash", args: { command: `exec -a ${marker} sleep 30` } }] };
+          },
+        ],
+        "explorer-1": [{ text: "y".repeat(1000), chunkChars: 2, chunkDelayMs: 30 }],
+      }),
+    );
+    ws = tempWorkspace();
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const events = collect(orchestra);
+    const running = orchestra.session.run("sleep and stream");
+    await sleepStarted;
+    expect(processesMatching(marker)).toBeGreaterThan(0);
+    const cancelledAt = Date.now();
+    orchestra.session.cancel();
+    const result = await running;
+    const stoppedMs = Date.now() - cancelledAt;
+    expect(result.status).toBe("cancelled");
+    expect(stoppedMs).toBeLessThan(5_000); // a hang guard; the benchmark measures the real latency
+    expect(processesMatching(marker)).toBe(0);
+    const finished = events.filter((e) => e.type === "agent_finished");
+    expect(finished.map((e) => [e.agentId, e.type === "agent_finished" && e.status]).sort()).toEqual([
+      ["coordinator", "cancelled"],
+      ["explorer-1", "cancelled"],
+      ["tester-1", "cancelled"],
+    ]);
+    const sleepResult = events.find((e) => e.type === "tool_finished" && e.name === "bash");
+    expect(sleepResult && sleepResult.type === "tool_finished" && sleepResult.content).toMatch(/cancelled/);
+  });
+
+  it("sub-agents cannot delegate unless whitelisted, and depth is bounded", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("explorer", "try to delegate")] }, { text: "ok" }],
+        "explorer-1": [{ toolCalls: [delegate("editor", "nested")] }, { text: "could not" }],
+      }),
+    );
+    ws = tempWorkspace();
+    orchestra = await testOrchestra(ws, server.url);
+    await orchestra.session.run("go");
+    expect(lastTool(requestsOf(server, "explorer-1")[1]!)).toMatch(/not available to agent explorer/);
+    expect(orchestra.session.agents().map((a) => a.id)).toEqual(["coordinator", "explorer-1"]);
+  });
+});
+
+function processesMatching(marker: string): number {
+  const out = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+  return out.split("\n").filter((line) => line.startsWith(marker)).length;
+}
