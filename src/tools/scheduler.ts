@@ -94,6 +94,7 @@ export class Scheduler {
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => {
         if (entry.state !== "waiting") return;
+        this.unwatch(signal, onAbort);
         entry.state = "cancelled";
         this.waitingCount--;
         this.release(entry);
@@ -105,7 +106,9 @@ export class Scheduler {
         void this.queue.add(async () => {
           // A call cancelled while it sat in the p-queue has already been released.
           if (entry.state !== "waiting") return;
-          signal.removeEventListener("abort", onAbort);
+          // Released by a sibling's cancel in the same abort dispatch, before its own callback ran.
+          if (signal.aborted) return onAbort();
+          this.unwatch(signal, onAbort);
           entry.state = "running";
           this.waitingCount--;
           this.runningCount++;
@@ -137,7 +140,7 @@ export class Scheduler {
       this.changed();
       if (entry.blockers === 0) entry.launch();
       // Only a call that did not start at once needs to hear about a cancel.
-      if (entry.state === "waiting") signal.addEventListener("abort", onAbort, { once: true });
+      if (entry.state === "waiting") this.watch(signal, onAbort);
     });
   }
 
@@ -185,6 +188,36 @@ export class Scheduler {
       if (waiter.state !== "waiting") continue;
       waiter.blockers--;
       if (waiter.blockers === 0) waiter.launch();
+    }
+  }
+
+  /**
+   * One abort listener per signal, however many calls wait on it: an agent's signal is shared by
+   * all its calls, and Node warns about a possible leak past ten listeners on one signal.
+   */
+  private readonly watchers = new WeakMap<AbortSignal, { callbacks: Set<() => void>; listener: () => void }>();
+
+  private watch(signal: AbortSignal, callback: () => void): void {
+    let watcher = this.watchers.get(signal);
+    if (!watcher) {
+      const callbacks = new Set<() => void>();
+      const listener = (): void => {
+        for (const cb of [...callbacks]) cb();
+      };
+      watcher = { callbacks, listener };
+      this.watchers.set(signal, watcher);
+      signal.addEventListener("abort", listener, { once: true });
+    }
+    watcher.callbacks.add(callback);
+  }
+
+  private unwatch(signal: AbortSignal, callback: () => void): void {
+    const watcher = this.watchers.get(signal);
+    if (!watcher) return;
+    watcher.callbacks.delete(callback);
+    if (watcher.callbacks.size === 0) {
+      signal.removeEventListener("abort", watcher.listener);
+      this.watchers.delete(signal);
     }
   }
 

@@ -320,3 +320,36 @@ describe("Scheduler", () => {
     expect(() => new Scheduler({ maxConcurrency: 0 })).toThrow(/max_concurrency/);
   });
 });
+
+describe("Scheduler cancellation through a shared signal", () => {
+  it("cancels every waiting call of an agent, even ones waiting on each other, without running any", async () => {
+    const h = harness(8);
+    const blocker = h.submit(writes("/ws/a"), { agentId: "other" });
+    const agent = new AbortController();
+    // Twelve chained writes on one signal: more listeners than Node allows without a leak warning.
+    const first = h.submit(writes("/ws/a", "/ws/b"), { signal: agent.signal });
+    const chain = [first, ...Array.from({ length: 12 }, () => h.submit(writes("/ws/a"), { signal: agent.signal }))];
+    // These wait only for calls of the same agent: cancelling `first` frees them before their own cancel.
+    chain.push(h.submit(writes("/ws/b"), { signal: agent.signal }));
+    chain.push(h.submit(reads("/ws/b"), { signal: agent.signal }));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      agent.abort();
+      const outcomes = await Promise.allSettled(chain.map((c) => c.result));
+      expect(outcomes.every((o) => o.status === "rejected" && o.reason instanceof CancelledError)).toBe(true);
+      await flush();
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(h.started).toEqual([blocker.callId]);
+    const after = h.submit(writes("/ws/a"));
+    expect(h.queued(after.callId)).toMatchObject({ waitsFor: [blocker.callId] });
+    blocker.finish();
+    after.finish();
+    await Promise.all([blocker.result, after.result]);
+    expect(h.started).toEqual([blocker.callId, after.callId]);
+  });
+});
