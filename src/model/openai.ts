@@ -104,8 +104,10 @@ export class OpenAIModel implements Model {
       const assembler = new StreamAssembler();
       armIdle();
       for await (const chunk of sdkStream) {
-        armIdle();
+        // The silence that counts is the server's, not a consumer slow to pull the next event.
+        clearTimeout(idleTimer);
         for (const event of assembler.push(chunk as WireChunk)) yield event;
+        armIdle();
       }
       clearTimeout(idleTimer);
       // The SDK ends an aborted stream silently, as if it were complete.

@@ -313,6 +313,54 @@ describe("OpenAIModel over the real SDK and HTTP", () => {
     expect((error as ModelError).message).toContain("sent nothing");
   });
 
+  it("reports an error event inside the stream as a server error", async () => {
+    // OpenRouter and vLLM send `data: {"error": …}` after a 200; the scripted server cannot.
+    const raw = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "par" }, finish_reason: null }] })}\n\n`);
+        res.end(`data: ${JSON.stringify({ error: { message: "upstream overloaded", code: 502 } })}\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    try {
+      const model = new OpenAIModel({ name: "m", baseURL: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`, maxRetries: 0 });
+      const { events, error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+      expect(texts(events)).toBe("par");
+      expect((error as ModelError).kind).toBe("server");
+      expect((error as ModelError).message).toContain("upstream overloaded");
+    } finally {
+      raw.closeAllConnections();
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
+  });
+
+  it("serves concurrent streams from one model, each with its own answer", async () => {
+    server = await startScriptedServer((req) => {
+      const last = req.body.messages.at(-1)?.content ?? "";
+      return { text: `answer to ${last}`, chunkChars: 2, chunkDelayMs: 5 };
+    });
+    const model = new OpenAIModel({ name: "m", baseURL: server.url, maxRetries: 0 });
+    const asks = ["one", "two", "three"];
+    const results = await Promise.all(
+      asks.map(async (ask) => texts(await collect(model.stream(request({ messages: [{ role: "user", content: ask }] }), new AbortController().signal)))),
+    );
+    expect(results).toEqual(asks.map((ask) => `answer to ${ask}`));
+  });
+
+  it("says so when there is no API key for OpenAI itself, before any request", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    try {
+      const model = new OpenAIModel({ name: "gpt-4o" });
+      const { error } = await collectUntilError(model.stream(request(), new AbortController().signal));
+      expect((error as ModelError).kind).toBe("auth");
+      expect((error as ModelError).message).toContain("OPENAI_API_KEY");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it("reports an unreachable endpoint as a connection error", async () => {
     // A port that was just free: nothing listens there.
     const probe = http.createServer();
