@@ -33,7 +33,8 @@ export function splitAllowedTools(value: string): string[] {
  *
  *   Read → read_file        Write → write_file      Edit, MultiEdit → edit_file
  *   Grep → grep             Glob → glob             LS → list_dir
- *   Bash → bash             Bash(git diff:*) → bash(git diff *)   (Claude's legacy prefix form)
+ *   Bash → bash             Bash(git diff:*) → bash(git diff) + bash(git diff *)
+ *                           (Claude's `prefix:*` means the prefix alone or followed by arguments)
  *   Bash(npm test) → bash(npm test)                 Read(src/**) → read_file(src/**)
  */
 const CLAUDE_TO_ORCA: Record<string, string> = {
@@ -49,16 +50,18 @@ const CLAUDE_TO_ORCA: Record<string, string> = {
 
 const ENTRY = /^([A-Za-z][\w-]*)(?:\((.*)\))?$/s;
 
-function mapOne(entry: string): string {
+function mapOne(entry: string): string[] {
   const match = ENTRY.exec(entry.trim());
-  if (!match) return entry.trim();
+  if (!match) return [entry.trim()];
   const [, tool, pattern] = match;
   const mapped = CLAUDE_TO_ORCA[tool];
-  if (!mapped) return entry.trim();
-  if (pattern === undefined) return mapped;
-  // Claude's `prefix:*` means "commands starting with prefix"; orca writes that as `prefix *`.
-  const orcaPattern = mapped === "bash" ? pattern.trim().replace(/:\*$/, " *") : pattern.trim();
-  return `${mapped}(${orcaPattern})`;
+  if (!mapped) return [entry.trim()];
+  if (pattern === undefined) return [mapped];
+  const trimmed = pattern.trim();
+  const prefix = mapped === "bash" && /^(.*\S):\*$/s.exec(trimmed);
+  // orca's `*` matches any run of characters, so `prefix*` would also allow `git diffx`.
+  if (prefix) return [`bash(${prefix[1]})`, `bash(${prefix[1]} *)`];
+  return [`${mapped}(${trimmed})`];
 }
 
 /** Maps Claude-Code-style entries to orca permission rules; orca names pass through. Deduplicated. */
@@ -66,8 +69,7 @@ export function mapAllowedTools(list: string[]): string[] {
   const out: string[] = [];
   for (const entry of list) {
     if (!entry.trim()) continue;
-    const mapped = mapOne(entry);
-    if (!out.includes(mapped)) out.push(mapped);
+    for (const mapped of mapOne(entry)) if (!out.includes(mapped)) out.push(mapped);
   }
   return out;
 }
