@@ -8,6 +8,8 @@ export function agentIcon(status: AgentState, frame: number): { icon: string; co
   switch (status) {
     case "running":
       return { icon: SPINNER[frame % SPINNER.length], color: "cyan" };
+    case "idle":
+      return { icon: "●", color: "gray" };
     case "done":
       return { icon: "✓", color: "green" };
     case "failed":
@@ -82,7 +84,8 @@ export function AgentPane({ agent, rows, width, height, focused, frame, now, not
         {agent.label ? <Text color="magenta"> [{agent.label}]</Text> : null}
         <Text color="gray">
           {" "}
-          {agent.status} · {elapsed}
+          {agent.status}
+          {agent.status === "idle" ? "" : ` · ${elapsed}`}
           {agent.steps ? ` · step ${agent.steps}` : ""}
           {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
         </Text>

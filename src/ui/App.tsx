@@ -356,7 +356,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
           note={`zoom${scroll ? ` · ↑${scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`}
         />
       ) : (
-        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} />
+        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} />
       )}
       <QueueLine state={state} />
       <InputBox

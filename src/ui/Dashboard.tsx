@@ -11,6 +11,8 @@ export interface DashboardProps {
   focus: string | null;
   frame: number;
   now: number;
+  /** Whether a run is in progress: the coordinator's status follows it. */
+  busy: boolean;
 }
 
 function coordinatorOf(state: DashboardState): AgentView {
@@ -20,7 +22,7 @@ function coordinatorOf(state: DashboardState): AgentView {
       name: "coordinator",
       task: "",
       depth: 0,
-      status: "done",
+      status: "idle",
       entries: [],
       dropped: 0,
       open: null,
@@ -40,8 +42,16 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** The body: the coordinator pane, the sub-agent grid, the folded finished sub-agents. */
-export function Dashboard({ state, layout, focus, frame, now }: DashboardProps): React.JSX.Element {
-  const coordinator = coordinatorOf(state);
+/** The coordinator as shown: its status follows the run, whatever events the core sends for it. */
+export function coordinatorView(state: DashboardState, busy: boolean): AgentView {
+  const agent = coordinatorOf(state);
+  if (busy && agent.status !== "running") return { ...agent, status: "running", finishedAt: undefined };
+  if (!busy && agent.status === "running") return { ...agent, status: "idle" };
+  return agent;
+}
+
+export function Dashboard({ state, layout, focus, frame, now, busy }: DashboardProps): React.JSX.Element {
+  const coordinator = coordinatorView(state, busy);
   const inner = layout.width - 2;
   const coordinatorRows = tailRows(coordinator.entries, inner, layout.coordinatorHeight - 3);
   const { grid } = layout;

@@ -23,7 +23,7 @@ function placeholder(state: DashboardState, id: string, ts: number, parentId?: s
     task: "",
     parentId,
     depth: id === state.rootAgentId ? 0 : 1,
-    status: "running",
+    status: id === state.rootAgentId ? "idle" : "running",
     entries: [],
     dropped: 0,
     open: null,

@@ -25,7 +25,8 @@ export type Entry =
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
 
-export type AgentState = "running" | AgentStatus;
+/** "idle": the coordinator between runs. */
+export type AgentState = "idle" | "running" | AgentStatus;
 
 export interface AgentView {
   readonly id: string;

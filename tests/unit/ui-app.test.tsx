@@ -1,0 +1,210 @@
+import { render } from "ink-testing-library";
+import React from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { App } from "../../src/ui/App.js";
+import { DialogApprover } from "../../src/ui/dialog-approver.js";
+import { TestSession } from "./ui-session.js";
+
+const ESC = "\u001B";
+const TAB = "\t";
+const SHIFT_TAB = "\u001B[Z";
+const ENTER = "\r";
+const PGUP = "\u001B[5~";
+const CTRL_C = "\u0003";
+
+type Rendered = ReturnType<typeof render>;
+let mounted: Rendered[] = [];
+
+function mount(opts: { demo?: boolean; initialPrompt?: string } = {}) {
+  const session = new TestSession();
+  const approver = new DialogApprover();
+  const exits: number[] = [];
+  const r = render(<App session={session} approver={approver} demo={opts.demo} initialPrompt={opts.initialPrompt} onExit={(c) => exits.push(c)} />);
+  mounted.push(r);
+  const frame = (): string => r.lastFrame() ?? "";
+  const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), { timeout: 5000 });
+  const notSee = (text: string) => vi.waitFor(() => expect(frame()).not.toContain(text), { timeout: 5000 });
+  // Each key is its own chunk, as a terminal sends them; let Ink and React settle between keys.
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      r.stdin.write(k);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  };
+  return { session, approver, r, frame, see, notSee, press, exits };
+}
+
+afterEach(() => {
+  for (const r of mounted) r.unmount();
+  mounted = [];
+});
+
+describe("dashboard", () => {
+  it("shows the header with model, session and the demo badge", async () => {
+    const { see } = mount({ demo: true });
+    await see("SCRIPTED DEMO");
+    await see("test-model");
+    await see("session sess-123");
+  });
+
+  it("adds a pane with name and label when a sub-agent starts, and streams its text", async () => {
+    const { session, see } = mount();
+    session.startAgent("a1", "explorer", "auth module");
+    await see("explorer [auth module]");
+    session.emit({ type: "text_delta", agentId: "a1", text: "Reading the " });
+    session.emit({ type: "text_delta", agentId: "a1", text: "login flow" });
+    await see("Reading the login flow");
+    session.emit({ type: "text_delta", agentId: "root", text: "Delegating now" });
+    await see("Delegating now");
+  });
+
+  it("draws one line per tool call with its state and duration", async () => {
+    const { session, see } = mount();
+    session.emit({ type: "tool_queued", agentId: "root", callId: "c1", name: "write_file", args: { path: "src/a.ts" }, access: { reads: [], writes: ["/w/src/a.ts"] }, waitsFor: [] });
+    session.emit({ type: "tool_queued", agentId: "root", callId: "c2", name: "edit_file", args: { path: "src/a.ts" }, access: { reads: [], writes: ["/w/src/a.ts"] }, waitsFor: ["c1"] });
+    await see("◌ edit_file src/a.ts waits for c1");
+    await see("◌ write_file src/a.ts");
+    await see("waits for write_file src/a.ts");
+    session.emit({ type: "tool_started", agentId: "root", callId: "c1", name: "write_file" });
+    await see("1 running");
+    session.emit({ type: "tool_finished", agentId: "root", callId: "c1", name: "write_file", ok: true, content: "ok", durationMs: 1234 });
+    await see("✓ write_file src/a.ts 1.2s");
+    session.emit({ type: "tool_started", agentId: "root", callId: "c2", name: "edit_file" });
+    session.emit({ type: "tool_finished", agentId: "root", callId: "c2", name: "edit_file", ok: false, content: "Error: no match", error: "no match", durationMs: 5 });
+    await see("✗ edit_file src/a.ts 5ms — no match");
+  });
+
+  it("shows the current tool of a sub-agent and collapses it to one line when it finishes", async () => {
+    const { session, see, notSee } = mount();
+    session.startAgent("a1", "explorer", "scan");
+    session.emit({ type: "tool_queued", agentId: "a1", callId: "g", name: "grep", args: { pattern: "TODO" }, access: { reads: ["/w"], writes: [] }, waitsFor: [] });
+    session.emit({ type: "tool_started", agentId: "a1", callId: "g", name: "grep" });
+    await see("running");
+    await vi.waitFor(() => expect(mountedFrame()).toMatch(/explorer \[scan\] running .* grep TODO/));
+    session.emit({ type: "agent_finished", agentId: "a1", parentId: "root", status: "done", result: "found 3", steps: 2, usage: { input: 10, output: 5, cached: 0 }, filesChanged: [] });
+    await see("✓ explorer [scan] done · 2 steps");
+    await notSee("task: look around");
+  });
+
+  it("submits with Enter, keeps pasted newlines and recalls history with ↑", async () => {
+    const { session, press, see } = mount();
+    await press("first line\rsecond line");
+    await see("second line");
+    expect(session.runs).toEqual([]);
+    await press(ENTER);
+    await vi.waitFor(() => expect(session.runs).toEqual(["first line\nsecond line"]));
+    session.finishRun();
+    await press("\u001B[A");
+    await see("› first line");
+  });
+
+  it("moves focus with Tab and Shift+Tab", async () => {
+    const { session, press, see } = mount();
+    session.startAgent("a1", "explorer");
+    session.startAgent("a2", "editor");
+    await see("editor");
+    await press(TAB);
+    await see("Esc stop explorer");
+    await press(TAB);
+    await see("Esc stop editor");
+    await press(SHIFT_TAB);
+    await see("Esc stop explorer");
+  });
+
+  it("Esc with the coordinator focused cancels the whole run", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    await vi.waitFor(() => expect(session.busy).toBe(true));
+    await see("Esc cancel run");
+    await press(ESC);
+    await vi.waitFor(() => expect(session.cancels).toEqual([undefined]));
+  });
+
+  it("Esc with a sub-agent focused cancels that sub-agent only", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    session.startAgent("a1", "explorer");
+    session.startAgent("a2", "editor");
+    await see("editor");
+    await press(TAB, TAB);
+    await see("Esc stop editor");
+    await press(ESC);
+    await vi.waitFor(() => expect(session.cancels).toEqual(["a2"]));
+    expect(session.busy).toBe(true);
+  });
+
+  it("zooms a pane with z to its whole transcript, scrolls with PgUp, and Esc only leaves the zoom", async () => {
+    const { session, press, see, notSee, frame } = mount({ initialPrompt: "go" });
+    session.startAgent("a1", "explorer");
+    session.startAgent("a2", "editor");
+    for (let i = 0; i < 120; i++) session.emit({ type: "text_delta", agentId: "a1", text: `finding ${i}\n` });
+    await see("finding 119");
+    expect(frame()).not.toMatch(/finding 0\s/);
+    await press(TAB);
+    await see("Esc stop explorer");
+    await press("z");
+    await see("PgUp/PgDn");
+    await press(PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP);
+    await see("task: look around");
+    await vi.waitFor(() => expect(frame()).toMatch(/finding 0\s/));
+    await press(ESC);
+    await notSee("PgUp/PgDn");
+    await see("editor");
+    expect(session.cancels).toEqual([]);
+  });
+
+  it("Enter on an empty input zooms the focused sub-agent pane", async () => {
+    const { session, press, see } = mount();
+    session.startAgent("a1", "explorer");
+    await see("explorer");
+    await press(TAB, ENTER);
+    await see("zoom");
+    expect(session.runs).toEqual([]);
+  });
+
+  it("Ctrl+C cancels a running run, a second one within 2 s exits with 130", async () => {
+    const { session, press, exits, see } = mount({ initialPrompt: "long task" });
+    await vi.waitFor(() => expect(session.busy).toBe(true));
+    // Keep the run alive after the cancel to model a slow stop.
+    session.cancel = (id?: string) => void session.cancels.push(id);
+    await press(CTRL_C);
+    await see("Ctrl+C again to exit");
+    expect(session.cancels).toEqual([undefined]);
+    expect(exits).toEqual([]);
+    await press(CTRL_C);
+    await vi.waitFor(() => expect(exits).toEqual([130]));
+  });
+
+  it("Ctrl+C when idle exits with 0", async () => {
+    const { press, exits } = mount();
+    await press(CTRL_C);
+    await vi.waitFor(() => expect(exits).toEqual([0]));
+  });
+
+  it("exits with 130 when the last run was cancelled", async () => {
+    const { session, press, exits } = mount({ initialPrompt: "x" });
+    await vi.waitFor(() => expect(session.busy).toBe(true));
+    await press(ESC);
+    await vi.waitFor(() => expect(session.busy).toBe(false));
+    await press(CTRL_C);
+    await vi.waitFor(() => expect(exits).toEqual([130]));
+  });
+
+  it("shows scheduler counts in the queue line", async () => {
+    const { session, see } = mount();
+    session.setCounts({ running: 3, waiting: 2 });
+    await see("3 running · 2 waiting");
+  });
+
+  it("redraws at the new size on resize", async () => {
+    const { r, see, frame } = mount();
+    await see("Ask orca");
+    const widthOf = () => Math.max(...frame().split("\n").map((l) => l.length));
+    expect(widthOf()).toBe(100);
+    Object.defineProperty(r.stdout, "columns", { get: () => 60, configurable: true });
+    r.stdout.emit("resize");
+    await vi.waitFor(() => expect(widthOf()).toBe(60));
+  });
+});
+
+function mountedFrame(): string {
+  return mounted.at(-1)?.lastFrame() ?? "";
+}

@@ -1,0 +1,72 @@
+import { EventBus } from "../../src/events/bus.js";
+import type { EventInput } from "../../src/events/types.js";
+import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
+
+/**
+ * A stand-in for the session in dashboard component tests: a real EventBus the test emits into,
+ * runs that stay open until the test (or a cancel) settles them, and a record of cancels.
+ */
+export class TestSession implements SessionApi {
+  readonly id = "sess-1234abcd";
+  readonly bus = new EventBus(this.id);
+  readonly workspaceRoot = "/tmp/ws";
+  readonly modelName = "test-model";
+  readonly rootAgentId = "root";
+  readonly runs: string[] = [];
+  readonly cancels: (string | undefined)[] = [];
+  private pending: ((r: RunResult) => void) | undefined;
+  private counts: SchedulerCounts = { running: 0, waiting: 0 };
+  private schedulerListeners = new Set<(c: SchedulerCounts) => void>();
+
+  get busy(): boolean {
+    return this.pending !== undefined;
+  }
+
+  run(text: string): Promise<RunResult> {
+    this.runs.push(text);
+    this.bus.emit({ type: "user_message", agentId: this.rootAgentId, text });
+    return new Promise((resolve) => {
+      this.pending = resolve;
+    });
+  }
+
+  /** Settles the open run. */
+  finishRun(status: RunResult["status"] = "done"): void {
+    const resolve = this.pending;
+    this.pending = undefined;
+    resolve?.({ status, result: "", usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
+  }
+
+  cancel(scopeId?: string): void {
+    this.cancels.push(scopeId);
+    if (scopeId === undefined || scopeId === this.rootAgentId) this.finishRun("cancelled");
+  }
+
+  agents(): AgentSummary[] {
+    return [];
+  }
+
+  schedulerCounts(): SchedulerCounts {
+    return this.counts;
+  }
+
+  setCounts(counts: SchedulerCounts): void {
+    this.counts = counts;
+    for (const l of this.schedulerListeners) l(counts);
+  }
+
+  onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void {
+    this.schedulerListeners.add(listener);
+    return () => this.schedulerListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {}
+
+  emit(event: EventInput): void {
+    this.bus.emit(event);
+  }
+
+  startAgent(id: string, name: string, label?: string, task = "look around"): void {
+    this.emit({ type: "agent_started", agentId: id, parentId: this.rootAgentId, name, label, task, tools: ["read_file"], depth: 1, model: "m", system: "sys" });
+  }
+}
