@@ -58,7 +58,10 @@ export function renderSkillsIndex(skills: Skill[], maxChars: number): string {
 export function renderSkillContent(skill: Skill, bundled: BundledFiles = listSkillFiles(skill.dir)): string {
   const { files, more } = bundled;
   const lines = [`Skill: ${skill.name}`, `Folder: ${skill.dir}`];
-  lines.push("Paths in these instructions are relative to that folder; use them with your file and bash tools.");
+  lines.push(
+    "Paths in these instructions are relative to that folder. Run scripts with bash using the full path; " +
+      `read a bundled file with get_skill {"name": "${skill.name}", "file": "<path>"}.`,
+  );
   if (files.length) {
     lines.push("Bundled files:");
     lines.push(...files.map((f) => `  ${f}`));

@@ -90,6 +90,35 @@ describe("get_skill", () => {
     expect(loaded[0][1].allowedTools).toContain("read_file");
   });
 
+  it("returns one bundled file with `file`, confined to the skill's folder, without firing onLoaded", async () => {
+    const loaded: string[] = [];
+    const tool = createGetSkillTool({ skills: () => skills, onLoaded: (_id, s) => loaded.push(s.name) });
+    const beta = skills.find((s) => s.name === "beta")!;
+    const guide = await tool.execute({ name: "beta", file: "references/guide.md" }, ctx);
+    expect(guide.ok).toBe(true);
+    expect(guide.content).toBe(`File: ${path.join(beta.dir, "references", "guide.md")}\n\n# Guide\n`);
+    expect(loaded).toEqual([]);
+
+    const escape = await tool.execute({ name: "beta", file: "../alpha/SKILL.md" }, ctx);
+    expect(escape.ok).toBe(false);
+    expect(escape.error).toBe('../alpha/SKILL.md is outside the folder of skill "beta"');
+    expect((await tool.execute({ name: "beta", file: "nope.md" }, ctx)).error).toBe('skill "beta" has no file nope.md');
+    expect((await tool.execute({ name: "beta", file: "scripts" }, ctx)).error).toBe('scripts in skill "beta" is not a file');
+  });
+
+  it("refuses a bundled symlink that leads outside the skill's folder", async () => {
+    const dir = path.join(tmp, "skills", "linky");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "SKILL.md"), "---\nname: linky\ndescription: Links.\n---\nBody.\n");
+    fs.writeFileSync(path.join(tmp, "secret.txt"), "secret");
+    fs.symlinkSync(path.join(tmp, "secret.txt"), path.join(dir, "notes.md"));
+    const linky = discoverSkills({ workspace: tmp, home: tmp, packageDir: tmp }).skills;
+    const result = await createGetSkillTool({ skills: () => linky }).execute({ name: "linky", file: "notes.md" }, ctx);
+    expect(result.ok).toBe(false);
+    expect(result.content).not.toContain("secret\n");
+    expect(result.error).toBe('notes.md is outside the folder of skill "linky"');
+  });
+
   it("sees skills discovered after it was created", async () => {
     let current: Skill[] = [];
     const tool = createGetSkillTool({ skills: () => current });
