@@ -1,0 +1,140 @@
+import type { RecordedRequest, ScriptedReply, ScriptHandler } from "./scripted.js";
+
+/**
+ * The scenario `orca --demo` plays on the scripted server. It shows the product: the coordinator
+ * plans and delegates to three sub-agents at once; two of them edit the same file (the scheduler
+ * serialises those writes); one asks permission to write a new file; a tester runs the tests; the
+ * coordinator verifies and reports. Replies are chosen per agent and step, so whatever the user does
+ * (cancel a pane, answer the dialog late) the scenario stays coherent.
+ */
+
+export const DEMO_PROMPT =
+  "Fix the subtract bug in tiny-calc, add a multiply function, note it in a changelog, and make sure the tests pass.";
+
+export const DEMO_CONFIG = `permissions:
+  mode: default
+  allow: ["edit_file(src/**)", "bash(npm test*)"]
+`;
+
+const slow = { chunkChars: 6, chunkDelayMs: 25 };
+const think = (ms: number) => ({ delayMs: ms });
+
+const FALLBACK =
+  "This is orca's scripted demo, so I can only replay its scenario. To work on your own code, connect a real model: " +
+  "`OPENAI_API_KEY=… orca`, or `orca --base-url http://localhost:11434/v1 -m <model>` for Ollama.";
+
+type Step = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+
+const SCRIPTS: Record<string, Step[]> = {
+  coordinator: [
+    {
+      ...slow,
+      text:
+        "Plan: an explorer maps the project while two editors work in parallel — one fixes `subtract`, one adds " +
+        "`multiply` (both in src/math.js, so orca queues their writes), then a tester runs the suite.",
+      toolCalls: [
+        {
+          name: "delegate",
+          args: {
+            agent: "explorer",
+            label: "map project",
+            task: "Map the tiny-calc project: list its modules and what each exports, with file:line for each function. Return a short list.",
+          },
+        },
+        {
+          name: "delegate",
+          args: {
+            agent: "editor",
+            label: "fix subtract",
+            task: "In src/math.js, subtract(a, b) returns b - a; it must return a - b. Change only that line. Report what you changed.",
+          },
+        },
+        {
+          name: "delegate",
+          args: {
+            agent: "editor",
+            label: "add multiply",
+            task:
+              "Add `multiply(a, b)` with a one-line JSDoc to src/math.js, just above subtract; do not touch other functions. " +
+              "Then add a CHANGELOG.md entry for it. Report the files you changed.",
+          },
+        },
+      ],
+    },
+    {
+      ...slow,
+      text: "Both edits landed. Now the tests.",
+      toolCalls: [{ name: "delegate", args: { agent: "tester", label: "run tests", task: "Run the project's tests (npm test) and report passed/failed with causes." } }],
+    },
+    { ...slow, ...think(400), text: "Let me check the final file myself.", toolCalls: [{ name: "read_file", args: { path: "src/math.js" } }] },
+    {
+      ...slow,
+      ...think(300),
+      text:
+        "Done.\n- src/math.js: `subtract` now returns a - b; new `multiply(a, b)`.\n- CHANGELOG.md: notes the new function.\n" +
+        "- Tests: all passing (tester ran `npm test`).\nThe two edits to src/math.js were serialised by the scheduler; nothing was lost.",
+    },
+  ],
+  "explorer-1": [
+    { ...think(700), toolCalls: [{ name: "glob", args: { pattern: "**/*.js" } }, { name: "read_file", args: { path: "README.md" } }] },
+    { ...think(900), toolCalls: [{ name: "read_file", args: { path: "src/math.js" } }, { name: "read_file", args: { path: "src/format.js" } }] },
+    {
+      ...slow,
+      ...think(500),
+      text:
+        "tiny-calc has two modules:\n- src/math.js:2 `add(a, b)`, src/math.js:7 `subtract(a, b)` (returns b - a: wrong sign)\n" +
+        "- src/format.js:4 `format(op, a, b)` uses both.\nTests: test/math.test.js (node:test).",
+    },
+  ],
+  "editor-1": [
+    { ...think(600), toolCalls: [{ name: "read_file", args: { path: "src/math.js" } }] },
+    { ...think(1200), toolCalls: [{ name: "edit_file", args: { path: "src/math.js", old_string: "  return b - a;", new_string: "  return a - b;" } }] },
+    { ...slow, ...think(300), text: "Fixed subtract in src/math.js:8: it now returns a - b." },
+  ],
+  "editor-2": [
+    { ...think(600), toolCalls: [{ name: "read_file", args: { path: "src/math.js" } }] },
+    {
+      ...think(1200),
+      toolCalls: [
+        {
+          name: "edit_file",
+          args: {
+            path: "src/math.js",
+            old_string: "/** Subtracts b from a. */",
+            new_string: "/** Multiplies a by b. */\nexport function multiply(a, b) {\n  return a * b;\n}\n\n/** Subtracts b from a. */",
+          },
+        },
+      ],
+    },
+    {
+      ...think(500),
+      toolCalls: [
+        {
+          name: "write_file",
+          args: { path: "CHANGELOG.md", content: "# Changelog\n\n## Unreleased\n- Added `multiply(a, b)` to src/math.js.\n" },
+        },
+      ],
+    },
+    { ...slow, ...think(300), text: "Added multiply(a, b) above subtract in src/math.js, and a CHANGELOG.md entry." },
+  ],
+  "tester-1": [
+    { ...think(600), toolCalls: [{ name: "bash", args: { command: "npm test", description: "run the test suite" } }] },
+    {
+      ...slow,
+      ...think(400),
+      text: "Ran `npm test`: 2 passed, 0 failed. subtract(5, 3) is now 2, as the test expects.",
+    },
+  ],
+};
+
+export function createDemoScript(): ScriptHandler {
+  const steps = new Map<string, number>();
+  return (request) => {
+    const agent = /You are agent (\S+) \(/.exec(request.body.messages[0]?.content ?? "")?.[1] ?? "";
+    const index = steps.get(agent) ?? 0;
+    steps.set(agent, index + 1);
+    const step = SCRIPTS[agent]?.[index];
+    if (!step) return { ...slow, text: FALLBACK };
+    return typeof step === "function" ? step(request) : step;
+  };
+}
