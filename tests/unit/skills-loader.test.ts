@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mapAllowedTools } from "../../src/skills/allowed-tools.js";
 import { discoverSkills, skillSearchRoots } from "../../src/skills/loader.js";
+import { formatSkillReport } from "../../src/skills/report.js";
 
 const FIXTURE_PACKAGE = path.resolve("tests/fixtures/skills/package");
 
@@ -189,6 +190,25 @@ describe("discoverSkills", () => {
     expect(report).toEqual({ skills: [], skipped: [], duplicates: [] });
     expect(listTree(tmp)).toEqual(before);
     expect(fs.readdirSync(process.cwd())).toEqual(cwdBefore);
+  });
+});
+
+describe("formatSkillReport", () => {
+  it("shows the roots, each skill with its origin, the skipped files with reasons and the shadowed ones", () => {
+    const kept = writeSkill(path.join(workspace, ".orca", "skills"), "alpha", ok("alpha", "Workspace alpha."));
+    const bad = writeSkill(path.join(workspace, ".orca", "skills"), "broken", "name: broken");
+    const opts = { workspace, home, packageDir: FIXTURE_PACKAGE };
+    const text = formatSkillReport(discoverSkills(opts), skillSearchRoots(opts));
+    expect(text).toContain(`Searched, in order:\n  ${path.join(workspace, ".orca", "skills")}\n`);
+    expect(text).toContain(`  alpha  [workspace]  ${kept}\n    Workspace alpha.\n`);
+    expect(text).toContain("  beta  [package]");
+    expect(text).toContain("    allowed-tools: read_file, bash(git diff), bash(git diff *), mcp__fs__read_file\n");
+    expect(text).toContain(`Skipped (1):\n  ${bad}: description is required\n`);
+    expect(text).toContain(`Shadowed (1; the first in search order wins):\n  alpha: ${path.join(FIXTURE_PACKAGE, "skills", "alpha", "SKILL.md")} (using ${kept})\n`);
+  });
+
+  it("says when nothing was found", () => {
+    expect(formatSkillReport({ skills: [], skipped: [], duplicates: [] }, ["/a"])).toBe("Searched, in order:\n  /a\n\nNo skills found.\n");
   });
 });
 
