@@ -238,6 +238,13 @@ describe("mapAllowedTools", () => {
   });
 });
 
+describe("mapAllowedTools on its own output", () => {
+  it("changes nothing, so mapping a loaded skill's allowedTools again is safe", () => {
+    const once = mapAllowedTools(["Read", "Bash(git diff:*)", "Edit(src/**)", "bash(npm test*)", "LS"]);
+    expect(mapAllowedTools(once)).toEqual(once);
+  });
+});
+
 function listTree(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true }).map(String).sort();
 }
