@@ -307,7 +307,8 @@ export class Session implements SessionApi {
       agentId: agent.id,
       parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
       delegates: this.delegatesFor(agent),
-      skillsIndex: this.deps.skillsIndex ?? "",
+      // An index of skills the agent cannot load would only mislead it.
+      skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
       preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
     });
     agent.history.push({ role: "system", content: system }, { role: "user", content: task });
