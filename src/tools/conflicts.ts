@@ -15,11 +15,24 @@ const PSEUDO_PATH = /^[A-Za-z][A-Za-z0-9+.-]+:/;
 /** The first segment of every file path, so the filesystem root is a node like any other. */
 const FS_ROOT = "/";
 
+/**
+ * Sessions touch the same few hundred paths over and over; resolving and splitting them again for
+ * every call was a tenth of the scheduler's cost. Bounded, and only ever cleared whole: the
+ * segments depend on nothing but the string (and the process's cwd, which orca never changes).
+ */
+const segmentCache = new Map<string, readonly string[]>();
+const SEGMENT_CACHE_MAX = 4096;
+
 /** The segments a path is compared on: file paths are resolved first, pseudo-paths kept as written. */
-export function pathSegments(p: string): string[] {
-  if (PSEUDO_PATH.test(p)) return p.split("/").filter((s) => s.length > 0);
-  const parts = path.resolve(p).split(path.sep).filter((s) => s.length > 0);
-  return [FS_ROOT, ...parts];
+export function pathSegments(p: string): readonly string[] {
+  let segs = segmentCache.get(p);
+  if (segs) return segs;
+  segs = PSEUDO_PATH.test(p)
+    ? p.split("/").filter((s) => s.length > 0)
+    : [FS_ROOT, ...path.resolve(p).split(path.sep).filter((s) => s.length > 0)];
+  if (segmentCache.size >= SEGMENT_CACHE_MAX) segmentCache.clear();
+  segmentCache.set(p, segs);
+  return segs;
 }
 
 /** True when one of the two paths is the other or a directory above it. */
@@ -32,29 +45,37 @@ export function overlaps(a: readonly string[], b: readonly string[]): boolean {
 export interface NormalisedAccess {
   exclusive: boolean;
   /** Paths written; a path both read and written is only listed here. */
-  writes: string[][];
-  reads: string[][];
+  writes: ReadonlyArray<readonly string[]>;
+  reads: ReadonlyArray<readonly string[]>;
 }
+
+const EXCLUSIVE: NormalisedAccess = { exclusive: true, writes: [], reads: [] };
 
 export function normaliseAccess(access: Access): NormalisedAccess {
-  if (access === "exclusive") return { exclusive: true, writes: [], reads: [] };
-  const writes = uniqueSegments(access.writes, new Set());
-  const writeKeys = new Set(writes.map((s) => s.join("\0")));
-  const reads = uniqueSegments(access.reads, writeKeys);
-  return { exclusive: false, writes, reads };
-}
-
-function uniqueSegments(paths: readonly string[], skip: Set<string>): string[][] {
-  const seen = new Set(skip);
-  const out: string[][] = [];
-  for (const p of paths) {
-    const segs = pathSegments(p);
-    const key = segs.join("\0");
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(segs);
+  if (access === "exclusive") return EXCLUSIVE;
+  // Most calls touch one path: skip the de-duplication sets for them.
+  if (access.writes.length + access.reads.length <= 1) {
+    return {
+      exclusive: false,
+      writes: access.writes.map(pathSegments),
+      reads: access.reads.map(pathSegments),
+    };
   }
-  return out;
+  // Duplicates would only cost index work (conflicts are collected into a set), so identity of
+  // the cached segments is a good enough key.
+  const seen = new Set<readonly string[]>();
+  const unique = (paths: readonly string[]) => {
+    const out: Array<readonly string[]> = [];
+    for (const p of paths) {
+      const segs = pathSegments(p);
+      if (seen.has(segs)) continue;
+      seen.add(segs);
+      out.push(segs);
+    }
+    return out;
+  };
+  const writes = unique(access.writes);
+  return { exclusive: false, writes, reads: unique(access.reads) };
 }
 
 /** The pairwise rule, for callers that compare two calls directly (the bench's ideal schedule). */

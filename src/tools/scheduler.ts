@@ -53,6 +53,8 @@ export class Scheduler {
   /** Every unfinished call, in submission order: what an exclusive call waits for. */
   private readonly live = new Set<Entry>();
   private readonly liveExclusive = new Set<Entry>();
+  /** Reused by admit() so the common call allocates no set of its own. */
+  private readonly scratch = new Set<Entry>();
   private readonly listeners = new Set<(counts: SchedulerCounts) => void>();
   private runningCount = 0;
   private nextSeq = 0;
@@ -157,23 +159,32 @@ export class Scheduler {
       launch: () => undefined,
     };
     // Conflicts are found before the entry is indexed, so it never finds itself.
-    const blockers = new Set<Entry>(this.liveExclusive);
+    let ordered: Entry[];
     if (access.exclusive) {
-      for (const other of this.live) blockers.add(other);
+      // The live set is already in submission order.
+      ordered = [...this.live];
       this.liveExclusive.add(entry);
     } else {
-      for (const segs of access.writes) this.index.collect(segs, "write", blockers);
-      for (const segs of access.reads) this.index.collect(segs, "read", blockers);
+      const found = this.scratch;
+      for (const other of this.liveExclusive) found.add(other);
+      for (const segs of access.writes) this.index.collect(segs, "write", found);
+      for (const segs of access.reads) this.index.collect(segs, "read", found);
       for (const segs of access.writes) entry.handles.push(this.index.add(segs, "write", entry));
       for (const segs of access.reads) entry.handles.push(this.index.add(segs, "read", entry));
+      ordered = found.size === 0 ? [] : [...found];
+      found.clear();
+      if (ordered.length > 1) ordered.sort((a, b) => a.seq - b.seq);
     }
-    const ordered = [...blockers];
-    if (ordered.length > 1) ordered.sort((a, b) => a.seq - b.seq);
-    for (const blocker of ordered) (blocker.waiters ??= []).push(entry);
+    const waitsFor: string[] = new Array(ordered.length);
+    for (let i = 0; i < ordered.length; i++) {
+      const blocker = ordered[i];
+      (blocker.waiters ??= []).push(entry);
+      waitsFor[i] = blocker.call.callId;
+    }
     entry.blockers = ordered.length;
     this.live.add(entry);
     this.waitingCount++;
-    return { entry, waitsFor: ordered.map((b) => b.call.callId) };
+    return { entry, waitsFor };
   }
 
   /** Drops a finished or cancelled call and starts whoever was waiting only for it. */
