@@ -108,6 +108,40 @@ describe("dashboard reducer", () => {
     expect(texts(after.agents.root.entries)).toEqual(["[write_file:queued]"]);
   });
 
+  it("gives each call of an assistant message its line, with arguments, before any tool event", () => {
+    let s = run([
+      {
+        type: "assistant_message",
+        agentId: "root",
+        content: "",
+        toolCalls: [
+          { id: "d1", name: "delegate", raw: "{}", args: { agent: "explorer", task: "map the repo", label: "map" } },
+          { id: "b1", name: "bash", raw: "{oops", parseError: "bad json" },
+        ],
+      },
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual(["[delegate:queued]", "[bash:queued]"]);
+    expect((s.agents.root.entries[0] as ToolEntry).summary).toBe("explorer [map] map the repo");
+    expect((s.agents.root.entries[1] as ToolEntry).summary).toContain("invalid arguments");
+    // delegate is not scheduled: it starts without tool_queued and keeps its summary
+    s = run([{ type: "tool_started", agentId: "root", callId: "d1", name: "delegate" }], s);
+    expect(s.agents.root.entries[0]).toMatchObject({ state: "running", summary: "explorer [map] map the repo" });
+    expect(s.agents.root.currentTool).toMatchObject({ name: "delegate", summary: "explorer [map] map the repo" });
+  });
+
+  it("follows the executor's order: permission first, then the queue", () => {
+    let s = run([{ type: "permission_requested", agentId: "root", callId: "w", tool: "write_file", args: { path: "a.txt" }, rule: "mode:default" }]);
+    expect(s.agents.root.entries[0]).toMatchObject({ state: "asking", summary: "a.txt" });
+    s = run(
+      [
+        { type: "permission_decided", agentId: "root", callId: "w", tool: "write_file", rule: "mode:default", decision: "allow", scope: "once", by: "user" },
+        { type: "tool_queued", agentId: "root", callId: "w", name: "write_file", args: { path: "a.txt" }, access: { reads: [], writes: ["/a.txt"] }, waitsFor: [] },
+      ],
+      s,
+    );
+    expect(texts(s.agents.root.entries)).toEqual(["[write_file:queued]"]);
+  });
+
   it("keeps calls with the same model id apart across agents", () => {
     const s = run([
       started("a1", "x"),

@@ -256,6 +256,19 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     case "assistant_message": {
       let agent = draft.agent(event.agentId, event.ts, event.parentId);
       if (!agent.streamed && event.content.trim()) agent = pushEntries(agent, textEntries(draft, "text", event.content), max, null);
+      // Each call gets its line now, with its arguments: later events (permission, queue,
+      // start, finish) only carry ids, and unscheduled tools like delegate are never queued.
+      const calls: ToolEntry[] = event.toolCalls.map((c) => ({
+        seq: ++draft.seq,
+        kind: "tool",
+        callId: c.id,
+        name: c.name,
+        summary: c.parseError !== undefined ? `(invalid arguments) ${summarizeArgs(c.name, c.raw)}` : summarizeArgs(c.name, c.args),
+        state: "queued",
+        queuedAt: event.ts,
+        waitsFor: [],
+      }));
+      if (calls.length) agent = pushEntries(agent, calls, max, null);
       draft.setAgent({ ...agent, open: null, streamed: false });
       return draft.finish();
     }
@@ -268,9 +281,14 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     case "tool_finished":
       onToolFinished(draft, event);
       return draft.finish();
-    case "permission_requested":
-      setToolState(draft, event.agentId, event.callId, event.ts, "asking");
+    case "permission_requested": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      if (findTool(agent, event.callId) < 0) {
+        const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: event.callId, name: event.tool, summary: summarizeArgs(event.tool, event.args), state: "asking", queuedAt: event.ts, waitsFor: [] };
+        draft.setAgent(pushEntries(agent, [entry], max, null));
+      } else setToolState(draft, event.agentId, event.callId, event.ts, "asking");
       return draft.finish();
+    }
     case "permission_decided": {
       const agent = draft.agent(event.agentId, event.ts);
       const index = findTool(agent, event.callId);
