@@ -92,6 +92,15 @@ export function commandParts(command: string): string[] {
     .filter((part) => part.length > 0);
 }
 
+/** Leading `VAR=x`, `sudo`, `env`… run the same command: `sudo rm -rf /` must still hit `bash(rm *)`. */
+const COMMAND_WRAPPER = /^(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|command|exec|nohup|time|nice)\s+/;
+
+function unwrapped(part: string): string {
+  let current = part;
+  for (let m = COMMAND_WRAPPER.exec(current); m; m = COMMAND_WRAPPER.exec(current)) current = current.slice(m[0].length);
+  return current;
+}
+
 type Subject = PermissionSubject;
 
 function matches(rule: Rule, toolName: string, subject: Subject, splitCompound: boolean): boolean {
@@ -109,7 +118,7 @@ function matches(rule: Rule, toolName: string, subject: Subject, splitCompound: 
       // An allow rule must never match a chain: `npm test && rm -rf ~` is not `npm test*`.
       if (!splitCompound) return matchesCommand(subject.value, [pattern.raw]);
       const whole = subject.value.trim();
-      return pattern.command.test(whole) || commandParts(whole).some((part) => pattern.command.test(part));
+      return pattern.command.test(whole) || commandParts(whole).some((part) => pattern.command.test(part) || pattern.command.test(unwrapped(part)));
     }
     case "none":
       return pattern.path(toolName);

@@ -169,7 +169,7 @@ describe("rule matching", () => {
 
   it("tests every part of a compound command against deny rules", async () => {
     const { check } = setup({ mode: "bypass", deny: ["bash(rm *)"] });
-    for (const command of ["ls && rm -rf x", "echo hi; rm x", "cat a | rm x", "ls\nrm x", "echo $(rm -rf x)", "rm -rf /"]) {
+    for (const command of ["ls && rm -rf x", "echo hi; rm x", "cat a | rm x", "ls\nrm x", "echo $(rm -rf x)", "rm -rf /", "sudo rm -rf /", "FOO=1 nice rm x", "cd /tmp && sudo env A=b rm -r y"]) {
       await expect(check(bash, cmd(command))).resolves.toEqual({
         allowed: false,
         by: "rule",
