@@ -247,10 +247,11 @@ export class Permissions {
         return this.allowed(call, by, rule);
       case "always": {
         const text = exactRuleText(call.tool.name, subject);
+        const toolName = call.tool.name;
         this.session.push({
           text,
-          tool: () => false,
-          exact: { tool: call.tool.name, subject: subject.kind === "none" ? null : subject.value },
+          tool: (name) => name === toolName,
+          exact: { tool: toolName, subject: subject.kind === "none" ? null : subject.value },
         });
         return this.allowed(call, by, rule, "always");
       }
