@@ -62,7 +62,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
           if (session.busy) session.cancel();
         }}
       />,
-      { stdout, stdin, exitOnCtrlC: false, patchConsole: false, incrementalRendering: true },
+      { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     await instance.waitUntilExit();
     return { exitCode };
