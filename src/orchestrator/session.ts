@@ -62,8 +62,10 @@ export interface SessionDeps {
   agentName?: string;
   /** Called by close(): kill shells, close MCP. */
   onClose?(): Promise<void>;
-  /** Optional compaction, run before each model request. */
-  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal): Promise<void>;
+  /** Optional compaction, run before each model request with the tools that request offers. */
+  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
+  /** Set when this session continues a logged one (recorded in session_started). */
+  resumedFrom?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -150,7 +152,7 @@ export class Session implements SessionApi {
   }
 
   /** Emits session_started; separate from the constructor so consumers can subscribe first. */
-  start(extra: { resumedFrom?: string } = {}): void {
+  start(extra: { resumedFrom?: string } = this.deps.resumedFrom ? { resumedFrom: this.deps.resumedFrom } : {}): void {
     this.bus.emit({
       type: "session_started",
       agentId: this.rootAgentId,
@@ -222,6 +224,10 @@ export class Session implements SessionApi {
       maxDuration: budget.max_duration,
     });
     const usageBefore = { ...this.totalUsage() };
+    // The time budget must stop a run that is stuck in a long tool or stream, not only between steps.
+    const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;
+    // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
+    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
     try {
       this.bus.emit({ type: "user_message", agentId: root.id, text });
       await this.deps.ready;
@@ -240,6 +246,7 @@ export class Session implements SessionApi {
         durationMs: Date.now() - startedAt,
       };
     } finally {
+      clearTimeout(deadline);
       scope.dispose();
       this.runScope = null;
       this.runBudget = null;
@@ -353,7 +360,7 @@ export class Session implements SessionApi {
           temperature: config.model.temperature,
           maxOutputTokens: config.model.max_output_tokens,
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
-          beforeRequest: this.deps.compact ? (history, signal) => this.deps.compact!(agent, history, signal) : undefined,
+          beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
         },
         scope.signal,
       );
@@ -420,20 +427,21 @@ export class Session implements SessionApi {
       fresh = true;
     }
 
+    const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
     const work = async (): Promise<AgentOutcome> => {
+      // Cancelled while it waited for a free slot: it never starts.
+      if (signal.aborted) {
+        agent.status = "cancelled";
+        return notStarted;
+      }
       if (fresh) return this.startAgent(agent, args.task, signal);
       agent.history.push({ role: "user", content: args.task });
       this.bus.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: args.task });
       return this.continueAgent(agent, signal);
     };
-    let outcome: AgentOutcome;
-    try {
-      outcome = (await this.delegateQueue.add(work, { signal })) as AgentOutcome;
-    } catch {
-      // Cancelled while waiting for a free slot: it never started.
-      agent.status = "cancelled";
-      outcome = { status: "cancelled", result: "cancelled before it started", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
-    }
+    // No abort signal for the queue itself: p-queue would reject at once even for a running task,
+    // and the parent would move on while its sub-agent still runs.
+    const outcome = (await this.delegateQueue.add(work)) ?? notStarted;
     return { ok: outcome.status === "done", content: this.formatDelegateResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
   }
 
