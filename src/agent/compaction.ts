@@ -1,0 +1,276 @@
+import type { EmitFn, EventOf, Usage } from "../events/types.js";
+import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { countTokens, estimateRequestTokens } from "../model/tokens.js";
+
+/**
+ * Context compaction. Before a request whose estimate passes `compactAt` × the window, the history
+ * becomes: system prompt, first task, one summary message, the last rounds verbatim. A round — an
+ * assistant message and the results of all its tool calls — is never split, so every tool call in
+ * the history keeps its result. The same `applyCompaction` replays a `compacted` event on resume.
+ */
+
+/** The history always starts with the system prompt and the first task; they are never compacted. */
+const HEAD = 2;
+const SUMMARY_MARK = "[Summary of the earlier conversation";
+
+export interface CompactionSettings {
+  /** Tokens a request may take in all (the model's context window). */
+  window: number;
+  /** Fraction of the window past which the history is compacted. */
+  compactAt: number;
+  /** Rounds kept verbatim (fewer only when they alone would not fit). */
+  keepRounds: number;
+}
+
+export interface CompactionOutcome {
+  beforeTokens: number;
+  afterTokens: number;
+  roundsSummarised: number;
+  /** Empty when summarising failed and the rounds were dropped. */
+  summary: string;
+  replacedMessages: number;
+  /** Why the summary call failed, when it did. */
+  failure?: string;
+  usage: Omit<Usage, "cost">;
+}
+
+/** The message that stands for the replaced part of the history. */
+export function compactionMessage(summary: string, rounds: number): ChatMessage {
+  const content = summary
+    ? `${SUMMARY_MARK} (${rounds} rounds), written when the context was compacted]\n${summary}`
+    : `[Context note: ${rounds} earlier rounds were dropped to fit the context window because summarising them failed. ` +
+      "Check the current state of files before relying on what you remember.]";
+  return { role: "user", content };
+}
+
+/** Applies a compaction to a history in place; used live and when replaying a log. */
+export function applyCompaction(history: ChatMessage[], event: Pick<EventOf<"compacted">, "summary" | "roundsSummarised" | "replacedMessages">): void {
+  const replaced = Math.max(0, Math.min(event.replacedMessages, history.length - HEAD));
+  history.splice(HEAD, replaced, compactionMessage(event.summary, event.roundsSummarised));
+}
+
+interface Group {
+  start: number;
+  /** An assistant message with its tool results (a round), else a lone user message. */
+  round: boolean;
+}
+
+/** Splits the history after the head into groups that may not be cut: a round, or a user turn. */
+function groupsOf(history: ChatMessage[]): Group[] {
+  const groups: Group[] = [];
+  for (let i = HEAD; i < history.length; i++) {
+    const m = history[i]!;
+    if (m.role === "tool") continue;
+    groups.push({ start: i, round: m.role === "assistant" });
+  }
+  return groups;
+}
+
+/** Output tokens reserved for the summary: a tenth of the window, within sane bounds. */
+export function summaryBudget(window: number): number {
+  return Math.max(200, Math.min(4_000, Math.floor(window * 0.1)));
+}
+
+export interface CompactDeps {
+  model: Model;
+  tools: ToolSpec[];
+  settings: CompactionSettings;
+  signal: AbortSignal;
+}
+
+/**
+ * Compacts `history` in place when it is past the threshold. Returns null when nothing was done
+ * (under the threshold, nothing old enough to compact, or cancelled).
+ */
+export async function compactHistory(history: ChatMessage[], deps: CompactDeps): Promise<CompactionOutcome | null> {
+  const { model, tools, settings, signal } = deps;
+  if (history.length <= HEAD || history[0]?.role !== "system" || history[1]?.role !== "user") return null;
+  const threshold = Math.floor(settings.window * settings.compactAt);
+  const estimate = (messages: ChatMessage[]) => estimateRequestTokens(messages, tools, model.name);
+  const beforeTokens = estimate(history);
+  if (beforeTokens <= threshold) return null;
+
+  const groups = groupsOf(history);
+  const reserve = summaryBudget(settings.window);
+  const head = history.slice(0, HEAD);
+  // The earliest cut that keeps at most keepRounds rounds; later cuts until the rest fits.
+  let g = 0;
+  const roundsFrom = (k: number) => groups.slice(k).filter((x) => x.round).length;
+  while (g < groups.length && roundsFrom(g) > settings.keepRounds) g++;
+  while (g < groups.length && estimate([...head, ...history.slice(groups[g]!.start)]) + reserve > threshold) g++;
+  if (g === 0) return null; // Nothing before the kept part: compaction cannot help.
+  const cut = g < groups.length ? groups[g]!.start : history.length;
+  const old = history.slice(HEAD, cut);
+  const roundsSummarised = groups.slice(0, g).filter((x) => x.round).length;
+
+  const usage = { input: 0, output: 0, cached: 0 };
+  let summary = "";
+  let failure: string | undefined;
+  try {
+    summary = await summarise(old, model, threshold, reserve, signal, usage);
+    if (!summary.trim()) failure = "the model returned an empty summary";
+  } catch (error) {
+    if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return null;
+    failure = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+  }
+  if (failure) summary = "";
+  summary = capTokens(summary.trim(), reserve, model.name);
+
+  const replacedMessages = cut - HEAD;
+  applyCompaction(history, { summary, roundsSummarised, replacedMessages });
+  return { beforeTokens, afterTokens: estimate(history), roundsSummarised, summary, replacedMessages, failure, usage };
+}
+
+const SUMMARY_SYSTEM = `You compact the working history of an AI agent so it can continue its task with less context.
+Write a summary that lets the agent carry on without the original messages. Keep, under short headings:
+- Goals: what the user asked for (quote the latest request exactly) and what the task is.
+- Constraints: requirements, preferences and limits that were stated.
+- Decisions: what was decided or tried, and why; what did not work.
+- Files: paths read, created or changed, and what changed in each.
+- State: commands run and the results that matter, errors and how they were handled, where the work stands.
+- Open questions and next steps.
+Be concise and factual, use bullet points, and invent nothing. Tool outputs in the transcript were shortened.`;
+
+async function summarise(
+  old: ChatMessage[],
+  model: Model,
+  threshold: number,
+  reserve: number,
+  signal: AbortSignal,
+  usage: { input: number; output: number; cached: number },
+): Promise<string> {
+  // The summary request must itself fit: the transcript gets what the threshold leaves.
+  const budget = Math.max(200, threshold - countTokens(SUMMARY_SYSTEM, model.name) - 64);
+  const transcript = fitTranscript(old, budget, model.name);
+  const messages: ChatMessage[] = [
+    { role: "system", content: SUMMARY_SYSTEM },
+    { role: "user", content: `Summarise this transcript of the agent's earlier work:\n\n${transcript}` },
+  ];
+  let text = "";
+  for await (const event of model.stream({ model: model.name, messages, tools: [], maxOutputTokens: reserve }, signal)) {
+    if (event.type === "text") text += event.text;
+    else if (event.type === "usage") {
+      usage.input += event.input;
+      usage.output += event.output;
+      usage.cached += event.cached;
+    }
+  }
+  if (signal.aborted) throw new ModelError("aborted", "cancelled");
+  return text;
+}
+
+/** Renders the old part as text, shortening tool outputs (then everything) until it fits. */
+export function fitTranscript(old: ChatMessage[], budget: number, modelName: string): string {
+  let cap = 2_000;
+  for (;;) {
+    const text = render(old, cap);
+    const tokens = countTokens(text, modelName);
+    if (tokens <= budget) return text;
+    if (cap > 100) {
+      cap = Math.floor(cap / 2);
+      continue;
+    }
+    // Still too long: keep its beginning (earlier summaries, the goals) and its end (the latest state).
+    const keep = Math.max(0, Math.floor((text.length * budget) / tokens) - 60);
+    return `${text.slice(0, Math.floor(keep / 2))}\n[… middle of the transcript left out …]\n${text.slice(text.length - Math.ceil(keep / 2))}`;
+  }
+}
+
+function render(messages: ChatMessage[], cap: number): string {
+  const lines: string[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case "system":
+        break;
+      case "user":
+        lines.push(m.content.startsWith(SUMMARY_MARK) ? `[earlier summary]\n${shorten(m.content, cap * 4)}` : `[user]\n${shorten(m.content, cap * 2)}`);
+        break;
+      case "assistant": {
+        if (m.content.trim()) lines.push(`[assistant]\n${shorten(m.content, cap * 2)}`);
+        for (const c of m.toolCalls) lines.push(`[tool call ${c.name}] ${shorten(c.raw, Math.min(cap, 300))}`);
+        break;
+      }
+      case "tool":
+        lines.push(`[tool result]\n${shorten(m.content, cap)}`);
+        break;
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Head and tail of `text` within `max` characters. */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.max(1, Math.floor((max - 30) / 2));
+  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters left out …]\n${text.slice(text.length - half)}`;
+}
+
+function capTokens(text: string, max: number, modelName: string): string {
+  const tokens = countTokens(text, modelName);
+  if (tokens <= max) return text;
+  return `${text.slice(0, Math.floor((text.length * max) / tokens) - 20)}\n[… summary cut …]`;
+}
+
+export interface CompactorOptions {
+  compactAt: number;
+  keepRounds: number;
+  /** The window of a model, `model.context_window` winning over the known defaults. */
+  windowFor(modelName: string): number;
+  emit: EmitFn;
+}
+
+export interface CompactableAgent {
+  id: string;
+  parentId?: string;
+  model: Model;
+  usage: Usage;
+}
+
+/**
+ * The compaction hook for SessionDeps.compact: each agent, sub-agents included, compacts its own
+ * history. Emits `compacted` (and `usage` for the summary call); a failed summary is an `error`
+ * event too, so the user learns that rounds were dropped.
+ */
+export function createCompactor(opts: CompactorOptions) {
+  return async (agent: CompactableAgent, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = []): Promise<void> => {
+    const base = { agentId: agent.id, parentId: agent.parentId };
+    let outcome: CompactionOutcome | null;
+    try {
+      outcome = await compactHistory(history, {
+        model: agent.model,
+        tools,
+        signal,
+        settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
+      });
+    } catch (error) {
+      // A bug here must not end the run: the request goes out uncompacted and the user is told.
+      opts.emit({ ...base, type: "error", where: "compaction", message: `compaction failed: ${error instanceof Error ? error.message : String(error)}` });
+      return;
+    }
+    if (!outcome) return;
+    const { usage } = outcome;
+    if (usage.input || usage.output) {
+      agent.usage.input += usage.input;
+      agent.usage.output += usage.output;
+      agent.usage.cached += usage.cached;
+      opts.emit({ ...base, type: "usage", ...usage });
+    }
+    if (outcome.failure) {
+      opts.emit({
+        ...base,
+        type: "error",
+        where: "compaction",
+        message: `summarising the history failed (${outcome.failure}); dropped the ${outcome.roundsSummarised} oldest rounds instead`,
+      });
+    }
+    opts.emit({
+      ...base,
+      type: "compacted",
+      beforeTokens: outcome.beforeTokens,
+      afterTokens: outcome.afterTokens,
+      roundsSummarised: outcome.roundsSummarised,
+      summary: outcome.summary,
+      replacedMessages: outcome.replacedMessages,
+    });
+  };
+}
