@@ -23,8 +23,8 @@ export interface AgentRuntime {
   budget: RunBudget;
   temperature?: number;
   maxOutputTokens?: number;
-  /** Called before each request; may shrink the history (compaction). */
-  beforeRequest?(history: ChatMessage[], signal: AbortSignal): Promise<void>;
+  /** Called before each request with the tools it will offer; may shrink the history (compaction). */
+  beforeRequest?(history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
   /** Token estimate of the request for the model_request event. */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
 }
@@ -59,13 +59,21 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   });
   const base = { agentId: agent.id, parentId: agent.parentId };
 
-  while (steps < agent.maxSteps) {
-    if (signal.aborted) return outcome("cancelled", lastText || CANCELLED_RESULT);
+  // A run stopped by its time budget is aborted like a cancel; the budget says which it was.
+  const stopped = (partial: string): AgentOutcome => {
     const overBudget = agent.budget.exceeded();
-    if (overBudget) return outcome("budget", withReason(lastText, `Stopped: ${overBudget}.`));
+    if (!overBudget) return outcome("cancelled", partial || CANCELLED_RESULT);
+    const message = `Stopped: ${overBudget}.`;
+    agent.emit({ ...base, type: "error", where: "budget", message });
+    return outcome("budget", withReason(partial, message));
+  };
 
-    await agent.beforeRequest?.(agent.history, signal);
+  while (steps < agent.maxSteps) {
+    if (signal.aborted || agent.budget.exceeded()) return stopped(lastText);
+
     const tools = agent.toolSpecs();
+    await agent.beforeRequest?.(agent.history, signal, tools);
+    if (signal.aborted) return stopped(lastText);
     steps++;
     agent.emit({
       ...base,
@@ -115,9 +123,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       }
     } catch (error) {
       // Nothing of this step entered the history, so it stays valid for a retry or a resume.
-      if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) {
-        return outcome("cancelled", text || lastText || CANCELLED_RESULT);
-      }
+      if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return stopped(text || lastText);
       const message = error instanceof ModelError ? error.message : `model request failed: ${oneLine(error)}`;
       agent.emit({ ...base, type: "error", where: "model", message });
       return outcome("failed", withReason(lastText, message));
@@ -147,7 +153,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       const skipped = toolCalls.slice(runnable.length);
       answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.");
     }
-    if (signal.aborted) return outcome("cancelled", lastText || CANCELLED_RESULT);
+    if (signal.aborted) return stopped(lastText);
   }
 
   const message = `Stopped after ${steps} steps: the step limit (max_steps ${agent.maxSteps}) was reached.`;

@@ -4,8 +4,10 @@ import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import type { CliArgs } from "./args.js";
 import type { MainIo } from "./main.js";
+import { dataDir } from "../config/load.js";
+import { formatSessions } from "./sessions-command.js";
 
-/** `orca agents | tools | mcp | skills`: what is loaded, where from, and what failed and why. */
+/** `orca agents | tools | mcp | skills | sessions`: what is loaded, where from, and what failed and why. */
 export async function runListCommand(args: CliArgs, io: MainIo, packageDir: string): Promise<number> {
   const env = loadEnvironment({
     workspace: args.workspace,
@@ -59,6 +61,9 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       for (const e of env.mcpJson.errors) out(`error: ${e}`);
       return listMcp(env.servers, workspace, out, true);
     }
+    case "sessions":
+      for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
+      return 0;
     default:
       io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
       return 2;

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
+import { dataDir, loadConfig } from "../config/load.js";
+import { planResume, type ResumePlan } from "../sessions/plan.js";
 import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
 import { HELP, parseCli, type CliArgs } from "./args.js";
@@ -50,10 +52,11 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       return await runDemo(args, io, PACKAGE_DIR, packageVersion());
     }
     if (args.print || !io.stdin.isTTY || !io.stdout.isTTY) {
+      const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
       const prompt = args.prompt ?? (args.print && !io.stdin.isTTY ? (await readStdin(io.stdin)).trim() : undefined);
       if (!prompt) throw new ConfigError("no prompt: give one as an argument (orca -p \"…\") or on standard input");
       orchestra = await createOrchestra({
-        workspace: args.workspace,
+        workspace: resume?.workspace ?? args.workspace,
         configFile: args.configFile,
         overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
         env: io.env,
@@ -61,8 +64,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         approver: new HeadlessApprover(args.yes),
         agentName: args.agent,
         version: packageVersion(),
+        resume,
       });
       return await runHeadless(orchestra, prompt, args.outputFormat, io);
+    }
+    if (args.resume !== undefined || args.continue) {
+      // The dashboard entry (interactive.ts) does not take a resume plan yet.
+      throw new ConfigError("resuming in the dashboard is not available yet; resume headless: orca --resume [ID] -p \"PROMPT\"");
     }
     const { runInteractive } = await import("./interactive.js");
     return await runInteractive(args, io, PACKAGE_DIR, packageVersion());
@@ -72,6 +80,14 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     process.off("exit", killOnExit);
     orchestra?.killChildrenSync();
   }
+}
+
+/** The session `--resume [ID]` or `--continue` names; says which one when orca picked it. */
+function resumePlan(args: CliArgs, io: MainIo): ResumePlan {
+  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR });
+  const plan = planResume({ dataDir: dataDir(config), resume: args.resume, continue: args.continue, workspace: args.workspace });
+  if (plan.picked) io.stderr.write(`orca: resuming session ${plan.sessionId} (${plan.workspace})\n`);
+  return plan;
 }
 
 function reportError(error: unknown, io: MainIo): number {

@@ -12,6 +12,10 @@ import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, ren
 import type { Approver } from "../tools/approver.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
+import { createCompactor } from "../agent/compaction.js";
+import { contextWindowFor } from "../model/tokens.js";
+import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
+import { restoreAgents } from "./resume.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -29,6 +33,8 @@ export interface CreateSessionOptions {
   requireEndpoint?: boolean;
   /** Extra secrets to keep out of the log (the config's own are added automatically). */
   secrets?: string[];
+  /** Continue a logged session: its agents are rebuilt and it appends to its own log. */
+  resume?: ResumePlan;
 }
 
 export interface Orchestra {
@@ -110,7 +116,10 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     },
   });
 
-  const sessionId = opts.sessionId ?? newSessionId();
+  const resume = opts.resume;
+  const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
+  if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
+  const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,
     ...(opts.secrets ?? []),
@@ -142,11 +151,19 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         for (const name of missing) warnings.push(`skill "${name}" named by an agent definition was not found`);
         return text;
       },
-      logFile: path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
       secrets,
       version: opts.version,
       sessionId,
-      agentName: opts.agentName,
+      // A resumed session keeps the agent it started with.
+      agentName: resume?.rebuilt.rootAgentId ?? opts.agentName,
+      resumedFrom: resume?.sessionId,
+      compact: createCompactor({
+        compactAt: config.context.compact_at,
+        keepRounds: config.context.keep_rounds,
+        windowFor: (name) => contextWindowFor(name, config.model.context_window),
+        emit: (event) => session?.bus.emit(event),
+      }),
       onClose: async () => {
         await Promise.all([shells.killAll(), mcp?.close()]);
       },
@@ -155,6 +172,17 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     await Promise.all([shells.killAll(), mcp?.close()]);
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+  if (resume) {
+    const restoring = session;
+    warnings.push(
+      ...restoreAgents(resume.rebuilt, {
+        definitions: agents.definitions,
+        modelFor: (definition) => modelFor(modelNameOf(definition.model)),
+        workspaceRoot: workspace.root,
+        restoreAgent: (state) => restoring.restoreAgent(state),
+      }),
+    );
   }
 
   return {
