@@ -519,7 +519,12 @@ export function describeError(e: unknown, entry?: Pick<ServerEntry, "config" | "
   if (e instanceof ConnectTimeout) return e.message;
   const err = e instanceof Error ? e : new Error(String(e));
   const code = (err as NodeJS.ErrnoException).code;
-  if (entry && "command" in entry.config && code === "ENOENT") return `command not found: ${entry.config.command}`;
+  if (entry && "command" in entry.config && code === "ENOENT") {
+    const command = entry.config.command;
+    // A relative path is looked up from the server's cwd, which surprises people: say which.
+    const where = command.includes("/") && !path.isAbsolute(command) ? ` (relative to ${entry.config.cwd ?? "the workspace"})` : "";
+    return `command not found: ${command}${where}`;
+  }
   if (entry && "command" in entry.config && code === "EACCES") return `command not executable: ${entry.config.command}`;
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     const line = entry?.stderr.lastLine();
