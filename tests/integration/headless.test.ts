@@ -35,7 +35,7 @@ describe("orca -p against the scripted server", () => {
     );
     const run = await runOrca(["-p", "change hello", "--base-url", server.url, "--yes"], { ws });
     expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("Changed hello to goodbye.");
     expect(ws.read("notes.txt")).toBe("goodbye world\n");
     expect(server.requests).toHaveLength(4);
@@ -49,14 +49,14 @@ describe("orca -p against the scripted server", () => {
   it("prompts come from stdin when -p has no argument", async () => {
     const { server, ws } = await setup([{ text: "hi" }]);
     const run = await runOrca(["-p", "--base-url", server.url], { ws, input: "what is up\n" });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.body.messages.at(-1)?.content).toBe("what is up");
   });
 
   it("retries a 429 with Retry-After, then succeeds", async () => {
     const { server, ws } = await setup([{ kind: "error", status: 429, retryAfter: 0 }, { text: "ok after retry" }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("ok after retry");
     expect(server.requests).toHaveLength(2);
   });
@@ -70,7 +70,7 @@ describe("orca -p against the scripted server", () => {
     fs.mkdirSync(path.join(ws.dir, ".orca"));
     fs.writeFileSync(path.join(ws.dir, ".orca", "config.yaml"), "model:\n  max_retries: 2\n");
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stderr).toBe(1);
     expect(server.requests).toHaveLength(3);
     const lines = run.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -83,14 +83,14 @@ describe("orca -p against the scripted server", () => {
     fs.mkdirSync(path.join(ws.dir, ".orca"));
     fs.writeFileSync(path.join(ws.dir, ".orca", "config.yaml"), "model:\n  max_retries: 0\n");
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stderr).toBe(1);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("a stream without finish_reason is an error", async () => {
     const { server, ws } = await setup([{ text: "partial", omitFinishReason: true }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/cut off|truncated/i);
   });
 
@@ -104,7 +104,7 @@ describe("orca -p against the scripted server", () => {
       { "a.txt": "content A\n" },
     );
     const run = await runOrca(["-p", "read a", "--base-url", server.url], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const errorResult = lastToolResult(server.requests[1]!);
     expect(errorResult).toContain("not valid JSON");
     expect(errorResult).toContain('{"path": "a.txt"');
@@ -115,7 +115,7 @@ describe("orca -p against the scripted server", () => {
   it("an unknown tool gets an error result listing the tools, and the run goes on", async () => {
     const { server, ws } = await setup([call("frobnicate", { x: 1 }), { text: "sorry" }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const result = lastToolResult(server.requests[1]!);
     expect(result).toMatch(/unknown tool "frobnicate"/);
     expect(result).toContain("read_file");
@@ -141,7 +141,7 @@ describe("orca -p against the scripted server", () => {
     fs.mkdirSync(path.join(outside, "target"));
     fs.symlinkSync(path.join(outside, "target"), path.join(ws.dir, "link"));
     const run = await runOrca(["-p", "escape", "--base-url", server.url, "--yes"], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(lastToolResult(server.requests[1]!)).toMatch(/outside the workspace/);
     expect(lastToolResult(server.requests[2]!)).toMatch(/outside the workspace/);
     expect(lastToolResult(server.requests[3]!)).toMatch(/outside the workspace/);
@@ -169,7 +169,7 @@ describe("orca -p against the scripted server", () => {
       { text: "ok" },
     ]);
     const run = await runOrca(["-p", "bg", "--base-url", server.url, "--yes"], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const running = lastToolResult(server.requests[2]!);
     expect(running).toMatch(/status: running/);
     expect(running).not.toMatch(/exit code/);
@@ -182,7 +182,7 @@ describe("orca -p against the scripted server", () => {
   it("works with only OPENAI_API_KEY and --base-url, and no config file anywhere", async () => {
     const { server, ws } = await setup([{ text: "minimal" }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("minimal");
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${TEST_KEY}`);
   });
@@ -192,7 +192,7 @@ describe("orca -p against the scripted server", () => {
     fs.mkdirSync(path.join(ws.dir, ".orca"));
     fs.writeFileSync(path.join(ws.dir, ".orca", "config.yaml"), "model:\n  nmae: gpt-4o\n");
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
-    expect(run.code).toBe(2);
+    expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toContain("model.nmae: unknown key");
     expect(server.requests).toHaveLength(0);
@@ -201,7 +201,7 @@ describe("orca -p against the scripted server", () => {
   it("no endpoint configured: exit 2 with a hint, and no request is sent", async () => {
     ws = tempWorkspace();
     const run = await runOrca(["-p", "hi"], { ws, env: { OPENAI_API_KEY: undefined } });
-    expect(run.code).toBe(2);
+    expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/OPENAI_API_KEY/);
   });
 
@@ -209,7 +209,7 @@ describe("orca -p against the scripted server", () => {
     const replies = Array.from({ length: 5 }, (_, i) => call("list_dir", { path: i % 2 ? "." : "./" }));
     const { server, ws } = await setup(replies);
     const run = await runOrca(["-p", "loop", "--base-url", server.url, "--max-steps", "3"], { ws });
-    expect(run.code).toBe(3);
+    expect(run.code, run.stderr).toBe(3);
     expect(server.requests).toHaveLength(3);
     expect(run.stderr).toMatch(/step limit|max_steps/);
     expect(run.stdout).toMatch(/step limit|max_steps/);
@@ -219,7 +219,7 @@ describe("orca -p against the scripted server", () => {
     const replies = Array.from({ length: 5 }, () => call("list_dir", { path: "." }));
     const { server, ws } = await setup(replies);
     const run = await runOrca(["-p", "loop", "--base-url", server.url], { ws });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stderr).toBe(1);
     expect(server.requests).toHaveLength(3);
     expect(run.stderr).toMatch(/same call .*list_dir.* 3 times/);
   });
@@ -227,7 +227,7 @@ describe("orca -p against the scripted server", () => {
   it("json output is one object with result, status, session id, usage, agents and duration", async () => {
     const { server, ws } = await setup([{ text: "the answer", usage: { prompt: 100, completion: 7 } }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", "json"], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(out).toMatchObject({
       result: "the answer",
@@ -242,7 +242,7 @@ describe("orca -p against the scripted server", () => {
   it("stream-json prints every event as a line, and the log keeps no secret", async () => {
     const { server, ws } = await setup([call("read_file", { path: "a.txt" }), { text: "done" }], { "a.txt": "A\n" });
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", "stream-json"], { ws });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string });
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("session_started");
@@ -274,7 +274,7 @@ describe("orca -p against the scripted server", () => {
     const shellPid = Number(fs.readFileSync(pidFile, "utf8").trim());
     process.kill(pid, "SIGINT");
     const run = await pending;
-    expect(run.code).toBe(130);
+    expect(run.code, run.stderr).toBe(130);
     expect(() => process.kill(shellPid, 0)).toThrow();
     expect(lastMessage(server.requests[0]!)?.role).toBe("user");
   });
