@@ -92,12 +92,14 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
 
   const groups = groupsOf(history);
   const reserve = summaryBudget(settings.window);
+  // The summary message also carries a one-line preamble and the message framing.
+  const summaryTokens = reserve + 32;
   const head = history.slice(0, HEAD);
   // The earliest cut that keeps at most keepRounds rounds; later cuts until the rest fits.
   let g = 0;
   const roundsFrom = (k: number) => groups.slice(k).filter((x) => x.round).length;
   while (g < groups.length && roundsFrom(g) > settings.keepRounds) g++;
-  while (g < groups.length && estimate([...head, ...history.slice(groups[g]!.start)]) + reserve > threshold) g++;
+  while (g < groups.length && estimate([...head, ...history.slice(groups[g]!.start)]) + summaryTokens > threshold) g++;
   if (g === 0) return null; // Nothing before the kept part: compaction cannot help.
   const cut = g < groups.length ? groups[g]!.start : history.length;
   const old = history.slice(HEAD, cut);

@@ -1,0 +1,101 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readLog } from "../../src/events/log.js";
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { killGroup, pidFrom } from "../fixtures/crash-kill.js";
+import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+const groups: number[] = [];
+
+afterEach(async () => {
+  for (const pid of groups.splice(0)) killGroup(pid);
+  await server?.close();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+});
+
+async function setup(replies: ScriptedReply[], budget: string): Promise<{ server: ScriptedServer; ws: TempWorkspace }> {
+  server = await startScriptedServer(replies);
+  ws = tempWorkspace({ "a.txt": "A\n" });
+  fs.mkdirSync(path.join(ws.dir, ".orca"));
+  fs.writeFileSync(path.join(ws.dir, ".orca", "config.yaml"), `budget:\n${budget}`);
+  return { server, ws };
+}
+
+const step = (text: string, calls: { name: string; args: unknown }[], usage?: { prompt: number; completion: number }): ScriptedReply => ({
+  text,
+  toolCalls: calls,
+  ...(usage ? { usage } : {}),
+});
+
+describe("run budgets (exit 3, a message on stderr, the partial result)", () => {
+  it("budget.max_tokens stops before the request that would exceed it", async () => {
+    const { server, ws } = await setup(
+      [
+        step("looked at the root", [{ name: "list_dir", args: { path: "." } }], { prompt: 600, completion: 10 }),
+        step("read a.txt", [{ name: "read_file", args: { path: "a.txt" } }], { prompt: 700, completion: 10 }),
+        { text: "never sent" },
+      ],
+      "  max_tokens: 1000\n",
+    );
+    const run = await runOrca(["-p", "work", "--base-url", server.url, "--output-format", "json"], { ws });
+    expect(run.code).toBe(3);
+    expect(server.requests).toHaveLength(2);
+    expect(run.stderr).toMatch(/^orca: Stopped: token budget reached \(1320 of 1000 tokens\)\.$/m);
+    const out = JSON.parse(run.stdout) as { status: string; result: string };
+    expect(out.status).toBe("budget");
+    expect(out.result).toContain("read a.txt");
+    expect(out.result).toContain("token budget reached");
+  });
+
+  it("budget.max_tool_calls answers calls past the limit without running them, then stops", async () => {
+    const { server, ws } = await setup(
+      [
+        step("one", [{ name: "list_dir", args: { path: "." } }]),
+        step("two and three", [
+          { name: "read_file", args: { path: "a.txt" } },
+          { name: "write_file", args: { path: "b.txt", content: "B" } },
+        ]),
+        { text: "never sent" },
+      ],
+      "  max_tool_calls: 2\n",
+    );
+    const run = await runOrca(["-p", "work", "--base-url", server.url, "--yes"], { ws });
+    expect(run.code).toBe(3);
+    expect(server.requests).toHaveLength(2);
+    expect(run.stderr).toMatch(/tool-call budget reached \(2 of 2 calls\)/);
+    expect(run.stdout).toContain("two and three");
+    expect(fs.existsSync(ws.file("b.txt"))).toBe(false);
+    const finished = readLog(sessionLogs(ws)[0]!).events.filter((e) => e.type === "tool_finished");
+    expect(finished.map((e) => (e.type === "tool_finished" ? [e.name, e.ok] : []))).toEqual([
+      ["list_dir", true],
+      ["read_file", true],
+      ["write_file", false],
+    ]);
+    expect(finished[2]).toMatchObject({ content: expect.stringMatching(/not run: the run's tool-call budget is used up/) });
+  });
+
+  it("budget.max_duration stops a run stuck in a long bash call and kills it", async () => {
+    const { server, ws } = await setup(
+      [step("starting the long job", [{ name: "bash", args: { command: "echo $$ > shell.pid; sleep 30" } }]), { text: "never sent" }],
+      "  max_duration: 1.5\n",
+    );
+    const pending = runOrca(["-p", "work", "--base-url", server.url, "--yes"], { ws });
+    const shell = await pidFrom(ws.file("shell.pid"));
+    groups.push(shell);
+    const run = await pending;
+    expect(run.code).toBe(3);
+    expect(server.requests).toHaveLength(1);
+    expect(run.stderr).toMatch(/time budget reached \(1\.5s\)/);
+    expect(run.stdout).toContain("starting the long job");
+    expect(() => process.kill(shell, 0)).toThrow();
+    const events = readLog(sessionLogs(ws)[0]!).events;
+    expect(events.find((e) => e.type === "tool_finished")).toMatchObject({ name: "bash", ok: false });
+    expect(events.find((e) => e.type === "agent_finished")).toMatchObject({ status: "budget" });
+    expect(events.at(-1)).toMatchObject({ type: "session_finished", status: "budget" });
+  });
+});

@@ -1,0 +1,158 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readLog } from "../../src/events/log.js";
+import type { OrcaEvent } from "../../src/events/types.js";
+import type { ChatMessage, ToolSpec } from "../../src/model/model.js";
+import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { estimateRequestTokens } from "../../src/model/tokens.js";
+import type { Orchestra } from "../../src/orchestrator/create.js";
+import { rebuildSession } from "../../src/orchestrator/resume.js";
+import { expectValidHistories, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { testOrchestra } from "../fixtures/orchestra.js";
+
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+let orchestra: Orchestra | undefined;
+
+afterEach(async () => {
+  await orchestra?.session.close();
+  await server?.close();
+  ws?.cleanup();
+  server = orchestra = ws = undefined;
+});
+
+const WINDOW = 4000;
+const COMPACT_AT = 0.8;
+const TURNS = 200;
+const TASK = "Read every file in order and keep notes.";
+
+const WORKER = `---
+name: worker
+description: Reads files.
+tools: [read_file]
+---
+You read files one by one.
+`;
+
+/** The request as orca estimates it, rebuilt from what reached the server. */
+function requestTokens(request: RecordedRequest): number {
+  const messages: ChatMessage[] = request.body.messages.map((m) => {
+    if (m.role === "assistant") {
+      return { role: "assistant", content: m.content ?? "", toolCalls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, raw: c.function.arguments })) };
+    }
+    if (m.role === "tool") return { role: "tool", toolCallId: m.tool_call_id ?? "", content: m.content ?? "" };
+    return { role: m.role, content: m.content ?? "" };
+  });
+  const tools: ToolSpec[] = (request.body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? "", parameters: t.function.parameters ?? {} }));
+  return estimateRequestTokens(messages, tools, request.body.model);
+}
+
+/** No tool result without its assistant message earlier in the same request: no round was split. */
+function expectNoOrphanResults(requests: RecordedRequest[]): void {
+  for (const r of requests) {
+    const calls = new Set<string>();
+    for (const m of r.body.messages) {
+      for (const c of m.tool_calls ?? []) calls.add(c.id);
+      if (m.role === "tool") expect(calls.has(m.tool_call_id!), `request ${r.index}: orphan result ${m.tool_call_id}`).toBe(true);
+    }
+  }
+}
+
+function files(): Record<string, string> {
+  const out: Record<string, string> = { ".orca/agents/worker.md": WORKER };
+  for (let i = 0; i < 10; i++) {
+    out[`f${i}.txt`] = Array.from({ length: 12 }, (_, l) => `file ${i} line ${l}: the quick brown fox jumps over the lazy dog`).join("\n") + "\n";
+  }
+  return out;
+}
+
+describe("compaction on a 200-turn conversation", () => {
+  it("keeps every request under the window, never splits a round, and the log replays to the same history", async () => {
+    let turn = 0;
+    const summaries: RecordedRequest[] = [];
+    server = await startScriptedServer((request): ScriptedReply => {
+      if (systemPrompt(request).startsWith("You compact the working history")) {
+        summaries.push(request);
+        return { text: `- Goals: ${TASK}\n- State: read files up to turn ${turn}; nothing unusual found.` };
+      }
+      turn++;
+      if (turn > TURNS) return { text: "finished reading" };
+      return { text: `step ${turn}`, toolCalls: [{ id: `call_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }] };
+    });
+    ws = tempWorkspace(files());
+    orchestra = await testOrchestra(ws, server.url, {
+      agentName: "worker",
+      config: `model:\n  context_window: ${WINDOW}\nagent:\n  max_steps: ${TURNS + 5}\ncontext:\n  compact_at: ${COMPACT_AT}\n  keep_rounds: 4\n`,
+    });
+    const events: OrcaEvent[] = [];
+    orchestra.session.bus.subscribe((e) => events.push(e));
+
+    const result = await orchestra.session.run(TASK);
+    expect(result.status).toBe("done");
+    expect(result.result).toBe("finished reading");
+
+    const work = server.requests.filter((r) => !summaries.includes(r));
+    expect(work).toHaveLength(TURNS + 1);
+    const compactions = events.filter((e): e is Extract<OrcaEvent, { type: "compacted" }> => e.type === "compacted");
+    expect(compactions.length).toBeGreaterThan(3);
+    expect(summaries).toHaveLength(compactions.length);
+
+    const peak = Math.max(...server.requests.map(requestTokens));
+    expect(peak).toBeLessThanOrEqual((COMPACT_AT + 0.05) * WINDOW);
+    expectValidHistories(server.requests);
+    expectNoOrphanResults(server.requests);
+    for (const r of work) {
+      expect(r.body.messages[0]!.role).toBe("system");
+      expect(r.body.messages[1]).toMatchObject({ role: "user", content: TASK });
+    }
+    // The last rounds are kept verbatim: the request after each compaction ends with whole rounds.
+    for (const c of compactions) {
+      expect(c.summary).toContain("Goals:");
+      expect(c.afterTokens).toBeLessThan(c.beforeTokens);
+      expect(c.roundsSummarised).toBeGreaterThan(0);
+    }
+    const last = work.at(-1)!.body.messages;
+    expect(last[2]!.content).toMatch(/^\[Summary of the earlier conversation/);
+    expect(last.filter((m) => m.role === "assistant").length).toBeGreaterThanOrEqual(4);
+
+    // Resume rebuilds exactly the history the agent has now.
+    await orchestra.session.close();
+    const logged = readLog(orchestra.session.logFile!);
+    expect(logged.skipped).toEqual([]);
+    const rebuilt = rebuildSession(logged.events).agents.find((a) => a.id === "worker")!;
+    expect(rebuilt.history).toEqual(orchestra.session.agentState("worker")!.history);
+  }, 120_000);
+
+  it("a sub-agent compacts its own history", async () => {
+    const summaries: string[] = [];
+    let turn = 0;
+    server = await startScriptedServer((request): ScriptedReply => {
+      const system = systemPrompt(request);
+      if (system.startsWith("You compact the working history")) {
+        summaries.push(request.body.messages[1]!.content ?? "");
+        return { text: "- Goals: read files\n- State: partway" };
+      }
+      if (/You are agent coordinator /.test(system)) {
+        const done = request.body.messages.some((m) => m.role === "tool");
+        return done ? { text: "the worker finished" } : { toolCalls: [{ name: "delegate", args: { agent: "worker", task: "read the files" } }] };
+      }
+      turn++;
+      if (turn > 40) return { text: "worker done" };
+      return { toolCalls: [{ id: `w_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }] };
+    });
+    ws = tempWorkspace(files());
+    fs.writeFileSync(path.join(ws.dir, ".orca", "agents", "coordinator.md"), `---\nname: coordinator\ndescription: Delegates.\ntools: [delegate]\n---\nYou delegate.\n`);
+    orchestra = await testOrchestra(ws, server.url, { config: `model:\n  context_window: ${WINDOW}\ncontext:\n  keep_rounds: 2\n` });
+    const events: OrcaEvent[] = [];
+    orchestra.session.bus.subscribe((e) => events.push(e));
+    const result = await orchestra.session.run("go");
+    expect(result.result).toBe("the worker finished");
+    const compacted = events.filter((e) => e.type === "compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(new Set(compacted.map((e) => e.agentId))).toEqual(new Set(["worker-1"]));
+    expect(summaries.length).toBe(compacted.length);
+    expectValidHistories(server.requests);
+    expectNoOrphanResults(server.requests);
+  }, 60_000);
+});
