@@ -1,11 +1,11 @@
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { McpServerConfig } from "../../src/config/schema.js";
+import type { McpRemoteServerConfig } from "../../src/config/schema.js";
 import { McpManager } from "../../src/mcp/manager.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { freePort, runTool, startEverything, toolContext, type RunningServer } from "../fixtures/mcp-servers.js";
 
-const remote = (url: string, type?: "http" | "sse", extra: Partial<McpServerConfig> = {}): McpServerConfig => ({
+const remote = (url: string, type?: "http" | "sse", extra: Partial<McpRemoteServerConfig> = {}): McpRemoteServerConfig => ({
   ...(type ? { type } : {}),
   url,
   headers: { "X-Orca-Test": "1" },

@@ -2,12 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { McpServerConfig } from "../../src/config/schema.js";
+import type { McpServerConfig, McpStdioServerConfig } from "../../src/config/schema.js";
 import { McpManager } from "../../src/mcp/manager.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { bin, isAlive, runTool, toolContext } from "../fixtures/mcp-servers.js";
 
-const stdio = (command: string, args: string[] = [], extra: Partial<McpServerConfig> = {}): McpServerConfig => ({
+const stdio = (command: string, args: string[] = [], extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig => ({
   command,
   args,
   env: {},
