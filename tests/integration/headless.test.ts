@@ -279,6 +279,44 @@ describe("orca -p against the scripted server", () => {
     expect(lastMessage(server.requests[0]!)?.role).toBe("user");
   });
 
+  it("headless permissions: ask = deny without --yes, deny rules beat --yes, plan mode refuses writes", async () => {
+    const writeThenStop = (): ScriptedReply[] => [call("write_file", { path: "out.txt", content: "x" }), { text: "stopped" }];
+    // default mode, no --yes: the write would ask, so it is refused with a hint
+    let s = await setup(writeThenStop());
+    let run = await runOrca(["-p", "write", "--base-url", s.server.url], { ws: s.ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(lastToolResult(s.server.requests[1]!)).toMatch(/--yes/);
+    expect(fs.existsSync(s.ws.file("out.txt"))).toBe(false);
+    await s.server.close();
+    s.ws.cleanup();
+
+    // a deny rule wins even with --yes
+    s = await setup(writeThenStop());
+    fs.mkdirSync(path.join(s.ws.dir, ".orca"));
+    fs.writeFileSync(path.join(s.ws.dir, ".orca", "config.yaml"), "permissions:\n  deny: [\"write_file(*.txt)\"]\n");
+    run = await runOrca(["-p", "write", "--base-url", s.server.url, "--yes"], { ws: s.ws });
+    expect(lastToolResult(s.server.requests[1]!)).toMatch(/denied by rule deny: write_file\(\*\.txt\)/);
+    expect(fs.existsSync(s.ws.file("out.txt"))).toBe(false);
+    await s.server.close();
+    s.ws.cleanup();
+
+    // plan mode: read-only tools only, whatever --yes says
+    s = await setup(writeThenStop());
+    run = await runOrca(["-p", "write", "--base-url", s.server.url, "--yes", "--permission-mode", "plan"], { ws: s.ws });
+    expect(lastToolResult(s.server.requests[1]!)).toMatch(/plan mode/);
+    expect(fs.existsSync(s.ws.file("out.txt"))).toBe(false);
+    await s.server.close();
+    s.ws.cleanup();
+
+    // an allow rule lets it through without --yes
+    s = await setup(writeThenStop());
+    fs.mkdirSync(path.join(s.ws.dir, ".orca"));
+    fs.writeFileSync(path.join(s.ws.dir, ".orca", "config.yaml"), "permissions:\n  allow: [\"write_file(out.txt)\"]\n");
+    run = await runOrca(["-p", "write", "--base-url", s.server.url], { ws: s.ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(s.ws.read("out.txt")).toBe("x");
+  });
+
   it("--version and --help answer without a model", async () => {
     ws = tempWorkspace();
     const version = await runOrca(["--version"], { ws });
