@@ -127,14 +127,30 @@ const SCRIPTS: Record<string, Step[]> = {
   ],
 };
 
-export function createDemoScript(): ScriptHandler {
+/**
+ * How fast the scenario plays: 1 is the default pace, 0.25 four times slower (end-to-end tests use
+ * that to have time to focus and cancel a running pane). Read from ORCA_DEMO_SPEED when not given.
+ */
+export function demoSpeed(raw = process.env.ORCA_DEMO_SPEED): number {
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : 1;
+}
+
+function paced(reply: ScriptedReply, speed: number): ScriptedReply {
+  if (speed === 1 || reply.kind === "error" || reply.kind === "hang") return reply;
+  const scale = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.round(ms / speed));
+  return { ...reply, delayMs: scale(reply.delayMs), chunkDelayMs: scale(reply.chunkDelayMs) };
+}
+
+export function createDemoScript(opts: { speed?: number } = {}): ScriptHandler {
+  const speed = opts.speed ?? demoSpeed();
   const steps = new Map<string, number>();
   return (request) => {
     const agent = /You are agent (\S+) \(/.exec(request.body.messages[0]?.content ?? "")?.[1] ?? "";
     const index = steps.get(agent) ?? 0;
     steps.set(agent, index + 1);
     const step = SCRIPTS[agent]?.[index];
-    if (!step) return { ...slow, text: FALLBACK };
-    return typeof step === "function" ? step(request) : step;
+    if (!step) return paced({ ...slow, text: FALLBACK }, speed);
+    return paced(typeof step === "function" ? step(request) : step, speed);
   };
 }

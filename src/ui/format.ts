@@ -18,9 +18,12 @@ export function summarizeArgs(name: string, args: unknown): string {
   const a = args as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof a[k] === "string" ? (a[k] as string) : undefined);
   if (name === "delegate") {
+    // The label names the job; the task is in the sub-agent's own pane, so it only stands in
+    // when there is no label.
     const who = str("agent") ?? (str("resume") ? `resume ${str("resume")}` : "");
     const label = str("label");
-    return clip(oneLine([who, label ? `[${label}]` : "", str("task") ?? ""].filter(Boolean).join(" ")));
+    const what = label ? `"${oneLine(label)}"` : oneLine(str("task") ?? "");
+    return clip(oneLine([who, what].filter(Boolean).join(" ")));
   }
   const primary = str("command") ?? str("path") ?? str("file_path") ?? str("pattern") ?? str("query") ?? str("name") ?? str("url");
   if (primary !== undefined) {

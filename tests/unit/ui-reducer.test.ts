@@ -126,7 +126,7 @@ describe("dashboard reducer", () => {
     // delegate is not scheduled: it starts without tool_queued and keeps its summary
     s = run([{ type: "tool_started", agentId: "root", callId: "d1", name: "delegate" }], s);
     expect(s.agents.root.entries[0]).toMatchObject({ state: "running", summary: "explorer [map] map the repo" });
-    expect(s.agents.root.currentTool).toMatchObject({ name: "delegate", summary: "explorer [map] map the repo" });
+    expect(s.agents.root.currentTool).toMatchObject({ name: "delegate", summary: `explorer "map"` });
   });
 
   it("follows the executor's order: permission first, then the queue", () => {

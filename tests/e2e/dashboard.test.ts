@@ -1,0 +1,110 @@
+/**
+ * `orca --demo` in a real terminal: tmux at a fixed size runs the built CLI (npm test builds
+ * first; alone, run `npm run build`), the test sends keys and reads the screen like a user would.
+ * CI is removed from orca's environment: with CI set, Ink writes only the final frame.
+ */
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { TmuxTerminal } from "./tmux.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const HEADER = "SCRIPTED DEMO";
+
+let term: TmuxTerminal | undefined;
+
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+});
+
+/** Starts the demo; the shell prints orca's exit code and stays so the test can read it. */
+function startDemo(name: string, env = ""): TmuxTerminal {
+  const t = new TmuxTerminal(name);
+  t.start(`env -u CI ${env} node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 120, 40, ROOT);
+  return t;
+}
+
+const count = (screen: string, text: string): number => screen.split("\n").filter((l) => l.includes(text)).length;
+
+/** A pane's one-line state: the screen line holding `who`. */
+function lineOf(screen: string, who: string): string {
+  return screen.split("\n").find((l) => l.includes(who)) ?? "";
+}
+
+async function exitAndCheck(t: TmuxTerminal, code: number): Promise<void> {
+  const screen = await t.waitFor(`EXIT=${code}`, (s) => /EXIT=\d+/.test(s));
+  expect(screen).toContain(`EXIT=${code}`);
+  // The alternate screen was left: the shell's normal screen is back, without the dashboard.
+  expect(t.display("#{alternate_on}")).toBe("0");
+  expect(screen).not.toContain(HEADER);
+}
+
+describe("orca --demo in tmux", () => {
+  it("plays the scenario: header, three sub-agent panes, the permission dialog, the report; exits 0 on Ctrl+C", { timeout: 60_000 }, async () => {
+    term = startDemo("play");
+    const t = term;
+    const first = await t.waitFor("the first frame", (s) => s.includes(HEADER));
+    // The header is the first row and says this is a scripted demo.
+    expect(first.split("\n")[0]).toContain(HEADER);
+    expect(first.split("\n")[0]).toContain("orca-demo");
+
+    const panes = await t.waitFor("the sub-agent panes", (s) => s.includes("explorer [map project]") && s.includes("editor [fix subtract]") && s.includes("editor [add multiply]"));
+    expect(count(panes, HEADER)).toBe(1);
+    // The coordinator's delegate lines name the agent and label.
+    expect(panes).toMatch(/delegate editor "fix subtract"/);
+
+    const dialog = await t.waitFor("the permission dialog", (s) => s.includes("Permission:"));
+    expect(dialog).toContain("write_file");
+    expect(dialog).toContain("CHANGELOG.md");
+    expect(dialog).toContain("+- Added `multiply(a, b)` to src/math.js.");
+    t.keys("y");
+
+    const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
+    expect(done).toContain("nothing was lost");
+    for (const who of ["explorer [map project]", "editor [fix subtract]", "editor [add multiply]", "tester [run tests]"]) {
+      expect(lineOf(done, who)).toMatch(/✓ .* done/);
+    }
+    expect(count(done, HEADER)).toBe(1);
+
+    t.keys("C-c");
+    await exitAndCheck(t, 0);
+  });
+
+  it("Tab + Esc cancels only the focused sub-agent, Esc on the coordinator cancels the run; resizes redraw cleanly; Ctrl+C exits 130", { timeout: 60_000 }, async () => {
+    // A slower pace leaves time to reach a pane while it runs.
+    term = startDemo("cancel", "ORCA_DEMO_SPEED=0.2");
+    const t = term;
+    await t.waitFor("the explorer pane", (s) => s.includes("explorer [map project] running") && s.includes("editor [add multiply] running"), 30_000);
+
+    // Smaller and back, while everything runs: one header, panes redrawn, no stale rows.
+    t.resize(80, 24);
+    const small = await t.waitFor("the 80×24 frame", (s) => s.split("\n").length >= 24 && s.split("\n")[0].includes(HEADER) && s.includes("Esc cancel run"));
+    expect(count(small, HEADER)).toBe(1);
+    expect(count(small, "Esc cancel run")).toBe(1);
+    expect(small).toContain("explorer");
+    t.resize(120, 40);
+    const big = await t.waitFor("the 120×40 frame", (s) => s.split("\n")[0].includes(HEADER) && s.includes("editor [fix subtract]") && s.split("\n")[0].length > 80);
+    expect(count(big, HEADER)).toBe(1);
+    expect(count(big, "Esc cancel run")).toBe(1);
+
+    // Tab focuses the first sub-agent (the explorer); Esc stops only it.
+    t.keys("Tab");
+    await t.waitFor("the explorer focused", (s) => s.includes("Esc stop explorer"));
+    t.keys("Escape");
+    const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer \[map project\] cancelled/.test(s));
+    expect(lineOf(one, "editor [fix subtract]")).toContain("running");
+    expect(lineOf(one, "editor [add multiply]")).toContain("running");
+    expect(lineOf(one, "coordinator")).toContain("running");
+
+    // Back to the coordinator (Esc on a finished pane leaves it), then Esc cancels the whole run.
+    t.keys("Escape");
+    await t.waitFor("the coordinator focused", (s) => s.includes("Esc cancel run"));
+    t.keys("Escape");
+    const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor \[fix subtract\] cancelled/.test(s) && /editor \[add multiply\] cancelled/.test(s));
+    expect(lineOf(all, "coordinator")).toContain("cancelled");
+    expect(count(all, HEADER)).toBe(1);
+
+    t.keys("C-c");
+    await exitAndCheck(t, 130);
+  });
+});
