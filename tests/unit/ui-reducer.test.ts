@@ -121,7 +121,7 @@ describe("dashboard reducer", () => {
       },
     ]);
     expect(texts(s.agents.root.entries)).toEqual(["[delegate:queued]", "[bash:queued]"]);
-    expect((s.agents.root.entries[0] as ToolEntry).summary).toBe("explorer [map] map the repo");
+    expect((s.agents.root.entries[0] as ToolEntry).summary).toBe(`explorer "map"`);
     expect((s.agents.root.entries[1] as ToolEntry).summary).toContain("invalid arguments");
     // delegate is not scheduled: it starts without tool_queued and keeps its summary
     s = run([{ type: "tool_started", agentId: "root", callId: "d1", name: "delegate" }], s);
