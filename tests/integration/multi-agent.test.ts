@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import type { Orchestra } from "../../src/orchestrator/create.js";
 import { startScriptedServer, toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 
 let server: ScriptedServer | undefined;
@@ -220,3 +220,32 @@ function processesMatching(marker: string): number {
   const out = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
   return out.split("\n").filter((line) => line.startsWith(marker)).length;
 }
+
+describe("headless output with sub-agents", () => {
+  it("stream-json carries the sub-agents' events with parentId, and json lists every agent with status, steps and usage", async () => {
+    const script = () =>
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("explorer", "look around", "scan")] }, { text: "summary", usage: { prompt: 50, completion: 5 } }],
+        "explorer-1": [{ toolCalls: [{ name: "list_dir", args: { path: "." } }] }, { text: "found a.txt", usage: { prompt: 30, completion: 3 } }],
+      });
+    server = await startScriptedServer(script());
+    ws = tempWorkspace({ "a.txt": "A\n" });
+    const streamed = await runOrca(["-p", "scan", "--base-url", server.url, "--output-format", "stream-json"], { ws });
+    expect(streamed.code, streamed.stderr).toBe(0);
+    const events = streamed.stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
+    const sub = events.filter((e) => e.agentId === "explorer-1");
+    expect(sub.map((e) => e.type)).toEqual(expect.arrayContaining(["agent_started", "model_request", "tool_queued", "tool_finished", "assistant_message", "agent_finished"]));
+    expect(sub.every((e) => e.parentId === "coordinator")).toBe(true);
+    await server.close();
+
+    server = await startScriptedServer(script());
+    const json = await runOrca(["-p", "scan", "--base-url", server.url, "--output-format", "json"], { ws });
+    expect(json.code, json.stderr).toBe(0);
+    const out = JSON.parse(json.stdout) as { agents: { id: string; parent_id: string | null; status: string; steps: number; label?: string }[]; usage: { input_tokens: number } };
+    expect(out.agents).toEqual([
+      expect.objectContaining({ id: "coordinator", parent_id: null, status: "done", steps: 2 }),
+      expect.objectContaining({ id: "explorer-1", parent_id: "coordinator", status: "done", steps: 2, label: "scan" }),
+    ]);
+    expect(out.usage.input_tokens).toBeGreaterThanOrEqual(80);
+  });
+});
