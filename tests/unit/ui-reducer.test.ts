@@ -125,7 +125,7 @@ describe("dashboard reducer", () => {
     expect((s.agents.root.entries[1] as ToolEntry).summary).toContain("invalid arguments");
     // delegate is not scheduled: it starts without tool_queued and keeps its summary
     s = run([{ type: "tool_started", agentId: "root", callId: "d1", name: "delegate" }], s);
-    expect(s.agents.root.entries[0]).toMatchObject({ state: "running", summary: "explorer [map] map the repo" });
+    expect(s.agents.root.entries[0]).toMatchObject({ state: "running", summary: `explorer "map"` });
     expect(s.agents.root.currentTool).toMatchObject({ name: "delegate", summary: `explorer "map"` });
   });
 
