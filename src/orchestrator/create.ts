@@ -124,7 +124,10 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     config.model.api_key,
     ...(opts.secrets ?? []),
     ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : Object.values(s.env))),
-  ].filter((s): s is string => Boolean(s));
+  ]
+    // "Bearer TOKEN": the token alone is as secret as the whole header value.
+    .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
+    .filter((s): s is string => Boolean(s));
 
   try {
     session = new Session({
