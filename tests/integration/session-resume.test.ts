@@ -185,6 +185,25 @@ describe("crash and resume", () => {
     expect(resumedRows[0]).toMatch(/resumed 1×/);
   });
 
+  it("no secret reaches the log, even when a tool prints the API key or a configured MCP header value", async () => {
+    ws = tempWorkspace();
+    const HEADER_TOKEN = "tok-mcp-header-5f1e2d3c4b5a";
+    fs.mkdirSync(ws.file(".orca"));
+    fs.writeFileSync(
+      ws.file(".orca/config.yaml"),
+      `mcp_servers:\n  remote:\n    url: http://127.0.0.1:9/mcp\n    headers: { Authorization: "Bearer ${HEADER_TOKEN}" }\n    connect_timeout: 2000\n`,
+    );
+    const s = await server([call("bash", { command: `echo "key=$OPENAI_API_KEY header=${HEADER_TOKEN}"` }), { text: "printed" }]);
+    const run = await runOrca(["-p", "print the key", "--base-url", s.url, "--yes"], { ws });
+    expect(run.code).toBe(0);
+    // The model did see the output (orca does not censor tools), but the log keeps neither value.
+    expect(JSON.stringify(s.requests[1]!.body.messages)).toContain(TEST_KEY);
+    const log = fs.readFileSync(sessionLogs(ws)[0]!, "utf8");
+    expect(log).not.toContain(TEST_KEY);
+    expect(log).not.toContain(HEADER_TOKEN);
+    expect(log).toContain("key=[redacted] header=[redacted]");
+  });
+
   it("unknown ids and an empty history are one-line errors with exit 2", async () => {
     ws = tempWorkspace();
     const none = await runOrca(["--continue", "-p", "x", "--base-url", "http://127.0.0.1:9/v1"], { ws });
