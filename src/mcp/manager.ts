@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ElicitRequestSchema,
@@ -59,7 +59,18 @@ export interface McpManagerOptions {
    */
   onElicit?: (request: McpElicitation) => Promise<ElicitResult>;
   /** OAuth for remote servers that need it; orca has no login flow of its own yet. */
-  authProvider?: (server: string) => OAuthClientProvider | undefined;
+  auth?: (server: string) => McpAuth | undefined;
+}
+
+/**
+ * OAuth for one remote server. The SDK drives discovery, registration, PKCE and token refresh
+ * through `provider`; when it needs a user login it calls `provider.redirectToAuthorization`, and
+ * the manager then waits for `authorizationCode()` (a browser callback, or a headless flow),
+ * exchanges it and connects again, once.
+ */
+export interface McpAuth {
+  provider: OAuthClientProvider;
+  authorizationCode?(signal: AbortSignal): Promise<string>;
 }
 
 interface Session {
@@ -208,9 +219,10 @@ export class McpManager {
     entry.reason = undefined;
     this.changed();
     const timeoutMs = entry.config.connect_timeout;
+    const auth = entry.kind === "stdio" ? undefined : this.opts.auth?.(entry.name);
     let session: Session;
     try {
-      session = this.createSession(entry);
+      session = this.createSession(entry, auth);
     } catch (e) {
       return this.failed(entry, describeError(e, entry));
     }
@@ -226,8 +238,21 @@ export class McpManager {
     try {
       const definitions = await Promise.race([
         (async () => {
-          await session.client.connect(session.transport, { signal: abort.signal, timeout: timeoutMs + 1000 });
-          return listAllTools(session.client, abort.signal, timeoutMs + 1000);
+          const options = { signal: abort.signal, timeout: timeoutMs + 1000 };
+          // A login, and possibly one step-up to wider scopes; more would be a loop.
+          for (let logins = 0; ; logins++) {
+            try {
+              await session.client.connect(session.transport, options);
+              return await listAllTools(session.client, abort.signal, options.timeout);
+            } catch (e) {
+              if (!(e instanceof UnauthorizedError) || !auth?.authorizationCode || logins >= 2) throw e;
+              const code = await auth.authorizationCode(abort.signal);
+              const transport = session.transport;
+              if (transport instanceof StreamableHTTPClientTransport || transport instanceof SSEClientTransport) await transport.finishAuth(code);
+              this.discard(entry, session);
+              session = this.createSession(entry, auth);
+            }
+          }
         })(),
         stopped,
       ]);
@@ -264,7 +289,7 @@ export class McpManager {
     return false;
   }
 
-  private createSession(entry: ServerEntry): Session {
+  private createSession(entry: ServerEntry, auth?: McpAuth): Session {
     const capabilities: ClientCapabilities = { roots: { listChanged: false } };
     if (this.opts.onElicit) capabilities.elicitation = { form: { applyDefaults: true } };
     const client = new Client(
@@ -290,7 +315,7 @@ export class McpManager {
         onElicit({ server: entry.name, params: request.params, signal: extra.signal }),
       );
     }
-    const session: Session = { client, transport: this.createTransport(entry, (pid) => (session.pid = pid)), closing: false, closed: false };
+    const session: Session = { client, transport: this.createTransport(entry, (pid) => (session.pid = pid), auth?.provider), closing: false, closed: false };
     this.sessions.add(session);
     client.onclose = () => {
       session.closed = true;
@@ -308,7 +333,7 @@ export class McpManager {
     return session;
   }
 
-  private createTransport(entry: ServerEntry, onSpawn: (pid: number) => void): Transport {
+  private createTransport(entry: ServerEntry, onSpawn: (pid: number) => void, authProvider?: OAuthClientProvider): Transport {
     const config = entry.config;
     if ("command" in config) {
       const transport = new TrackedStdioTransport(onSpawn, {
@@ -324,7 +349,6 @@ export class McpManager {
     }
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: config.headers };
-    const authProvider = this.opts.authProvider?.(entry.name);
     if (entry.kind === "sse") return new SSEClientTransport(url, { requestInit, authProvider });
     return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
   }
