@@ -98,8 +98,10 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   // The earliest cut that keeps at most keepRounds rounds; later cuts until the rest fits.
   let g = 0;
   const roundsFrom = (k: number) => groups.slice(k).filter((x) => x.round).length;
-  while (g < groups.length && roundsFrom(g) > settings.keepRounds) g++;
-  while (g < groups.length && estimate([...head, ...history.slice(groups[g]!.start)]) + summaryTokens > threshold) g++;
+  // A user turn the model has yet to answer is never summarised away.
+  const last = history.at(-1)?.role === "user" ? groups.length - 1 : groups.length;
+  while (g < last && roundsFrom(g) > settings.keepRounds) g++;
+  while (g < last && estimate([...head, ...history.slice(groups[g]!.start)]) + summaryTokens > threshold) g++;
   if (g === 0) return null; // Nothing before the kept part: compaction cannot help.
   const cut = g < groups.length ? groups[g]!.start : history.length;
   const old = history.slice(HEAD, cut);

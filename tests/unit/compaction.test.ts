@@ -89,6 +89,14 @@ describe("compactHistory", () => {
     expectWholeRounds(history);
   });
 
+  it("never summarises away the user turn the model has yet to answer", async () => {
+    const history: ChatMessage[] = [...head(), ...Array.from({ length: 8 }, (_, i) => round(`big${i}`, 1, 6000)).flat(), { role: "user", content: "and now the next thing" }];
+    const out = await compactHistory(history, { model: new SummaryModel(), tools: [], signal, settings: { window: 4000, compactAt: 0.8, keepRounds: 4 } });
+    expect(out!.roundsSummarised).toBe(8);
+    expect(history.at(-1)).toEqual({ role: "user", content: "and now the next thing" });
+    expect(history).toHaveLength(4);
+  });
+
   it("shortens tool outputs so the summary request itself fits", async () => {
     const history = [...head(), ...Array.from({ length: 12 }, (_, i) => round(`huge${i}`, 2, 40_000)).flat()];
     const model = new SummaryModel();
