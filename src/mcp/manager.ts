@@ -424,6 +424,7 @@ export class McpManager {
       return formatCallResult(result, `${entry.name}/${tool}`);
     } catch (e) {
       if (ctx.signal.aborted) return fail("cancelled by user");
+      if (this.closed) return fail(`${label} was shut down during the call`);
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return fail(`${entry.name}/${tool} timed out after ${formatMs(entry.config.call_timeout)} (call_timeout); the server was asked to cancel it`);
       }
