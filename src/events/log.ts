@@ -4,8 +4,11 @@ import { eventSchema, type OrcaEvent } from "./types.js";
 
 /**
  * The session log: one JSON event a line, appended synchronously as it happens so that a crash
- * loses at most a torn last line. Around tool calls the file is fsync'd, because that is where the
- * world changes and resume must know whether a call started or finished.
+ * loses at most a torn last line (the page cache survives a killed process). Against power loss
+ * the file is synced around tool calls, where the world changes: before a call starts, everything
+ * logged so far — the previous calls' results included — is on disk. A result is synced by the
+ * next call's start rather than at once, which halves the syncs; losing one to a power cut makes
+ * resume report that call as "result unknown", which is the safe answer anyway.
  */
 export class SessionLog {
   private fd: number | null;
@@ -31,9 +34,7 @@ export class SessionLog {
       if (escaped !== secret && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
     }
     fs.writeSync(this.fd, line + "\n");
-    if (event.type === "tool_started" || event.type === "tool_finished" || event.type === "session_finished") {
-      fs.fsyncSync(this.fd);
-    }
+    if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
   }
 
   close(): void {
