@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/errors.js";
 import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
+import type { ResumePlan } from "../sessions/plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
 import type { CliArgs } from "./args.js";
@@ -13,6 +14,8 @@ export interface InteractiveSetup {
   demo?: boolean;
   initialPrompt?: string;
   requireEndpoint?: boolean;
+  /** `--resume` / `--continue`: the session to continue, in the workspace it recorded. */
+  resume?: ResumePlan;
 }
 
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
@@ -24,7 +27,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   process.on("exit", killOnExit);
   try {
     orchestra = await createOrchestra({
-      workspace: setup.workspace ?? args.workspace,
+      workspace: setup.resume?.workspace ?? setup.workspace ?? args.workspace,
       configFile: setup.configFile ?? args.configFile,
       overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
       env: setup.env ?? io.env,
@@ -33,6 +36,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       agentName: args.agent,
       version,
       requireEndpoint: setup.requireEndpoint,
+      resume: setup.resume,
     });
     orchestra.session.start();
     const { exitCode } = await runDashboard({

@@ -68,12 +68,9 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       });
       return await runHeadless(orchestra, prompt, args.outputFormat, io);
     }
-    if (args.resume !== undefined || args.continue) {
-      // The dashboard entry (interactive.ts) does not take a resume plan yet.
-      throw new ConfigError("resuming in the dashboard is not available yet; resume headless: orca --resume [ID] -p \"PROMPT\"");
-    }
+    const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
     const { runInteractive } = await import("./interactive.js");
-    return await runInteractive(args, io, PACKAGE_DIR, packageVersion());
+    return await runInteractive(args, io, PACKAGE_DIR, packageVersion(), { resume });
   } catch (error) {
     return reportError(error, io);
   } finally {
