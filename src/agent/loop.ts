@@ -31,8 +31,10 @@ export interface AgentRuntime {
 
 export interface AgentOutcome {
   status: AgentStatus;
-  /** The final answer, or what the agent had when it stopped, or why it stopped. */
+  /** The final answer, or what the agent had when it stopped followed by why it stopped. */
   result: string;
+  /** Only the agent's own words: the answer, or its partial text when it stopped ("" if none). */
+  answer: string;
   steps: number;
   usage: Usage;
   filesChanged: string[];
@@ -50,9 +52,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   let lastText = "";
   let steps = 0;
 
-  const outcome = (status: AgentStatus, result: string): AgentOutcome => ({
+  const outcome = (status: AgentStatus, result: string, answer = result): AgentOutcome => ({
     status,
     result,
+    answer,
     steps,
     usage,
     filesChanged: [...filesChanged],
@@ -62,10 +65,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   // A run stopped by its time budget is aborted like a cancel; the budget says which it was.
   const stopped = (partial: string): AgentOutcome => {
     const overBudget = agent.budget.exceeded();
-    if (!overBudget) return outcome("cancelled", partial || CANCELLED_RESULT);
+    if (!overBudget) return outcome("cancelled", partial || CANCELLED_RESULT, partial);
     const message = `Stopped: ${overBudget}.`;
     agent.emit({ ...base, type: "error", where: "budget", message });
-    return outcome("budget", withReason(partial, message));
+    return outcome("budget", withReason(partial, message), partial);
   };
 
   while (steps < agent.maxSteps) {
@@ -126,7 +129,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return stopped(text || lastText);
       const message = error instanceof ModelError ? error.message : `model request failed: ${oneLine(error)}`;
       agent.emit({ ...base, type: "error", where: "model", message });
-      return outcome("failed", withReason(lastText, message));
+      return outcome("failed", withReason(lastText, message), lastText);
     }
 
     agent.history.push({ role: "assistant", content: text, toolCalls });
@@ -140,7 +143,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       const message = `Stopped: the same call (${loopCall}) was made ${agent.loopLimit} times in a row.`;
       answerAll(agent, toolCalls, `Error: not run. ${message}`);
       agent.emit({ ...base, type: "error", where: "loop", message });
-      return outcome("loop", withReason(lastText, message));
+      return outcome("loop", withReason(lastText, message), lastText);
     }
 
     const remaining = agent.budget.remainingToolCalls();
@@ -158,7 +161,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
   const message = `Stopped after ${steps} steps: the step limit (max_steps ${agent.maxSteps}) was reached.`;
   agent.emit({ ...base, type: "error", where: "max_steps", message });
-  return outcome("max_steps", withReason(lastText, message));
+  return outcome("max_steps", withReason(lastText, message), lastText);
 }
 
 function appendResults(agent: AgentRuntime, calls: ToolCall[], results: ToolResult[], filesChanged: Set<string>): void {

@@ -45,7 +45,9 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
   unsubscribe();
 
   if (format === "text") {
-    if (result.result) io.stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
+    // stdout carries only the model's words, so `orca -p … > file` never captures an error line;
+    // why a run stopped is already on stderr.
+    if (result.answer) io.stdout.write(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
     const cost = costOf(usage, orchestra.config.model.price ?? priceFor(session.modelName));

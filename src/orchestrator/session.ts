@@ -242,6 +242,7 @@ export class Session implements SessionApi {
       return {
         status: outcome.status as SessionStatus,
         result: outcome.result,
+        answer: outcome.answer,
         usage: { input: after.input - usageBefore.input, output: after.output - usageBefore.output, cached: after.cached - usageBefore.cached },
         durationMs: Date.now() - startedAt,
       };
@@ -368,7 +369,7 @@ export class Session implements SessionApi {
       // The loop handles model and tool errors itself; this is a bug, but the parent must get an answer.
       const message = `internal error in agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`;
       this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
-      outcome = { status: "failed", result: message, steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
+      outcome = { status: "failed", result: message, answer: "", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
     } finally {
       scope.dispose();
       agent.scope = undefined;
@@ -427,7 +428,7 @@ export class Session implements SessionApi {
       fresh = true;
     }
 
-    const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
+    const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", answer: "", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
     const work = async (): Promise<AgentOutcome> => {
       // Cancelled while it waited for a free slot: it never starts.
       if (signal.aborted) {

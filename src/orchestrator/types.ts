@@ -3,8 +3,10 @@ import type { SessionStatus, Usage } from "../events/types.js";
 
 export interface RunResult {
   status: SessionStatus;
-  /** The coordinator's final answer (or what it had when stopped). */
+  /** The coordinator's final answer, or what it had when it stopped followed by why. */
   result: string;
+  /** Only the coordinator's own words ("" when it stopped before saying anything). */
+  answer: string;
   usage: Usage;
   durationMs: number;
 }

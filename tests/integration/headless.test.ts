@@ -87,6 +87,15 @@ describe("orca -p against the scripted server", () => {
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
+  it("a failed run prints its one error line on stderr and nothing on stdout", async () => {
+    const { server, ws } = await setup([{ kind: "error", status: 400, message: "bad request body" }]);
+    const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(/400/);
+  });
+
   it("a stream without finish_reason is an error", async () => {
     const { server, ws } = await setup([{ text: "partial", omitFinishReason: true }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
@@ -212,7 +221,7 @@ describe("orca -p against the scripted server", () => {
     expect(run.code, run.stderr).toBe(3);
     expect(server.requests).toHaveLength(3);
     expect(run.stderr).toMatch(/step limit|max_steps/);
-    expect(run.stdout).toMatch(/step limit|max_steps/);
+    expect(run.stdout).not.toMatch(/step limit|max_steps/);
   });
 
   it("the same call three times in a row ends the run as a loop", async () => {

@@ -34,7 +34,7 @@ export class TestSession implements SessionApi {
   finishRun(status: RunResult["status"] = "done"): void {
     const resolve = this.pending;
     this.pending = undefined;
-    resolve?.({ status, result: "", usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
+    resolve?.({ status, result: "", answer: "", usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
   }
 
   cancel(scopeId?: string): void {
