@@ -55,7 +55,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
 
   const raw = dropNulls(file ? readYaml(file) : {});
   const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
-  const parsed = configSchema.safeParse(interpolated);
+  const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
   const config = parsed.data;
   applyOverrides(config, env, opts.overrides ?? {});
