@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import { raceAbort as raceAbortWith } from "../util/race-abort.js";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
@@ -168,22 +169,8 @@ export class OpenAIModel implements Model {
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  // Whoever loses the race must not become an unhandled rejection.
-  promise.catch(() => {});
-  if (signal.aborted) return Promise.reject(new OpenAI.APIUserAbortError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new OpenAI.APIUserAbortError());
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+  return raceAbortWith(promise, signal, (): never => {
+    throw new OpenAI.APIUserAbortError();
   });
 }
 

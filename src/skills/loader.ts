@@ -1,23 +1,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseSkillFile } from "./frontmatter.js";
+import { parseSkillFile, type SkillFrontmatter } from "./frontmatter.js";
 
 /** One skill: a folder holding a SKILL.md (Agent Skills format), plus whatever it bundles. */
-export interface Skill {
-  name: string;
-  description: string;
-  license?: string;
-  compatibility?: string;
-  /** `allowed-tools`, already mapped to orca permission rules (Read → read_file, …). */
-  allowedTools: string[];
-  metadata: Record<string, string>;
+export interface Skill extends SkillFrontmatter {
   /** Absolute path of the skill's folder. */
   dir: string;
   /** Absolute path of its SKILL.md. */
   file: string;
-  /** The instructions: SKILL.md after the frontmatter. */
-  body: string;
   /** Where it was found: "config", "workspace", "workspace (.agents)", "user" or "package". */
   source: string;
 }

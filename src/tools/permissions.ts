@@ -7,6 +7,7 @@ import { matchesCommand, wildcardToRegExp } from "./command-pattern.js";
 import { HeadlessApprover } from "./headless-approver.js";
 import type { AnyTool, PermissionSubject } from "./tool.js";
 import type { Workspace } from "./workspace.js";
+import { raceAbort } from "../util/race-abort.js";
 
 /**
  * Whether one tool call may run. Order: deny rules, plan mode, bypass mode, this session's
@@ -296,21 +297,7 @@ export class Permissions {
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
-  if (signal.aborted) return Promise.resolve("cancelled");
-  return new Promise<T | "cancelled">((resolve, reject) => {
-    const onAbort = (): void => resolve("cancelled");
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  return raceAbort(promise, signal, () => "cancelled" as const);
 }
 
 function oneLine(error: unknown): string {
