@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import React from "react";
+import React, { memo } from "react";
 import { formatDuration, formatTokens, SPINNER, toolColor, toolIcon } from "./format.js";
 import type { AgentState, AgentView, ToolEntry } from "./state/types.js";
 import type { Row } from "./wrap.js";
@@ -40,7 +40,13 @@ function ToolRow({ entry, frame, now }: { entry: ToolEntry; frame: number; now: 
   );
 }
 
-export function RowView({ row, frame, now }: { row: Row; frame: number; now: number }): React.JSX.Element {
+interface RowProps {
+  row: Row;
+  frame: number;
+  now: number;
+}
+
+function RowViewImpl({ row, frame, now }: RowProps): React.JSX.Element {
   const e = row.entry;
   if (e.kind === "tool") return <ToolRow entry={e} frame={frame} now={now} />;
   switch (e.kind) {
@@ -57,6 +63,15 @@ export function RowView({ row, frame, now }: { row: Row; frame: number; now: num
   }
 }
 
+/** Text rows never change once wrapped; only a running tool row follows the clock. */
+function sameRow(a: RowProps, b: RowProps): boolean {
+  if (a.row !== b.row) return false;
+  const e = a.row.entry;
+  return e.kind !== "tool" || e.state !== "running" || (a.frame === b.frame && Math.floor(a.now / 100) === Math.floor(b.now / 100));
+}
+
+export const RowView = memo(RowViewImpl, sameRow);
+
 export interface AgentPaneProps {
   agent: AgentView;
   /** Rows to show, already wrapped to width - 2. */
@@ -71,13 +86,13 @@ export interface AgentPaneProps {
 }
 
 /** A bordered pane: title row (icon, name, label, state, current tool), then its transcript rows. */
-export function AgentPane({ agent, rows, width, height, focused, frame, now, note }: AgentPaneProps): React.JSX.Element {
+function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note }: AgentPaneProps): React.JSX.Element {
   const { icon, color } = agentIcon(agent.status, frame);
   const tool = agent.currentTool;
   const elapsed = formatDuration((agent.finishedAt ?? now) - agent.startedAt);
   const tokens = agent.tokens.input + agent.tokens.output;
   return (
-    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={focused ? "cyan" : "gray"} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={focused ? "cyan" : "gray"} overflowY="hidden">
       <Text wrap="truncate-end">
         <Text color={color}>{icon} </Text>
         <Text bold color={focused ? "cyan" : undefined}>{agent.name}</Text>
@@ -105,8 +120,37 @@ export function AgentPane({ agent, rows, width, height, focused, frame, now, not
   );
 }
 
+function sameRows(a: readonly Row[], b: readonly Row[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * A pane re-renders when its agent, its rows (cached Row objects, so an unchanged transcript
+ * compares equal) or its box change; a running pane also when its spinner frame moves.
+ */
+function samePane(a: AgentPaneProps, b: AgentPaneProps): boolean {
+  if (a.agent !== b.agent || a.width !== b.width || a.height !== b.height || a.focused !== b.focused || a.note !== b.note) return false;
+  if (!sameRows(a.rows, b.rows)) return false;
+  if (a.agent.status === "running" || a.rows.some((r) => r.entry.kind === "tool" && r.entry.state === "running")) return a.frame === b.frame;
+  // Idle and finished panes show no clock that moves.
+  return true;
+}
+
+export const AgentPane = memo(AgentPaneImpl, samePane);
+
 /** A finished sub-agent folded to one line. */
-export function CollapsedAgent({ agent, focused, frame }: { agent: AgentView; focused: boolean; frame: number }): React.JSX.Element {
+interface CollapsedProps {
+  agent: AgentView;
+  focused: boolean;
+  frame: number;
+}
+
+export const CollapsedAgent = memo(CollapsedAgentImpl, (a: CollapsedProps, b: CollapsedProps) => a.agent === b.agent && a.focused === b.focused && (a.agent.status !== "running" || a.frame === b.frame));
+
+function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JSX.Element {
   const { icon, color } = agentIcon(agent.status, frame);
   const took = agent.finishedAt !== undefined ? formatDuration(agent.finishedAt - agent.startedAt) : "";
   const tokens = agent.tokens.input + agent.tokens.output;

@@ -9,7 +9,7 @@ import type { DialogApprover } from "./dialog-approver.js";
 import { KeyLayerProvider, useKeyLayer } from "./hooks/key-layers.js";
 import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
-import { useTicker } from "./hooks/use-ticker.js";
+import { FRAME_MS, frameAt, useClock } from "./hooks/use-ticker.js";
 import { InputBox, inputLineCount } from "./InputBox.js";
 import type { KeyPress } from "./keys.js";
 import { computeLayout } from "./layout.js";
@@ -85,9 +85,9 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
 
   const busy = running || session.busy;
   const anyRunning = busy || Object.keys(state.active).length > 0;
-  const tick = useTicker(anyRunning ? 100 : 1000, true);
-  const frame = tick;
-  const now = Date.now();
+  // Spinners move only while something runs; idle, the header's clock ticks once a second.
+  const now = useClock(anyRunning ? FRAME_MS : 1000, true);
+  const frame = frameAt(now);
 
   const exit = useCallback(
     (code: number) => {
@@ -323,7 +323,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const queueNote = queued.length ? `${queued.length} message${queued.length === 1 ? "" : "s"} queued · ` : "";
 
   return (
-    <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+    <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
       <Header
         state={state}
         model={session.modelName}

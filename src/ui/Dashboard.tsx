@@ -57,7 +57,7 @@ export function Dashboard({ state, layout, focus, frame, now, busy }: DashboardP
   const { grid } = layout;
   const paneInner = grid.paneWidth - 2;
   return (
-    <Box flexDirection="column" height={layout.bodyHeight} overflow="hidden">
+    <Box flexDirection="column" height={layout.bodyHeight} overflowY="hidden">
       <AgentPane
         agent={coordinator}
         rows={coordinatorRows}

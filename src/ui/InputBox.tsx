@@ -46,7 +46,7 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
   const start = Math.min(Math.max(0, at - visible + 1), Math.max(0, lines.length - visible));
   const shown = lines.slice(start, start + visible);
   return (
-    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={active ? "white" : "gray"} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={active ? "white" : "gray"} overflowY="hidden">
       {editor.text === "" ? (
         <Text wrap="truncate-end">
           <Text color="cyan">› </Text>

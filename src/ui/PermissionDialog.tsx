@@ -74,7 +74,7 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
   const shown = body.length > room ? body.slice(0, room - 1) : body;
   const more = body.length - shown.length;
   return (
-    <Box flexDirection="column" width={width} height={height} borderStyle="double" borderColor="yellow" overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} borderStyle="double" borderColor="yellow" overflowY="hidden">
       <Text wrap="truncate-end">
         <Text bold color="yellow">Permission: </Text>
         <Text bold>{request.agentName}</Text>

@@ -9,6 +9,31 @@ export interface Row {
   readonly text: string;
 }
 
+const PLAIN = /^[\x20-\x7e]*$/;
+
+/**
+ * Word-wraps printable ASCII (one column per character) without measuring anything: a row ends
+ * at the last space that fits, or hard at `width` inside a longer word. Never returns a row wider
+ * than `width`.
+ */
+export function wrapPlain(text: string, width: number): string[] {
+  if (text.length <= width) return [text];
+  const rows: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const cut = rest.lastIndexOf(" ", width);
+    if (cut > 0) {
+      rows.push(rest.slice(0, cut));
+      rest = rest.slice(cut + 1);
+    } else {
+      rows.push(rest.slice(0, width));
+      rest = rest.slice(width);
+    }
+  }
+  rows.push(rest);
+  return rows;
+}
+
 export const PREFIX: Partial<Record<Entry["kind"], string>> = { user: "› " };
 
 interface Wrapped {
@@ -28,7 +53,9 @@ export function rowsOf(entry: Entry, width: number): readonly Row[] {
   else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);
-    const lines = entry.text === "" ? [""] : wrapAnsi(entry.text, inner, { hard: true, trim: false }).split("\n");
+    // Most lines are short printable ASCII: one column per character, nothing to wrap. The
+    // streaming line is re-wrapped on every flush, so skipping wrap-ansi here matters.
+    const lines = PLAIN.test(entry.text) ? wrapPlain(entry.text, inner) : wrapAnsi(entry.text, inner, { hard: true, trim: false }).split("\n");
     rows = lines.map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: (i === 0 ? prefix : " ".repeat(prefix.length)) + line }));
   }
   cache.set(entry, { width, rows });

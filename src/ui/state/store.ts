@@ -8,13 +8,55 @@ export interface StoreOptions {
   rootAgentId: string;
   /** Minimum time between two flushes; ~30 a second by default. */
   flushIntervalMs?: number;
+  /** Share of one core redraws may take before flushes are spaced out (default 0.08). */
+  frameBudget?: number;
   maxLines?: number;
+}
+
+/** Even when frames are very slow, the screen follows at least a few times a second. */
+const MAX_INTERVAL_MS = 250;
+
+type Delta = Extract<OrcaEvent, { type: "text_delta" | "thinking_delta" }>;
+
+/**
+ * Folds the deltas of one agent that arrive between two of its other events into one delta, so a
+ * flush reduces each streaming agent once instead of once per token. An agent's deltas only touch
+ * its own pane, and any other event of that agent (or a delta of the other kind) ends the run, so
+ * the order each pane sees is unchanged.
+ */
+export function coalesce(events: readonly OrcaEvent[]): OrcaEvent[] {
+  const out: OrcaEvent[] = [];
+  const open = new Map<string, number>();
+  for (const event of events) {
+    if (event.type === "text_delta" || event.type === "thinking_delta") {
+      const at = open.get(event.agentId);
+      const prior = at === undefined ? undefined : (out[at] as Delta);
+      if (prior && prior.type === event.type) {
+        out[at!] = { ...prior, text: prior.text + event.text };
+        continue;
+      }
+      open.set(event.agentId, out.length);
+      out.push(event);
+      continue;
+    }
+    // Events that may touch several agents (or the session) end every open run.
+    if (event.type === "error" || event.type.startsWith("session_")) open.clear();
+    else open.delete(event.agentId);
+    out.push(event);
+  }
+  return out;
 }
 
 /**
  * Holds the dashboard state outside React. Events are queued as they arrive and folded in at
  * most once per interval, so a burst of text deltas from eight agents costs one React update,
  * not hundreds. Shaped for `useSyncExternalStore`.
+ *
+ * The interval adapts to what a redraw costs: Ink redraws the whole screen on every update, so
+ * on a big terminal full of streaming panes each frame is expensive. The store times each flush
+ * up to the next macrotask (React's commit and Ink's write run in between) and spaces flushes so
+ * that redrawing takes about `frameBudget` of one core — at most ~30 flushes a second when
+ * frames are cheap, fewer when they are not.
  */
 export class DashboardStore {
   private state: DashboardState;
@@ -23,11 +65,15 @@ export class DashboardStore {
   private timer: NodeJS.Timeout | undefined;
   private lastFlush = 0;
   private listeners = new Set<() => void>();
-  private readonly interval: number;
+  private readonly minInterval: number;
+  private readonly budget: number;
+  /** Smoothed wall time of one flush and the render it causes, ms. */
+  private frameCost = 0;
 
   constructor(opts: StoreOptions) {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
-    this.interval = opts.flushIntervalMs ?? 33;
+    this.minInterval = opts.flushIntervalMs ?? 33;
+    this.budget = opts.frameBudget ?? 0.08;
   }
 
   /** Subscribes to a bus; returns the unsubscribe function. */
@@ -61,14 +107,28 @@ export class DashboardStore {
     this.timer = undefined;
     this.lastFlush = Date.now();
     if (this.queue.length === 0 && !this.pendingCounts) return;
-    const events = this.queue;
+    const events = coalesce(this.queue);
     this.queue = [];
     let next = this.state;
     for (const event of events) next = reduce(next, event);
-    if (this.pendingCounts) next = { ...next, scheduler: this.pendingCounts };
+    const counts = this.pendingCounts;
     this.pendingCounts = undefined;
+    if (counts && (counts.running !== next.scheduler.running || counts.waiting !== next.scheduler.waiting)) next = { ...next, scheduler: counts };
+    // Nothing visible changed (e.g. only the scheduler reported the counts it had): no render.
+    if (next === this.state) return;
     this.state = next;
+    const started = performance.now();
     for (const listener of this.listeners) listener();
+    // React renders and Ink writes in the microtasks after the listeners; a macrotask runs after.
+    setImmediate(() => {
+      const cost = performance.now() - started;
+      this.frameCost = this.frameCost === 0 ? cost : this.frameCost * 0.8 + cost * 0.2;
+    });
+  }
+
+  /** The time between flushes now: the minimum, or longer when frames are expensive. */
+  get interval(): number {
+    return Math.min(MAX_INTERVAL_MS, Math.max(this.minInterval, this.frameCost / this.budget));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
