@@ -25,6 +25,16 @@ const FALLBACK =
 
 type Step = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
 
+/**
+ * Steps of different agents that should be answered together: the two editors' edits of
+ * src/math.js reach the scheduler at the same moment, so one visibly waits for the other.
+ */
+const TOGETHER: Record<string, { group: string; index: number }> = {
+  "editor-1": { group: "math-edits", index: 1 },
+  "editor-2": { group: "math-edits", index: 1 },
+};
+const GROUP_SIZE: Record<string, number> = { "math-edits": 2 };
+
 const SCRIPTS: Record<string, Step[]> = {
   coordinator: [
     {
@@ -142,15 +152,32 @@ function paced(reply: ScriptedReply, speed: number): ScriptedReply {
   return { ...reply, delayMs: scale(reply.delayMs), chunkDelayMs: scale(reply.chunkDelayMs) };
 }
 
+/** Resolves once `size` callers arrived for `group`, or after `timeoutMs` (a cancelled agent never comes). */
+function meeting(): (group: string, size: number, timeoutMs: number) => Promise<void> {
+  const groups = new Map<string, { arrived: number; release: (() => void)[] }>();
+  return (group, size, timeoutMs) =>
+    new Promise<void>((resolve) => {
+      const g = groups.get(group) ?? { arrived: 0, release: [] };
+      groups.set(group, g);
+      g.arrived++;
+      g.release.push(resolve);
+      if (g.arrived >= size) for (const r of g.release.splice(0)) r();
+      else setTimeout(resolve, timeoutMs).unref();
+    });
+}
+
 export function createDemoScript(opts: { speed?: number } = {}): ScriptHandler {
   const speed = opts.speed ?? demoSpeed();
   const steps = new Map<string, number>();
-  return (request) => {
+  const meet = meeting();
+  return async (request) => {
     const agent = /You are agent (\S+) \(/.exec(request.body.messages[0]?.content ?? "")?.[1] ?? "";
     const index = steps.get(agent) ?? 0;
     steps.set(agent, index + 1);
     const step = SCRIPTS[agent]?.[index];
     if (!step) return paced({ ...slow, text: FALLBACK }, speed);
+    const together = TOGETHER[agent];
+    if (together && together.index === index) await meet(together.group, GROUP_SIZE[together.group], 3000 / speed);
     return paced(typeof step === "function" ? step(request) : step, speed);
   };
 }

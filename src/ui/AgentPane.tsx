@@ -26,7 +26,7 @@ function ToolRow({ entry, frame, now }: { entry: ToolEntry; frame: number; now: 
   let tail = "";
   if (entry.durationMs !== undefined) tail = ` ${formatDuration(entry.durationMs)}`;
   else if (entry.state === "running" && entry.startedAt !== undefined) tail = ` ${formatDuration(now - entry.startedAt)}`;
-  else if (entry.state === "waiting") tail = ` waits for ${entry.waitsFor.join(", ")}`;
+  else if (entry.state === "waiting") tail = " waiting";
   else if (entry.state === "asking") tail = " awaiting permission";
   const error = entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
@@ -48,7 +48,7 @@ interface RowProps {
 
 function RowViewImpl({ row, frame, now }: RowProps): React.JSX.Element {
   const e = row.entry;
-  if (e.kind === "tool") return <ToolRow entry={e} frame={frame} now={now} />;
+  if (e.kind === "tool") return row.note ? <Text color={e.state === "waiting" ? "yellow" : "gray"}>{row.text}</Text> : <ToolRow entry={e} frame={frame} now={now} />;
   switch (e.kind) {
     case "user":
       return <Text color="cyan" bold>{row.text}</Text>;

@@ -314,12 +314,14 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const head = pending[0];
 
   let hints: string;
-  if (head) hints = "y once · a always · n deny (+reason) · Esc deny this call · Ctrl+C cancel run";
+  // The dialog shows its own answer keys; this line only adds what the dialog does not say.
+  if (head) hints = pending.length > 1 ? `${pending.length - 1} more request${pending.length === 2 ? "" : "s"} after this one · Ctrl+C cancel run` : "Ctrl+C cancel run";
   else if (zoomAgent) hints = "PgUp/PgDn ↑/↓ scroll · Home/End · Esc back";
   else if (focus !== null)
     hints = `${focusAgent?.status === "running" ? `Esc stop ${focusAgent.name} · ` : "Esc back · "}Enter/z zoom · Tab next pane · ${busy ? "Ctrl+C cancel run" : "Ctrl+C exit"}`;
-  else if (busy) hints = "Esc cancel run · Tab focus panes · PgUp scroll · Enter queue a message · Ctrl+C cancel";
-  else hints = "Enter send · Alt+Enter/Ctrl+J newline · ↑/↓ history · Tab focus panes · PgUp scroll · Ctrl+C exit";
+  // Short enough for 80 columns; what Enter does while running is said in the input box.
+  else if (busy) hints = "Esc cancel run · Tab focus a pane · PgUp scroll · Ctrl+C cancel run";
+  else hints = "Enter send · Alt+Enter newline · ↑↓ history · Tab focus a pane · PgUp scroll · Ctrl+C exit";
   const queueNote = queued.length ? `${queued.length} message${queued.length === 1 ? "" : "s"} queued · ` : "";
 
   return (
@@ -364,7 +366,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         width={layout.width}
         height={layout.inputHeight}
         active={!head && !zoomAgent}
-        placeholder={busy ? "running — type to queue a message, Esc to cancel" : "Ask orca…"}
+        placeholder={head ? "" : zoomAgent ? "" : busy ? "type a message for after this run" : "Ask orca…"}
       />
       <KeyHints hints={hints} notice={queueNote + (notice ?? "")} />
     </Box>

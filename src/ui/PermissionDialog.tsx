@@ -95,7 +95,7 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
       {reason === null ? (
         <Text>
           <Text color="green" bold>y</Text> once · <Text color="green" bold>a</Text> always · <Text color="red" bold>n</Text> deny
-          <Text color="gray"> · Esc deny</Text>
+          <Text color="gray"> (then a reason for the model) · Esc deny this call</Text>
         </Text>
       ) : (
         <Text wrap="truncate-end">

@@ -64,12 +64,11 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
   const first = waiting.find((c) => c.waitsFor.length > 0);
   let detail = "";
   if (first) {
-    const names = first.waitsFor.map((id) => {
-      const blocker = calls.find((c) => c.callId === id);
-      return blocker ? `${blocker.name} ${blocker.summary}`.trim() : id;
-    });
-    const who = state.agents[first.agentId]?.name ?? first.agentId;
-    detail = ` │ ${who}: ${first.name} ${first.summary} ⟵ waits for ${names.join(", ")}`;
+    const agent = state.agents[first.agentId];
+    const who = agent ? `${agent.name}${agent.label ? ` [${agent.label}]` : ""}` : first.agentId;
+    const blockers = first.blockers?.length ? first.blockers : first.waitsFor;
+    // Who waits for whom first: on a narrow terminal the call itself is what gets cut.
+    detail = ` │ ${who} waits for ${blockers.join(", ")}: ${`${first.name} ${first.summary}`.trim()}`;
   } else if (running.length) {
     detail = ` │ ${running
       .slice(0, 4)

@@ -1,12 +1,30 @@
 import wrapAnsi from "wrap-ansi";
-import type { Entry } from "./state/types.js";
+import { formatDuration } from "./format.js";
+import type { Entry, ToolEntry } from "./state/types.js";
 
 /** One screen row of a pane. Tool rows are drawn at render time (their spinner moves). */
 export interface Row {
   readonly key: string;
   readonly entry: Entry;
-  /** The wrapped text of this row (empty for tool rows). */
+  /** The wrapped text of this row (empty for a tool's own row). */
   readonly text: string;
+  /** A row under a tool call saying what the scheduler made it wait for. */
+  readonly note?: true;
+}
+
+const NOTE_INDENT = "  ";
+
+/**
+ * What a call waited for, under its line: the scheduler's serialisation made visible (two
+ * agents writing one file), while it waits and after it ran.
+ */
+export function waitNote(entry: ToolEntry): string | undefined {
+  const blockers = entry.blockers ?? [];
+  if (blockers.length === 0) return undefined;
+  const who = blockers.join(", ");
+  if (entry.state === "waiting" || entry.state === "queued" || entry.state === "asking") return `↳ waits for ${who}`;
+  if (entry.startedAt !== undefined) return `↳ waited ${formatDuration(entry.startedAt - entry.queuedAt)} for ${who}`;
+  return `↳ was waiting for ${who}`;
 }
 
 const PLAIN = /^[\x20-\x7e]*$/;
@@ -49,8 +67,15 @@ export function rowsOf(entry: Entry, width: number): readonly Row[] {
   const hit = cache.get(entry);
   if (hit && hit.width === width) return hit.rows;
   let rows: Row[];
-  if (entry.kind === "tool") rows = [{ key: `${entry.seq}`, entry, text: "" }];
-  else {
+  if (entry.kind === "tool") {
+    rows = [{ key: `${entry.seq}`, entry, text: "" }];
+    const note = waitNote(entry);
+    if (note) {
+      const inner = Math.max(1, width - NOTE_INDENT.length);
+      const lines = PLAIN.test(note) ? wrapPlain(note, inner) : wrapAnsi(note, inner, { hard: true, trim: false }).split("\n");
+      lines.forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
+    }
+  } else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);
     // Most lines are short printable ASCII: one column per character, nothing to wrap. The

@@ -62,9 +62,11 @@ describe("dashboard", () => {
     const { session, see } = mount();
     session.emit({ type: "tool_queued", agentId: "root", callId: "c1", name: "write_file", args: { path: "src/a.ts" }, access: { reads: [], writes: ["/w/src/a.ts"] }, waitsFor: [] });
     session.emit({ type: "tool_queued", agentId: "root", callId: "c2", name: "edit_file", args: { path: "src/a.ts" }, access: { reads: [], writes: ["/w/src/a.ts"] }, waitsFor: ["c1"] });
-    await see("◌ edit_file src/a.ts waits for c1");
+    await see("◌ edit_file src/a.ts waiting");
     await see("◌ write_file src/a.ts");
-    await see("waits for write_file src/a.ts");
+    // Under the waiting call, and in the queue line: what it waits for.
+    await see("↳ waits for write_file src/a.ts");
+    await see("coordinator waits for write_file src/a.ts: edit_file src/a.ts");
     session.emit({ type: "tool_started", agentId: "root", callId: "c1", name: "write_file" });
     await see("1 running");
     session.emit({ type: "tool_finished", agentId: "root", callId: "c1", name: "write_file", ok: true, content: "ok", durationMs: 1234 });
@@ -72,6 +74,23 @@ describe("dashboard", () => {
     session.emit({ type: "tool_started", agentId: "root", callId: "c2", name: "edit_file" });
     session.emit({ type: "tool_finished", agentId: "root", callId: "c2", name: "edit_file", ok: false, content: "Error: no match", error: "no match", durationMs: 5 });
     await see("✗ edit_file src/a.ts 5ms — no match");
+    await see("↳ waited");
+  });
+
+  it("says which agent a call waited for, while it waits and after it ran", async () => {
+    const { session, see, frame } = mount();
+    session.startAgent("e1", "editor", "fix subtract", "fix subtract");
+    session.startAgent("e2", "editor", "add multiply", "add multiply");
+    const write = { reads: [], writes: ["/w/src/math.js"] };
+    session.emit({ type: "tool_queued", agentId: "e1", callId: "x1", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: [] });
+    session.emit({ type: "tool_started", agentId: "e1", callId: "x1", name: "edit_file" });
+    session.emit({ type: "tool_queued", agentId: "e2", callId: "x2", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: ["x1"] });
+    await see("↳ waits for editor [fix subtract]");
+    await see("editor [add multiply] waits for editor [fix subtract]: edit_file");
+    session.emit({ type: "tool_finished", agentId: "e1", callId: "x1", name: "edit_file", ok: true, content: "ok", durationMs: 20 });
+    session.emit({ type: "tool_started", agentId: "e2", callId: "x2", name: "edit_file" });
+    session.emit({ type: "tool_finished", agentId: "e2", callId: "x2", name: "edit_file", ok: true, content: "ok", durationMs: 3 });
+    await vi.waitFor(() => expect(frame()).toMatch(/↳ waited \d+ms for editor \[fix subtract\]/), { timeout: 5000 });
   });
 
   it("shows the current tool of a sub-agent and collapses it to one line when it finishes", async () => {

@@ -145,18 +145,40 @@ function setCallState(draft: Draft, agentId: string, callId: string, state: Tool
   if (call) draft.setActive(key, { ...call, state });
 }
 
+/**
+ * Names what a queued call waits for while the blockers are still known (they are live calls
+ * now, gone once they finish): another agent by its name and label, or this agent's own call.
+ */
+function describeBlockers(draft: Draft, agentId: string, ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
+  const calls = Object.values(draft.active);
+  const out: string[] = [];
+  for (const id of ids) {
+    const call = calls.find((c) => c.callId === id && c.agentId !== agentId) ?? calls.find((c) => c.callId === id);
+    let text = id;
+    if (call && call.agentId !== agentId) {
+      const who = draft.agents[call.agentId];
+      text = who ? `${who.name}${who.label ? ` [${who.label}]` : ""}` : call.agentId;
+    } else if (call) text = `${call.name} ${call.summary}`.trim();
+    if (!out.includes(text)) out.push(text);
+  }
+  return out;
+}
+
 function onToolQueued(draft: Draft, e: EventOf<"tool_queued">, max: number): void {
   let agent = draft.agent(e.agentId, e.ts, e.parentId);
   const summary = summarizeArgs(e.name, e.args);
   const state: ToolState = e.waitsFor.length > 0 ? "waiting" : "queued";
+  const blockers = describeBlockers(draft, e.agentId, e.waitsFor);
   const index = findTool(agent, e.callId);
-  if (index >= 0) agent = updateTool(agent, index, { state, waitsFor: e.waitsFor, summary });
+  // The call was shown from the assistant message; the queue time is when the scheduler saw it.
+  if (index >= 0) agent = updateTool(agent, index, { state, waitsFor: e.waitsFor, blockers, summary, queuedAt: e.ts });
   else {
-    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary, state, queuedAt: e.ts, waitsFor: e.waitsFor };
+    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary, state, queuedAt: e.ts, waitsFor: e.waitsFor, blockers };
     agent = pushEntries(agent, [entry], draft.base.maxLines, null);
   }
   draft.setAgent(agent);
-  draft.setActive(activeKey(e.agentId, e.callId), { agentId: e.agentId, callId: e.callId, name: e.name, summary, state, waitsFor: e.waitsFor });
+  draft.setActive(activeKey(e.agentId, e.callId), { agentId: e.agentId, callId: e.callId, name: e.name, summary, state, waitsFor: e.waitsFor, blockers });
 }
 
 function onToolStarted(draft: Draft, e: EventOf<"tool_started">): void {

@@ -21,6 +21,8 @@ export type Entry =
       readonly durationMs?: number;
       readonly error?: string;
       readonly waitsFor: readonly string[];
+      /** Who the scheduler made this call wait for, as the user knows them (agent and label, or a tool). */
+      readonly blockers?: readonly string[];
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
@@ -59,6 +61,7 @@ export interface ActiveCall {
   readonly summary: string;
   readonly state: ToolState;
   readonly waitsFor: readonly string[];
+  readonly blockers?: readonly string[];
 }
 
 export interface DashboardState {
