@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { matchesCommand } from "../command-pattern.js";
+import { isReadOnlyCommand } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import { HeadTailBuffer } from "./output.js";
@@ -38,7 +38,7 @@ function paramsFor(opts: BashOptions) {
 export type BashArgs = z.infer<ReturnType<typeof paramsFor>>;
 
 export function bashTool(opts: BashOptions): Tool<BashArgs> {
-  const readOnly = (command: string) => matchesCommand(command, opts.readOnlyCommands);
+  const readOnly = (command: string) => isReadOnlyCommand(command, opts.readOnlyCommands);
   return {
     name: "bash",
     description:
