@@ -6,6 +6,7 @@ import type { Workspace } from "../workspace.js";
 import { truncateHeadTail } from "../truncate.js";
 import { errorMessage, fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 import { findFiles, patternProblem } from "./walk.js";
+import { RE2JS } from "re2js";
 
 const params = z.object({
   pattern: z.string().describe("JavaScript regular expression to search for, e.g. \"function\\s+load\" or \"TODO|FIXME\"."),
@@ -31,11 +32,13 @@ export function grepTool(opts: { maxOutputTokens: number }): Tool<GrepArgs> {
     access: (args, ws) => readAccess(ws, args.path ?? "."),
     permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),
     async execute(args, ctx) {
-      let regex: RegExp;
+      // RE2 semantics (as ripgrep's): matching time is linear in the input, so no pattern the
+      // model writes — `^(a+)+$` say — can freeze the process, which a JS RegExp would.
+      let regex: RE2JS;
       try {
-        regex = new RegExp(args.pattern, args.ignore_case ? "i" : "");
+        regex = RE2JS.compile(args.pattern, args.ignore_case ? RE2JS.CASE_INSENSITIVE : 0);
       } catch (err) {
-        return fail(`grep: invalid regular expression: ${errorMessage(err)}`);
+        return fail(`grep: invalid regular expression (RE2 syntax, as ripgrep; no lookaround or backreferences): ${errorMessage(err)}`);
       }
       if (args.glob !== undefined) {
         const problem = patternProblem(args.glob);
@@ -73,13 +76,13 @@ export function grepTool(opts: { maxOutputTokens: number }): Tool<GrepArgs> {
           const lines = text.split("\n");
           for (let n = 0; n < lines.length; n++) {
             const line = lines[n].endsWith("\r") ? lines[n].slice(0, -1) : lines[n];
-            const m = regex.exec(line);
-            if (!m) continue;
+            const m = regex.matcher(line);
+            if (!m.find()) continue;
             if (matches.length === max) {
               stopped = true;
               break;
             }
-            matches.push(`${rel}:${n + 1}:${clip(line, m.index)}`);
+            matches.push(`${rel}:${n + 1}:${clip(line, m.start())}`);
             matchedFiles.add(rel);
           }
         }
