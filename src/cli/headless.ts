@@ -1,3 +1,4 @@
+import type { Redactor } from "../events/redact.js";
 import type { OrcaEvent } from "../events/types.js";
 import type { Orchestra } from "../orchestrator/create.js";
 import type { RunResult } from "../orchestrator/types.js";
@@ -15,7 +16,7 @@ export interface HeadlessIo {
  */
 export async function runHeadless(orchestra: Orchestra, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
   const { session } = orchestra;
-  const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId));
+  const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId, session.redactor));
   for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
 
   let interrupted = 0;
@@ -66,9 +67,9 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
   return code;
 }
 
-function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, rootId: string): void {
+function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, rootId: string, redactor: Redactor): void {
   if (format === "stream-json") {
-    io.stdout.write(`${JSON.stringify(event)}\n`);
+    io.stdout.write(`${redactor.redactJson(JSON.stringify(event))}\n`);
     return;
   }
   if (event.type === "error") {

@@ -63,7 +63,8 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
 }
 
 function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
-  // Environment beats the file, flags beat the environment.
+  // Environment beats the file, flags beat the environment — except the key: an api_key the file
+  // names (often ${SOME_OTHER_KEY} for another provider) is more specific than OPENAI_API_KEY.
   if (env.OPENAI_API_KEY && !config.model.api_key) config.model.api_key = env.OPENAI_API_KEY;
   if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
   if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;

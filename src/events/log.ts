@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Redactor } from "./redact.js";
 import { eventSchema, type OrcaEvent } from "./types.js";
 
 /**
@@ -12,27 +13,22 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  */
 export class SessionLog {
   private fd: number | null;
-  private readonly secrets: string[] = [];
-
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    readonly redactor = new Redactor(),
+  ) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     this.fd = fs.openSync(file, "a", 0o600);
   }
 
-  /** Values that must never reach the file (API keys, header values); replaced by [redacted]. */
+  /** A value that must never reach the file (an API key, a header value). */
   addSecret(value: string | undefined): void {
-    // Short values would redact ordinary words; real keys and tokens are long.
-    if (value && value.length >= 8 && !this.secrets.includes(value)) this.secrets.push(value);
+    this.redactor.add(value);
   }
 
   append(event: OrcaEvent): void {
     if (this.fd === null) return;
-    let line = JSON.stringify(event);
-    for (const secret of this.secrets) {
-      if (line.includes(secret)) line = line.split(secret).join("[redacted]");
-      const escaped = JSON.stringify(secret).slice(1, -1);
-      if (escaped !== secret && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
-    }
+    const line = this.redactor.redactJson(JSON.stringify(event));
     fs.writeSync(this.fd, line + "\n");
     if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
   }

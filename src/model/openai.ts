@@ -45,7 +45,9 @@ export class OpenAIModel implements Model {
     this.opts = opts;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
-    // With a base_url of its own, orca never sends the environment's OpenAI key to a third party.
+    // The key comes from the config (which takes OPENAI_API_KEY when it names none); this model
+    // never reads the environment itself when a base_url is given, so a keyless local server gets
+    // a placeholder rather than a key meant for someone else.
     this.apiKey = opts.apiKey || (opts.baseURL ? PLACEHOLDER_KEY : process.env.OPENAI_API_KEY || undefined);
   }
 

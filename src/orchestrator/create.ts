@@ -123,7 +123,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   const secrets = [
     config.model.api_key,
     ...(opts.secrets ?? []),
-    ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : Object.values(s.env))),
+    ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : secretEnvValues(s.env))),
   ]
     // "Bearer TOKEN": the token alone is as secret as the whole header value.
     .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
@@ -204,3 +204,13 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
 }
 
 export { newSessionId };
+
+/**
+ * MCP env values that are credentials. Most env values are paths or flags (MEMORY_FILE_PATH,
+ * PROJECT_ROOT); redacting those would blank the workspace path out of the log and break resume.
+ */
+function secretEnvValues(env: Record<string, string>): string[] {
+  return Object.entries(env)
+    .filter(([name]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION/i.test(name))
+    .map(([, value]) => value);
+}
