@@ -22,10 +22,6 @@ export class RunBudget {
     this.tokens += usage.input + usage.output;
   }
 
-  addToolCalls(count: number): void {
-    this.toolCalls += count;
-  }
-
   /** A one-line reason when a limit is reached, else null. */
   exceeded(): string | null {
     const { maxTokens, maxToolCalls, maxDuration } = this.limits;
@@ -41,8 +37,11 @@ export class RunBudget {
     return null;
   }
 
-  /** Calls still allowed, or Infinity. */
-  remainingToolCalls(): number {
-    return this.limits.maxToolCalls === undefined ? Infinity : Math.max(0, this.limits.maxToolCalls - this.toolCalls);
+  /** Takes up to `wanted` calls from what is left and returns how many may run. */
+  reserveToolCalls(wanted: number): number {
+    const left = this.limits.maxToolCalls === undefined ? wanted : Math.max(0, this.limits.maxToolCalls - this.toolCalls);
+    const granted = Math.min(wanted, left);
+    this.toolCalls += granted;
+    return granted;
   }
 }

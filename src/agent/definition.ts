@@ -71,8 +71,12 @@ export function loadAgentDefinitions(dirs: string[]): AgentReport {
 export function parseAgentFile(file: string): AgentDefinition | { reason: string } {
   let parsed: matter.GrayMatterFile<string>;
   try {
+    const text = fs.readFileSync(file, "utf8");
+    // gray-matter runs `---js` front matter through eval; an agent file in a cloned repo must not
+    // run code, so only YAML front matter is accepted.
+    if (!/^\uFEFF?---[ \t]*\r?\n/.test(text)) return { reason: "must start with YAML front matter (a --- line)" };
     // A fresh options object keeps gray-matter from serving a cached parse of equal text.
-    parsed = matter(fs.readFileSync(file, "utf8"), {});
+    parsed = matter(text, { engines: { js: refuseEngine, javascript: refuseEngine } });
   } catch (error) {
     return { reason: `invalid frontmatter: ${firstLine(error)}` };
   }
@@ -102,6 +106,10 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
 export function allowsTool(definition: Pick<AgentDefinition, "tools">, toolName: string): boolean {
   return definition.tools.some((entry) => entry === toolName || picomatch.isMatch(toolName, entry));
 }
+
+const refuseEngine = (): never => {
+  throw new Error("only YAML front matter is accepted");
+};
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";

@@ -146,11 +146,19 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("loop", withReason(lastText, message), lastText);
     }
 
-    const remaining = agent.budget.remainingToolCalls();
-    const runnable = toolCalls.slice(0, remaining);
+    // Reserved before running, so parallel agents of one run cannot all spend the same remainder.
+    const runnable = toolCalls.slice(0, agent.budget.reserveToolCalls(toolCalls.length));
     const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal };
-    const results = await agent.executor.runAll(runnable, caller);
-    agent.budget.addToolCalls(runnable.length);
+    let results: ToolResult[];
+    try {
+      results = await agent.executor.runAll(runnable, caller);
+    } catch (error) {
+      // The assistant message is already in the history: every call must still get its result.
+      const message = `Error: not run: internal error: ${oneLine(error)}`;
+      answerAll(agent, toolCalls, message);
+      agent.emit({ ...base, type: "error", where: "tools", message });
+      return outcome("failed", withReason(lastText, message), lastText);
+    }
     appendResults(agent, runnable, results, filesChanged);
     if (runnable.length < toolCalls.length) {
       const skipped = toolCalls.slice(runnable.length);

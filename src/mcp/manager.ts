@@ -23,6 +23,7 @@ import type { Workspace } from "../tools/workspace.js";
 import type { JsonObject } from "./json-schema.js";
 import { createMcpTool, formatCallResult, mcpToolName } from "./mcp-tool.js";
 import { StderrTail } from "./stderr-tail.js";
+import { raceAbort } from "../util/race-abort.js";
 
 export type McpTransportKind = "stdio" | "http" | "sse";
 
@@ -461,11 +462,7 @@ export class McpManager {
     }
     const attempt = entry.connecting;
     if (attempt) {
-      const cancelled = new Promise<"cancelled">((resolve) => {
-        if (signal.aborted) resolve("cancelled");
-        signal.addEventListener("abort", () => resolve("cancelled"), { once: true });
-      });
-      const outcome = await Promise.race([attempt, cancelled]);
+      const outcome = await raceAbort(attempt, signal, () => "cancelled" as const);
       if (outcome === "cancelled") return "cancelled by user";
     }
     return entry.session ? true : `${label} could not be restarted: ${entry.reason ?? "unknown error"}`;

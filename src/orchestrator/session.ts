@@ -6,6 +6,7 @@ import { runAgentLoop, type AgentOutcome } from "../agent/loop.js";
 import type { Config } from "../config/schema.js";
 import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
+import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import { estimateRequestTokens } from "../model/tokens.js";
@@ -17,7 +18,8 @@ import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
-import { CancelScope } from "./cancel-scope.js";
+import { raceAbort } from "../util/race-abort.js";
+import { CancelScope } from "../util/cancel-scope.js";
 import { createDelegateTool, type DelegateArgs } from "./delegate.js";
 import { buildSystemPrompt } from "./prompts.js";
 import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
@@ -93,14 +95,18 @@ export class Session implements SessionApi {
   private runBudget: RunBudget | null = null;
   private readonly nameCounters = new Map<string, number>();
   private closed = false;
+  /** Keeps secrets out of every serialised form of the events (log, stream-json). */
+  readonly redactor = new Redactor();
+  /** Sub-agents cancelled while they waited for a max_parallel slot. */
+  private readonly cancelledWhileQueued = new Set<string>();
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
     this.bus = new EventBus(this.id);
+    for (const secret of deps.secrets ?? []) this.redactor.add(secret);
     this.workspace = deps.workspace;
     if (deps.logFile) {
-      this.log = new SessionLog(deps.logFile);
-      for (const secret of deps.secrets ?? []) this.log.addSecret(secret);
+      this.log = new SessionLog(deps.logFile, this.redactor);
       const log = this.log;
       this.bus.subscribe((event) => log.append(event));
     } else {
@@ -230,7 +236,8 @@ export class Session implements SessionApi {
     const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
     try {
       this.bus.emit({ type: "user_message", agentId: root.id, text });
-      await this.deps.ready;
+      // MCP servers still connecting must not hold up a cancel.
+      await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
       let outcome: AgentOutcome;
       if (root.history.length === 0) {
         outcome = await this.startAgent(root, text, scope.signal);
@@ -259,7 +266,9 @@ export class Session implements SessionApi {
       this.runScope?.cancel();
       return;
     }
-    this.agentStates.get(scopeId)?.scope?.cancel();
+    const agent = this.agentStates.get(scopeId);
+    if (agent?.scope) agent.scope.cancel();
+    else if (agent?.status === "running") this.cancelledWhileQueued.add(agent.id);
   }
 
   async close(status: SessionStatus = "idle"): Promise<void> {
@@ -410,7 +419,12 @@ export class Session implements SessionApi {
       const found = this.agentStates.get(args.resume);
       if (!found || found.id === this.rootAgentId) return refused(`no sub-agent with id "${args.resume}" to resume`);
       if (found.status === "running") return refused(`sub-agent ${found.id} is still running`);
+      if (!this.delegatesFor(parent).some((d) => d.name === found.definition.name)) {
+        return refused(`agent ${parent.id} may not resume ${found.id} (${found.definition.name})`);
+      }
       agent = found;
+      // Reserved now, not when a slot frees: two resumes of one agent must never run together.
+      agent.status = "running";
       fresh = false;
     } else {
       const definition = this.deps.agents.definitions.get(args.agent ?? "");
@@ -431,7 +445,7 @@ export class Session implements SessionApi {
     const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", answer: "", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
     const work = async (): Promise<AgentOutcome> => {
       // Cancelled while it waited for a free slot: it never starts.
-      if (signal.aborted) {
+      if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
         agent.status = "cancelled";
         return notStarted;
       }

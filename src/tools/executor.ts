@@ -4,6 +4,7 @@ import type { Permissions } from "./permissions.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { AnyTool, ToolResult } from "./tool.js";
 import type { Workspace } from "./workspace.js";
+import { CancelScope } from "../util/cancel-scope.js";
 
 /** Who is calling: the executor enforces this agent's whitelist. */
 export interface CallerContext {
@@ -95,21 +96,28 @@ export class ToolExecutor {
     const startedAt = Date.now();
     const execute = (signal: AbortSignal) =>
       tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit });
+    // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
+    // its signal die with the call instead of piling up on the agent's long-lived one.
+    const scope = new CancelScope(caller.signal);
     let result: ToolResult;
     try {
       if (tool.unscheduled) {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
-        result = await execute(caller.signal);
+        result = await execute(scope.signal);
       } else {
         const access = safeAccess(tool, args, workspace);
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
-        result = await scheduler.run(scheduled, execute, caller.signal);
+        result = await scheduler.run(scheduled, execute, scope.signal);
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled();
       else result = { ok: false, error: oneLine(error), content: `Error: ${tool.name} failed: ${oneLine(error)}` };
+    } finally {
+      scope.dispose();
     }
-    if (caller.signal.aborted && !result.ok) result = cancelled();
+    // A tool that failed because of the cancel reads as cancelled; delegate's own result (the
+    // sub-agent's partial answer and id, for a later resume) is kept.
+    if (caller.signal.aborted && !result.ok && !tool.unscheduled) result = cancelled();
     return this.finish(call, caller, result, startedAt);
   }
 

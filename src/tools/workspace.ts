@@ -49,7 +49,7 @@ export class Workspace {
 
 export function isInside(dir: string, target: string): boolean {
   const rel = path.relative(dir, target);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 function realpathOrResolve(p: string): string {

@@ -1,3 +1,7 @@
+import { setMaxListeners } from "node:events";
+
+const CHILDREN_LIMIT = 1_000;
+
 /**
  * A node of the cancellation tree: aborting a scope aborts every scope below it, never above.
  * session → run → agent → (model request, tool call, child process via the signal they receive).
@@ -7,6 +11,9 @@ export class CancelScope {
   private readonly detach: () => void;
 
   constructor(parent?: AbortSignal) {
+    // A scope legitimately has many children at once (parallel tool calls, sub-agents), each
+    // listening once and detaching when done; Node's default warning at 11 would be noise.
+    setMaxListeners(CHILDREN_LIMIT, this.controller.signal);
     if (!parent) {
       this.detach = () => {};
       return;

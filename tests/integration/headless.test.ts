@@ -265,6 +265,15 @@ describe("orca -p against the scripted server", () => {
     expect(run.stdout).not.toContain(TEST_KEY);
   });
 
+  it("a key the model prints through bash is redacted in stream-json and the log", async () => {
+    const { server, ws } = await setup([call("bash", { command: "echo key=$OPENAI_API_KEY" }), { text: "done" }]);
+    const run = await runOrca(["-p", "leak", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("key=[redacted]");
+    expect(run.stdout).not.toContain(TEST_KEY);
+    expect(fs.readFileSync(sessionLogs(ws)[0]!, "utf8")).not.toContain(TEST_KEY);
+  });
+
   it("creates nothing in the workspace or home but the session log", async () => {
     const { server, ws } = await setup([{ text: "hi" }]);
     await runOrca(["-p", "hi", "--base-url", server.url], { ws });

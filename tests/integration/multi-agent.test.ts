@@ -197,6 +197,10 @@ describe("delegation", () => {
       ["explorer-1", "cancelled"],
       ["tester-1", "cancelled"],
     ]);
+    // The coordinator's delegate results keep what the sub-agents had, and their ids for a resume.
+    const delegated = events.filter((e) => e.type === "tool_finished" && e.name === "delegate").map((e) => (e.type === "tool_finished" ? e.content : ""));
+    expect(delegated).toHaveLength(2);
+    for (const content of delegated) expect(content).toMatch(/^agent: \S+-1 .*\nstatus: cancelled/s);
     const sleepResult = events.find((e) => e.type === "tool_finished" && e.name === "bash");
     expect(sleepResult && sleepResult.type === "tool_finished" && sleepResult.content).toMatch(/cancelled/);
   });
@@ -220,6 +224,56 @@ function processesMatching(marker: string): number {
   const out = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
   return out.split("\n").filter((line) => line.startsWith(marker)).length;
 }
+
+describe("delegation races", () => {
+  it("two resumes of one sub-agent in one turn: the second is refused, even when both must wait for a slot", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [delegate("explorer", "first look")] },
+          {
+            toolCalls: [
+              delegate("explorer", "slow 1"),
+              delegate("explorer", "slow 2"),
+              { name: "delegate", args: { resume: "explorer-1", task: "more A" } },
+              { name: "delegate", args: { resume: "explorer-1", task: "more B" } },
+            ],
+          },
+          { text: "done" },
+        ],
+        "explorer-1": [{ text: "looked" }, { text: "more", delayMs: 50 }, { text: "again" }],
+        "explorer-2": [{ text: "slow", delayMs: 300 }],
+        "explorer-3": [{ text: "slow", delayMs: 300 }],
+      }),
+    );
+    ws = tempWorkspace();
+    orchestra = await testOrchestra(ws, server.url, { config: "agents:\n  max_parallel: 2\n" });
+    const result = await orchestra.session.run("go");
+    expect(result.status).toBe("done");
+    const final = requestsOf(server, "coordinator")[2]!;
+    const results = final.body.messages.filter((m) => m.role === "tool").slice(-4).map((m) => m.content ?? "");
+    expect(results.filter((r) => /still running/.test(r))).toHaveLength(1);
+    expectValidHistories(server.requests);
+  });
+
+  it("a tool-call budget is shared by parallel sub-agents and never overspent", async () => {
+    const reads = (n: number) => ({ toolCalls: [{ name: "read_file", args: { path: `f${n}.txt` } }, { name: "read_file", args: { path: `g${n}.txt` } }] });
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [delegate("explorer", "a"), delegate("explorer", "b")] }, { text: "done" }],
+        "explorer-1": [reads(1), { text: "a" }],
+        "explorer-2": [reads(2), { text: "b" }],
+      }),
+    );
+    ws = tempWorkspace({ "f1.txt": "1", "g1.txt": "1", "f2.txt": "2", "g2.txt": "2" });
+    orchestra = await testOrchestra(ws, server.url, { config: "budget:\n  max_tool_calls: 4\n" });
+    const events = collect(orchestra);
+    const result = await orchestra.session.run("go");
+    expect(result.status).toBe("budget");
+    const ran = events.filter((e) => e.type === "tool_started");
+    expect(ran.length).toBeLessThanOrEqual(4);
+  });
+});
 
 describe("headless output with sub-agents", () => {
   it("stream-json carries the sub-agents' events with parentId, and json lists every agent with status, steps and usage", async () => {

@@ -41,6 +41,16 @@ describe("agent definitions", () => {
     expect(report.definitions.has("coordinator")).toBe(true);
   });
 
+  it("never evaluates JavaScript front matter", () => {
+    ws = tempWorkspace();
+    const marker = path.join(ws.home, "pwned");
+    agentFile(ws.dir, "evil.md", `---js\n{ name: (require("fs").writeFileSync(${JSON.stringify(marker)}, "x"), "evil"), description: "d" }\n---\nprompt\n`);
+    const report = loadAgentDefinitions([ws.dir]);
+    expect(report.definitions.has("evil")).toBe(false);
+    expect(report.failed[0]?.reason).toMatch(/YAML front matter/);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it("tool globs in whitelists match MCP tool names", () => {
     const def = { tools: ["read_file", "mcp__fs__*"] };
     expect(allowsTool(def, "mcp__fs__read_text_file")).toBe(true);
