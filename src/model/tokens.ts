@@ -1,5 +1,4 @@
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { cl100k, o200k } from "./encoders.js";
 import type { ChatMessage, ToolSpec } from "./model.js";
 
 /**
@@ -44,9 +43,9 @@ export function countTokens(text: string, model: string): number {
   if (text.length === 0) return 0;
   switch (encodingFor(model)) {
     case "o200k_base":
-      return countO200k(text, AS_TEXT);
+      return o200k().countTokens(text, AS_TEXT);
     case "cl100k_base":
-      return countCl100k(text, AS_TEXT);
+      return cl100k().countTokens(text, AS_TEXT);
     case "estimate":
       return estimateTokens(text);
   }

@@ -1,4 +1,4 @@
-import { countTokens, decode, encode } from "gpt-tokenizer";
+import { o200k } from "../model/encoders.js";
 
 /**
  * Head+tail truncation of tool output by tokens. The start of an output (headers, the first
@@ -10,7 +10,7 @@ import { countTokens, decode, encode } from "gpt-tokenizer";
 const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
 
 export function tokenCount(text: string): number {
-  return countTokens(text, ENCODE_OPTIONS);
+  return o200k().countTokens(text, ENCODE_OPTIONS);
 }
 
 export interface OmissionInfo {
@@ -142,7 +142,7 @@ const MAX_CHARS_PER_TOKEN = 32;
 function cutPrefix(line: string, budget: number): string {
   if (budget <= 0) return "";
   const window = line.slice(0, budget * MAX_CHARS_PER_TOKEN);
-  let prefix = decode(encode(window, ENCODE_OPTIONS).slice(0, budget));
+  let prefix = o200k().decode(o200k().encode(window, ENCODE_OPTIONS).slice(0, budget));
   // A token boundary inside a multi-byte character decodes to U+FFFD: drop it.
   while (prefix.length > 0 && !line.startsWith(prefix)) prefix = prefix.slice(0, -1);
   while (prefix.length > 0 && tokenCount(prefix) > budget) prefix = prefix.slice(0, -1);
@@ -152,8 +152,8 @@ function cutPrefix(line: string, budget: number): string {
 function cutSuffix(line: string, budget: number): string {
   if (budget <= 0) return "";
   const window = line.slice(Math.max(0, line.length - budget * MAX_CHARS_PER_TOKEN));
-  const tokens = encode(window, ENCODE_OPTIONS);
-  let suffix = decode(tokens.slice(Math.max(0, tokens.length - budget)));
+  const tokens = o200k().encode(window, ENCODE_OPTIONS);
+  let suffix = o200k().decode(tokens.slice(Math.max(0, tokens.length - budget)));
   while (suffix.length > 0 && !line.endsWith(suffix)) suffix = suffix.slice(1);
   while (suffix.length > 0 && tokenCount(suffix) > budget) suffix = suffix.slice(1);
   return suffix;
