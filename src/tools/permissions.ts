@@ -8,6 +8,7 @@ import { HeadlessApprover } from "./headless-approver.js";
 import type { AnyTool, PermissionSubject } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 import { raceAbort } from "../util/race-abort.js";
+import { CancelScope } from "../util/cancel-scope.js";
 
 /**
  * Whether one tool call may run. Order: deny rules, plan mode, bypass mode, this session's
@@ -130,6 +131,13 @@ function exactRuleText(toolName: string, subject: Subject): string {
   return subject.kind === "none" ? toolName : `${toolName}(${subject.value})`;
 }
 
+interface PendingAsk {
+  tool: string;
+  subject: Subject;
+  scope: CancelScope;
+  releasedBy?: string;
+}
+
 export class Permissions {
   /** Settable: the dashboard switches modes while a session runs. */
   mode: PermissionMode;
@@ -138,6 +146,8 @@ export class Permissions {
   private readonly deny: Rule[];
   /** "always" answers and allowAlways(): every agent of the session shares them. */
   private readonly session: Rule[] = [];
+  /** Asks waiting for an answer; an "always" for one releases the others it covers. */
+  private readonly pending = new Set<PendingAsk>();
   /** A skill's allowed-tools, for the agent that loaded it only. */
   private readonly skills = new Map<string, Rule[]>();
   private readonly approver: Approver;
@@ -156,6 +166,17 @@ export class Permissions {
 
   allowAlways(rule: string): void {
     this.session.push(parseRule(rule));
+    this.releasePending();
+  }
+
+  /** Waiting asks that a session rule now covers are withdrawn from the approver and allowed. */
+  private releasePending(): void {
+    for (const pending of this.pending) {
+      const rule = this.session.find((r) => matches(r, pending.tool, pending.subject, false));
+      if (!rule || pending.releasedBy) continue;
+      pending.releasedBy = rule.text;
+      pending.scope.cancel("allowed by a session rule");
+    }
   }
 
   /**
@@ -230,18 +251,26 @@ export class Permissions {
     const headless = this.approver instanceof HeadlessApprover;
     const by: DecidedBy = headless ? "headless" : "user";
     let answer: PermissionAnswer | "cancelled";
+    const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
+    this.pending.add(pending);
     try {
       answer = await untilAborted(
         this.approver.request(
           { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview },
-          signal,
+          pending.scope.signal,
         ),
-        signal,
+        pending.scope.signal,
       );
     } catch (error) {
+      if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy);
       if (signal.aborted) return this.denied(call, by, rule, "cancelled");
       return this.denied(call, by, rule, `denied: the approver failed: ${oneLine(error)}`);
+    } finally {
+      this.pending.delete(pending);
+      pending.scope.dispose();
     }
+    // Another agent's identical call was answered "always" while this one waited in the queue.
+    if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy);
     if (answer === "cancelled") return this.denied(call, by, rule, "cancelled");
     switch (answer.decision) {
       case "once":
@@ -254,6 +283,7 @@ export class Permissions {
           tool: (name) => name === toolName,
           exact: { tool: toolName, subject: subject.kind === "none" ? null : subject.value },
         });
+        this.releasePending();
         return this.allowed(call, by, rule, "always");
       }
       case "deny": {

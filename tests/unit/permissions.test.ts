@@ -398,3 +398,32 @@ describe("unifiedDiff", () => {
     expect(unifiedDiff("a\nb\n", "a\n", "f")).toBe(["--- a/f", "+++ b/f", "@@ -1,2 +1,1 @@", " a", "-b", ""].join("\n"));
   });
 });
+
+describe("an 'always' answer releases identical asks already waiting", () => {
+  /** Holds every request until the test answers it, like a dialog queue. */
+  class QueueApprover implements Approver {
+    readonly waiting: { request: PermissionRequest; answer: (a: PermissionAnswer) => void; signal: AbortSignal }[] = [];
+    request(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+      return new Promise((answer) => this.waiting.push({ request, answer, signal }));
+    }
+  }
+
+  it("a second agent's same call is allowed without being asked again; a different call still waits", async () => {
+    const approver = new QueueApprover();
+    const { check } = setup({ approver });
+    const first = check(writeFile, file("src/a.ts"), "a1");
+    const second = check(writeFile, file("src/a.ts"), "a2");
+    const other = check(writeFile, file("src/b.ts"), "a3");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(approver.waiting).toHaveLength(3);
+    const byAgent = (id: string) => approver.waiting.find((w) => w.request.agentId === id)!;
+    byAgent("a1").answer({ decision: "always" });
+    expect(await first).toMatchObject({ allowed: true, by: "user" });
+    expect(await second).toMatchObject({ allowed: true, by: "rule", rule: "write_file(src/a.ts)" });
+    // The released request's signal aborted, so a dialog drops it from its queue.
+    expect(byAgent("a2").signal.aborted).toBe(true);
+    expect(byAgent("a3").signal.aborted).toBe(false);
+    byAgent("a3").answer({ decision: "deny" });
+    expect(await other).toMatchObject({ allowed: false });
+  });
+});
