@@ -46,6 +46,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
+      replay: setup.resume?.events,
     });
     await orchestra.session.close(exitCode === 130 ? "cancelled" : "idle");
     for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { ConfigError } from "../config/errors.js";
 import { readLog, type ReadLogResult } from "../events/log.js";
+import type { OrcaEvent } from "../events/types.js";
 import { rebuildSession, type RebuiltSession } from "../orchestrator/resume.js";
 import { findSession, latestSession, type SessionInfo } from "./store.js";
 
@@ -12,6 +13,8 @@ export interface ResumePlan {
   workspace: string;
   rebuilt: RebuiltSession;
   skipped: ReadLogResult["skipped"];
+  /** The events read back, so the dashboard can show the old conversation without reading twice. */
+  events: OrcaEvent[];
   /** Whether the id was picked for the user (latest, --continue) rather than given. */
   picked: boolean;
 }
@@ -57,7 +60,7 @@ export function loadSession(file: string): Omit<ResumePlan, "picked"> {
   if (!fs.existsSync(rebuilt.workspace)) {
     throw new ConfigError(`cannot resume session ${rebuilt.sessionId}: its workspace ${rebuilt.workspace} no longer exists`);
   }
-  return { sessionId: rebuilt.sessionId, file, workspace: rebuilt.workspace, rebuilt, skipped };
+  return { sessionId: rebuilt.sessionId, file, workspace: rebuilt.workspace, rebuilt, skipped, events };
 }
 
 /**

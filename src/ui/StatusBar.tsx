@@ -20,7 +20,7 @@ function shortPath(path: string, max: number): string {
   return p.length > max ? `…${p.slice(p.length - max + 1)}` : p;
 }
 
-/** model · workspace · session · tokens · cost · elapsed, and the demo badge. */
+/** model · workspace · session (and whether it was resumed) · tokens · cost · elapsed, and the demo badge. */
 export function Header({ state, model, workspace, sessionId, startedAt, now, demo, busy }: HeaderProps): React.JSX.Element {
   const t = state.totals;
   const tokens = t.input + t.output;
@@ -40,6 +40,7 @@ export function Header({ state, model, workspace, sessionId, startedAt, now, dem
         <Text color="gray"> · </Text>
         <Text>{shortPath(state.session.workspace ?? workspace, 40)}</Text>
         <Text color="gray"> · session {sessionId.slice(0, 8)}</Text>
+        {state.session.resumed ? <Text color="magenta"> resumed</Text> : null}
         <Text color="gray"> · </Text>
         <Text>
           {formatTokens(tokens)} tok{t.cached ? ` (${formatTokens(t.cached)} cached)` : ""}

@@ -1,5 +1,6 @@
 import { render } from "ink";
 import React from "react";
+import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
@@ -13,6 +14,11 @@ export interface DashboardOptions {
   demo?: boolean;
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
+  /**
+   * A resumed session's logged events: the dashboard opens on the old conversation. They are
+   * folded into the view only, never re-emitted on the bus (which feeds the log).
+   */
+  replay?: readonly OrcaEvent[];
 }
 
 /**
@@ -27,6 +33,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
 
   // Attach before the first render so no event between here and mount is lost.
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+  if (opts.replay) store.replay(opts.replay);
   const detachBus = store.attach(session.bus);
   const detachScheduler = store.attachScheduler(session);
 

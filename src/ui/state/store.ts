@@ -1,8 +1,12 @@
 import type { EventBus } from "../../events/bus.js";
 import type { OrcaEvent } from "../../events/types.js";
-import { initialState, reduce } from "./reducer.js";
 import type { SchedulerCounts } from "../../orchestrator/types.js";
+import { coalesce } from "./coalesce.js";
+import { initialState, reduce } from "./reducer.js";
+import { replayState } from "./replay.js";
 import type { DashboardState } from "./types.js";
+
+export { coalesce };
 
 export interface StoreOptions {
   rootAgentId: string;
@@ -15,37 +19,6 @@ export interface StoreOptions {
 
 /** Even when frames are very slow, the screen follows at least a few times a second. */
 const MAX_INTERVAL_MS = 250;
-
-type Delta = Extract<OrcaEvent, { type: "text_delta" | "thinking_delta" }>;
-
-/**
- * Folds the deltas of one agent that arrive between two of its other events into one delta, so a
- * flush reduces each streaming agent once instead of once per token. An agent's deltas only touch
- * its own pane, and any other event of that agent (or a delta of the other kind) ends the run, so
- * the order each pane sees is unchanged.
- */
-export function coalesce(events: readonly OrcaEvent[]): OrcaEvent[] {
-  const out: OrcaEvent[] = [];
-  const open = new Map<string, number>();
-  for (const event of events) {
-    if (event.type === "text_delta" || event.type === "thinking_delta") {
-      const at = open.get(event.agentId);
-      const prior = at === undefined ? undefined : (out[at] as Delta);
-      if (prior && prior.type === event.type) {
-        out[at!] = { ...prior, text: prior.text + event.text };
-        continue;
-      }
-      open.set(event.agentId, out.length);
-      out.push(event);
-      continue;
-    }
-    // Events that may touch several agents (or the session) end every open run.
-    if (event.type === "error" || event.type.startsWith("session_")) open.clear();
-    else open.delete(event.agentId);
-    out.push(event);
-  }
-  return out;
-}
 
 /**
  * Holds the dashboard state outside React. Events are queued as they arrive and folded in at
@@ -74,6 +47,17 @@ export class DashboardStore {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
     this.minInterval = opts.flushIntervalMs ?? 33;
     this.budget = opts.frameBudget ?? 0.08;
+  }
+
+  /**
+   * Starts from a logged session's events instead of an empty screen. Call it before attaching
+   * to the live bus: the events are folded straight into the state, never re-emitted (the bus
+   * feeds the log, so re-emitting would write them twice).
+   */
+  replay(events: readonly OrcaEvent[]): void {
+    const replayed = replayState(this.state.rootAgentId, events, this.state.maxLines);
+    this.state = { ...replayed, scheduler: this.state.scheduler };
+    for (const listener of this.listeners) listener();
   }
 
   /** Subscribes to a bus; returns the unsubscribe function. */

@@ -73,6 +73,8 @@ export interface DashboardState {
     readonly workspace?: string;
     readonly startedAt?: number;
     readonly status?: string;
+    /** The dashboard opened on a logged session (--resume / --continue). */
+    readonly resumed?: boolean;
   };
   readonly agents: Readonly<Record<string, AgentView>>;
   /** Sub-agent ids in the order they first started. */
