@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { planResume, type ResumePlan } from "../sessions/plan.js";
+import { listSessions } from "../sessions/store.js";
 import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
 import { HELP, parseCli, type CliArgs } from "./args.js";
@@ -68,7 +69,9 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       });
       return await runHeadless(orchestra, prompt, args.outputFormat, io);
     }
-    const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
+    const resume = args.resume === true ? await pickedPlan(args, io) : args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
+    // The user left the picker without choosing: nothing to do, nothing started.
+    if (resume === null) return 0;
     const { runInteractive } = await import("./interactive.js");
     return await runInteractive(args, io, PACKAGE_DIR, packageVersion(), { resume });
   } catch (error) {
@@ -85,6 +88,18 @@ function resumePlan(args: CliArgs, io: MainIo): ResumePlan {
   const plan = planResume({ dataDir: dataDir(config), resume: args.resume, continue: args.continue, workspace: args.workspace });
   if (plan.picked) io.stderr.write(`orca: resuming session ${plan.sessionId} (${plan.workspace})\n`);
   return plan;
+}
+
+/** `--resume` without an id in a terminal: the user picks the session from a list. Null: they quit. */
+async function pickedPlan(args: CliArgs, io: MainIo): Promise<ResumePlan | null> {
+  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR });
+  const dir = dataDir(config);
+  const sessions = listSessions(dir);
+  if (sessions.length === 0) throw new ConfigError("no sessions yet");
+  const { pickSession } = await import("../ui/pick.js");
+  const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME });
+  if (id === null) return null;
+  return planResume({ dataDir: dir, resume: id, workspace: args.workspace });
 }
 
 function reportError(error: unknown, io: MainIo): number {

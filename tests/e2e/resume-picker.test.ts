@@ -1,0 +1,127 @@
+/**
+ * `orca --resume` without an id in a real terminal: two sessions are made headless against the
+ * scripted server, then the picker lists both, ↓ + Enter opens the older one and the dashboard
+ * shows its old conversation. Needs a build (`npm run build`); CI is removed from orca's
+ * environment because with CI set Ink writes only the final frame.
+ */
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { readLog } from "../../src/events/log.js";
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { BIN, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { TmuxTerminal } from "./tmux.js";
+
+let term: TmuxTerminal | undefined;
+let ws: TempWorkspace | undefined;
+const servers: ScriptedServer[] = [];
+
+afterEach(async () => {
+  term?.kill();
+  term = undefined;
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  ws?.cleanup();
+  ws = undefined;
+});
+
+async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
+  const s = await startScriptedServer(script);
+  servers.push(s);
+  return s;
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** orca in tmux with the test's HOME and data dir; the shell prints the exit code and stays. */
+function startOrca(name: string, w: TempWorkspace, args: string[]): TmuxTerminal {
+  const t = new TmuxTerminal(name);
+  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
+  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(" ")}; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
+  return t;
+}
+
+async function exitCode(t: TmuxTerminal): Promise<string> {
+  const screen = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
+  return /EXIT=(\d+)/.exec(screen)![1]!;
+}
+
+const delegate = (agent: string, label: string, task: string): ScriptedReply => ({ toolCalls: [{ id: "call_delegate", name: "delegate", args: { agent, label, task } }] });
+
+/** Two finished sessions: the older one with a sub-agent, the newer one without. */
+async function twoSessions(w: TempWorkspace): Promise<void> {
+  const older = await server(
+    perAgent({
+      coordinator: [delegate("explorer", "scan parser", "find the parser bug"), { text: "ALPHA-DONE: the parser is fixed" }],
+      "explorer-1": [{ text: "explorer found the bug in parse()" }],
+    }),
+  );
+  const a = await runOrca(["-p", "alpha: fix the parser", "--base-url", older.url, "--yes"], { ws: w });
+  expect(a.stderr).toBe("");
+  expect(a.code).toBe(0);
+  const newer = await server([{ text: "BETA-DONE: docs written" }]);
+  const b = await runOrca(["-p", "beta: write the docs", "--base-url", newer.url, "--yes"], { ws: w });
+  expect(b.code).toBe(0);
+  expect(sessionLogs(w)).toHaveLength(2);
+}
+
+describe("orca --resume picker in tmux", () => {
+  it("lists both sessions newest first; ↓ + Enter opens the older one on its old conversation, which then continues", { timeout: 60_000 }, async () => {
+    ws = tempWorkspace();
+    await twoSessions(ws);
+    const live = await server([{ text: "GAMMA-DONE: carried on" }]);
+    term = startOrca("pick", ws, ["--resume", "--base-url", live.url]);
+    const t = term;
+
+    const picker = await t.waitFor("the picker", (s) => s.includes("resume a session") && s.includes("alpha: fix the parser") && s.includes("beta: write the docs"));
+    const lines = picker.split("\n");
+    const row = (text: string) => lines.findIndex((l) => l.includes(text));
+    expect(row("beta: write the docs")).toBeLessThan(row("alpha: fix the parser"));
+    expect(lines[row("beta: write the docs")]).toContain("▸");
+    expect(t.display("#{alternate_on}")).toBe("1");
+
+    t.keys("Down");
+    await t.waitFor("the selection to move", (s) => (s.split("\n").find((l) => l.includes("▸")) ?? "").includes("alpha: fix the parser"));
+    t.keys("Enter");
+
+    const resumed = await t.waitFor("the resumed dashboard", (s) => s.includes("ALPHA-DONE") && s.includes("Ask orca"));
+    expect(resumed.split("\n")[0]).toContain("resumed");
+    expect(resumed).toContain("alpha: fix the parser");
+    expect(resumed).toMatch(/delegate explorer "scan parser"/);
+    expect(resumed).toMatch(/explorer \[scan parser\] done/);
+    expect(resumed).not.toContain("beta: write the docs");
+    expect(resumed).not.toContain("resume a session");
+
+    t.keys("-l", "carry on");
+    t.keys("Enter");
+    await t.waitFor("the new answer", (s) => s.includes("GAMMA-DONE"));
+    t.keys("C-c");
+    expect(await exitCode(t)).toBe("0");
+    expect(t.display("#{alternate_on}")).toBe("0");
+
+    // The replay only drew the old events: the log holds each of them once, then the new turn.
+    const alpha = sessionLogs(ws).map((f) => readLog(f).events).find((events) => events.some((e) => e.type === "user_message" && e.text === "alpha: fix the parser"))!;
+    const prompts = alpha.filter((e) => e.type === "user_message" && e.agentId === "coordinator").map((e) => (e as { text: string }).text);
+    expect(prompts).toEqual(["alpha: fix the parser", "carry on"]);
+    expect(alpha.filter((e) => e.type === "session_started")).toHaveLength(2);
+    expect(live.requests.length).toBe(1);
+  });
+
+  it("Esc leaves the picker with exit 0 and touches nothing; with no sessions it says so and exits 2", { timeout: 60_000 }, async () => {
+    ws = tempWorkspace();
+    term = startOrca("empty", ws, ["--resume"]);
+    expect(await exitCode(term)).toBe("2");
+    expect(term.screen()).toContain("orca: no sessions yet");
+    term.kill();
+
+    await twoSessions(ws);
+    const before = sessionLogs(ws).map((f) => [f, fs.readFileSync(f, "utf8")]);
+    term = startOrca("quit", ws, ["--resume"]);
+    await term.waitFor("the picker", (s) => s.includes("resume a session") && s.includes("alpha: fix the parser"));
+    term.keys("b", "e", "t");
+    await term.waitFor("the filter", (s) => s.includes("filter › bet") && !s.includes("alpha: fix the parser"));
+    term.keys("Escape");
+    expect(await exitCode(term)).toBe("0");
+    expect(term.display("#{alternate_on}")).toBe("0");
+    expect(term.screen()).not.toContain("orca:");
+    expect(sessionLogs(ws).map((f) => [f, fs.readFileSync(f, "utf8")])).toEqual(before);
+  });
+});
