@@ -39,7 +39,7 @@ export function Header({ state, model, workspace, sessionId, startedAt, now, dem
         <Text>{state.session.model ?? model}</Text>
         <Text color="gray"> · </Text>
         <Text>{shortPath(state.session.workspace ?? workspace, 40)}</Text>
-        <Text color="gray"> · session {sessionId.slice(0, 8)}</Text>
+        <Text color="gray"> · session {sessionId}</Text>
         {state.session.resumed ? <Text color="magenta"> resumed</Text> : null}
         <Text color="gray"> · </Text>
         <Text>
@@ -98,3 +98,4 @@ export function KeyHints({ hints, notice }: { hints: string; notice?: string }):
     </Box>
   );
 }
+
