@@ -60,7 +60,7 @@ export class ToolExecutor {
       }),
     );
 
-    return calls.map((call, i) => results[i] ?? this.finish(call, caller, cancelled(), startedAt));
+    return calls.map((call, i) => results[i] ?? this.finish(call, caller, cancelled(caller.signal), startedAt));
   }
 
   private async check(call: ToolCall, caller: CallerContext): Promise<AdmittedCall | { result: ToolResult }> {
@@ -86,7 +86,7 @@ export class ToolExecutor {
       { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args: parsed.data },
       caller.signal,
     );
-    if (caller.signal.aborted) return { result: cancelled() };
+    if (caller.signal.aborted) return { result: cancelled(caller.signal) };
     if (!decision.allowed) return refuse(decision.reason);
     return { call, tool, args: parsed.data };
   }
@@ -110,14 +110,14 @@ export class ToolExecutor {
         result = await scheduler.run(scheduled, execute, scope.signal);
       }
     } catch (error) {
-      if (error instanceof CancelledError || caller.signal.aborted) result = cancelled();
+      if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
       else result = { ok: false, error: oneLine(error), content: `Error: ${tool.name} failed: ${oneLine(error)}` };
     } finally {
       scope.dispose();
     }
     // A tool that failed because of the cancel reads as cancelled; delegate's own result (the
     // sub-agent's partial answer and id, for a later resume) is kept.
-    if (caller.signal.aborted && !result.ok && !tool.unscheduled) result = cancelled();
+    if (caller.signal.aborted && !result.ok && !tool.unscheduled) result = cancelled(caller.signal);
     return this.finish(call, caller, result, startedAt);
   }
 
@@ -150,8 +150,10 @@ function refuse(message: string): { result: ToolResult } {
   return { result: { ok: false, error: message.split("\n")[0], content: `Error: ${message}` } };
 }
 
-function cancelled(): ToolResult {
-  return { ok: false, error: CANCELLED_RESULT, content: CANCELLED_RESULT };
+/** The scope's own reason when it gave one ("time budget reached"), else a user's cancel. */
+function cancelled(signal: AbortSignal): ToolResult {
+  const reason = typeof signal.reason === "string" ? signal.reason : CANCELLED_RESULT;
+  return { ok: false, error: reason, content: reason };
 }
 
 function oneLine(error: unknown): string {
