@@ -13,7 +13,7 @@ import { FRAME_MS, frameAt, useClock } from "./hooks/use-ticker.js";
 import { InputBox, inputLineCount } from "./InputBox.js";
 import type { KeyPress } from "./keys.js";
 import { computeLayout } from "./layout.js";
-import { PermissionDialog } from "./PermissionDialog.js";
+import { dialogHeight, PermissionDialog } from "./PermissionDialog.js";
 import { editorReducer, emptyEditor } from "./state/editor.js";
 import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
@@ -150,13 +150,17 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const ids = useMemo(() => agents.map((a) => a.id), [agents]);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
-  const layout = computeLayout({
+  const layoutInput = {
     columns: size.columns,
     rows: size.rows,
     inputLines: inputLineCount(editor.text, size.columns),
     agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
     focus,
-  });
+  };
+  // A permission request takes the rows it needs (at most 60% of the body) below the dashboard.
+  const asking = pending[0];
+  const dialogRows = asking ? dialogHeight(asking.request, Math.max(7, Math.floor(computeLayout(layoutInput).bodyHeight * 0.6))) : 0;
+  const layout = computeLayout({ ...layoutInput, reservedRows: dialogRows });
 
   // The zoomed transcript: every row of the ring, scrolled from the bottom.
   const zoomAgent = view.zoom ? state.agents[view.zoom] : undefined;
@@ -336,17 +340,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         demo={demo}
         busy={busy}
       />
-      {head ? (
-        <PermissionDialog
-          key={head.id}
-          pending={head}
-          queued={pending.length - 1}
-          label={state.agents[head.request.agentId]?.label}
-          width={layout.width}
-          height={layout.bodyHeight}
-          onAnswer={onAnswer}
-        />
-      ) : zoomAgent ? (
+      {zoomAgent && !head ? (
         <AgentPane
           agent={zoomAgent}
           rows={zoomRows.slice(Math.max(0, zoomRows.length - zoomBody - scroll), zoomRows.length - scroll)}
@@ -360,6 +354,17 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
       ) : (
         <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} />
       )}
+      {head ? (
+        <PermissionDialog
+          key={head.id}
+          pending={head}
+          queued={pending.length - 1}
+          label={state.agents[head.request.agentId]?.label}
+          width={layout.width}
+          height={dialogRows}
+          onAnswer={onAnswer}
+        />
+      ) : null}
       <QueueLine state={state} />
       <InputBox
         editor={editor}

@@ -39,6 +39,20 @@ function diffColor(line: string): string | undefined {
   return undefined;
 }
 
+/** The lines the dialog shows for a request: the diff preview, or the arguments. */
+function dialogBody(request: PendingPermission["request"]): { lines: string[]; preview: boolean } {
+  return request.preview ? { lines: sanitize(request.preview).split("\n"), preview: true } : { lines: argLines(request.args), preview: false };
+}
+
+/**
+ * Rows the dialog needs to show a request whole, at most `max`: it sits below the dashboard, so
+ * the panes of the agents still working stay in view while the user decides.
+ */
+export function dialogHeight(request: PendingPermission["request"], max: number): number {
+  // border 2, title, "asked by" line, answer line
+  return Math.max(7, Math.min(max, dialogBody(request).lines.length + 5));
+}
+
 /** Which agent asks, for which tool and arguments (or the diff), and y / a / n. */
 export function PermissionDialog({ pending, queued, label, width, height, onAnswer }: PermissionDialogProps): React.JSX.Element {
   const { request } = pending;
@@ -66,11 +80,11 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     return true;
   });
 
-  const preview = request.preview ? sanitize(request.preview).split("\n") : undefined;
+  const { lines: body, preview: isPreview } = dialogBody(request);
+  const preview = isPreview ? body : undefined;
   const path = (request.args as { path?: unknown } | null)?.path;
-  const body = preview ?? argLines(request.args);
-  // border 2, title, rule, blank, answer line, reason line
-  const room = Math.max(1, height - 7);
+  // border 2, title, "asked by" line, answer (or reason) line
+  const room = Math.max(1, height - 5);
   const shown = body.length > room ? body.slice(0, room - 1) : body;
   const more = body.length - shown.length;
   return (

@@ -7,6 +7,8 @@ export interface LayoutInput {
   /** Sub-agents in start order. */
   agents: readonly { id: string; running: boolean }[];
   focus: string | null;
+  /** Rows taken from the body by something drawn beside the dashboard (the permission dialog). */
+  reservedRows?: number;
 }
 
 export interface Layout {
@@ -47,7 +49,7 @@ export function computeLayout(input: LayoutInput): Layout {
   const height = Math.max(10, input.rows - 1);
   const inputHeight = Math.min(MAX_INPUT_LINES, Math.max(1, input.inputLines)) + 2;
   // header, queue line and key hints take a row each
-  const bodyHeight = Math.max(3, height - 3 - inputHeight);
+  const bodyHeight = Math.max(3, height - 3 - inputHeight - (input.reservedRows ?? 0));
 
   const running = input.agents.filter((a) => a.running).map((a) => a.id);
   const finished = input.agents.filter((a) => !a.running).map((a) => a.id);
