@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import React from "react";
 import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
+import { placeholder } from "./state/reducer.js";
 import type { AgentView, DashboardState } from "./state/types.js";
 import { tailRows } from "./wrap.js";
 
@@ -16,22 +17,7 @@ export interface DashboardProps {
 }
 
 function coordinatorOf(state: DashboardState): AgentView {
-  return (
-    state.agents[state.rootAgentId] ?? {
-      id: state.rootAgentId,
-      name: "coordinator",
-      task: "",
-      depth: 0,
-      status: "idle",
-      entries: [],
-      dropped: 0,
-      open: null,
-      streamed: false,
-      steps: 0,
-      tokens: { input: 0, output: 0 },
-      startedAt: state.session.startedAt ?? 0,
-    }
-  );
+  return state.agents[state.rootAgentId] ?? placeholder(state, state.rootAgentId, state.session.startedAt ?? 0);
 }
 
 /** Pane chunks of `columns` for the grid's rows. */

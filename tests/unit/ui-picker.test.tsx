@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { FakeIn, FakeOut } from "./fake-terminal.js";
 import { render } from "ink-testing-library";
 import React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -152,45 +153,12 @@ describe("SessionPicker", () => {
   });
 });
 
-class FakeOut extends EventEmitter {
-  chunks: string[] = [];
-  columns = 120;
-  rows = 30;
-  isTTY = true;
-  write = (chunk: string): boolean => {
-    this.chunks.push(chunk);
-    return true;
-  };
-  get text(): string {
-    return this.chunks.join("");
-  }
-}
-
-class FakeIn extends EventEmitter {
-  isTTY = true;
-  private data: string | null = null;
-  send(data: string): void {
-    this.data = data;
-    this.emit("readable");
-  }
-  read = (): string | null => {
-    const d = this.data;
-    this.data = null;
-    return d;
-  };
-  setEncoding(): void {}
-  setRawMode(): void {}
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
-}
 
 describe("pickSession", () => {
   const ours = () => ["SIGTERM", "SIGHUP", "exit", "uncaughtException"].flatMap((e) => process.listeners(e as "exit")).filter((l) => l.name.startsWith("orcaScreen")).length;
 
   it("draws on the alternate screen, resolves with the chosen id and restores the terminal", async () => {
-    const out = new FakeOut();
+    const out = new FakeOut(120, 30);
     const input = new FakeIn();
     const result = pickSession({ sessions: SESSIONS, stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream });
     await vi.waitFor(() => expect(out.text).toContain("fix the flaky login test"));
@@ -205,7 +173,7 @@ describe("pickSession", () => {
   });
 
   it("resolves with null when the user quits", async () => {
-    const out = new FakeOut();
+    const out = new FakeOut(120, 30);
     const input = new FakeIn();
     const result = pickSession({ sessions: SESSIONS, stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream });
     await vi.waitFor(() => expect(out.text).toContain("resume a session"));

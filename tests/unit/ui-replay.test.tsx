@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { FakeIn, FakeOut } from "./fake-terminal.js";
 import { describe, expect, it, vi } from "vitest";
 import type { EventInput, OrcaEvent } from "../../src/events/types.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
@@ -148,43 +149,10 @@ describe("replaying a logged session into the dashboard state", () => {
   });
 });
 
-class FakeOut extends EventEmitter {
-  chunks: string[] = [];
-  columns = 120;
-  rows = 36;
-  isTTY = true;
-  write = (chunk: string): boolean => {
-    this.chunks.push(chunk);
-    return true;
-  };
-  get text(): string {
-    return this.chunks.join("");
-  }
-}
-
-class FakeIn extends EventEmitter {
-  isTTY = true;
-  private data: string | null = null;
-  send(data: string): void {
-    this.data = data;
-    this.emit("readable");
-  }
-  read = (): string | null => {
-    const d = this.data;
-    this.data = null;
-    return d;
-  };
-  setEncoding(): void {}
-  setRawMode(): void {}
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
-}
 
 describe("runDashboard with a replay", () => {
   it("opens on the old conversation, says resumed, and emits nothing onto the bus", async () => {
-    const out = new FakeOut();
+    const out = new FakeOut(120, 36);
     const input = new FakeIn();
     const session = new TestSession();
     const seen: OrcaEvent[] = [];

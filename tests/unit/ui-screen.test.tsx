@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { FakeIn, FakeOut } from "./fake-terminal.js";
 import { describe, expect, it, vi } from "vitest";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { runDashboard } from "../../src/ui/render.js";
@@ -6,39 +7,6 @@ import { ENTER, LEAVE, Screen, type ScreenProcess } from "../../src/ui/screen.js
 import { DashboardStore } from "../../src/ui/state/store.js";
 import { TestSession } from "./ui-session.js";
 
-class FakeOut extends EventEmitter {
-  chunks: string[] = [];
-  columns = 100;
-  rows = 30;
-  isTTY = true;
-  write = (chunk: string): boolean => {
-    this.chunks.push(chunk);
-    return true;
-  };
-  get text(): string {
-    return this.chunks.join("");
-  }
-}
-
-class FakeIn extends EventEmitter {
-  isTTY = true;
-  private data: string | null = null;
-  send(data: string): void {
-    this.data = data;
-    this.emit("readable");
-  }
-  read = (): string | null => {
-    const d = this.data;
-    this.data = null;
-    return d;
-  };
-  setEncoding(): void {}
-  setRawMode(): void {}
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
-}
 
 const asProc = (e: EventEmitter): ScreenProcess => e as unknown as ScreenProcess;
 

@@ -16,7 +16,8 @@ function activeKey(agentId: string, callId: string): string {
   return `${agentId}\u0000${callId}`;
 }
 
-function placeholder(state: DashboardState, id: string, ts: number, parentId?: string): AgentView {
+/** An agent the dashboard has heard of before its agent_started event (or never will: the root). */
+export function placeholder(state: DashboardState, id: string, ts: number, parentId?: string): AgentView {
   return {
     id,
     name: id === state.rootAgentId ? "coordinator" : id,

@@ -1,5 +1,5 @@
 import type { OrcaEvent } from "../../events/types.js";
-import { initialState, reduce } from "./reducer.js";
+import { initialState, placeholder, reduce } from "./reducer.js";
 import { coalesce } from "./coalesce.js";
 import type { AgentView, DashboardState, Entry, ToolState } from "./types.js";
 
@@ -39,20 +39,7 @@ export function interruptRunning(state: DashboardState, ts: number): DashboardSt
 
 function notice(state: DashboardState, text: string, ts: number): DashboardState {
   const id = state.rootAgentId;
-  const root: AgentView = state.agents[id] ?? {
-    id,
-    name: "coordinator",
-    task: "",
-    depth: 0,
-    status: "idle",
-    entries: [],
-    dropped: 0,
-    open: null,
-    streamed: false,
-    steps: 0,
-    tokens: { input: 0, output: 0 },
-    startedAt: ts,
-  };
+  const root: AgentView = state.agents[id] ?? placeholder(state, id, ts);
   const seq = state.seq + 1;
   const entries = [...root.entries, { seq, kind: "notice" as const, text }];
   const cut = Math.max(0, entries.length - state.maxLines);
