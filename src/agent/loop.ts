@@ -25,6 +25,8 @@ export interface AgentRuntime {
   maxOutputTokens?: number;
   /** Called before each request with the tools it will offer; may shrink the history (compaction). */
   beforeRequest?(history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
+  /** Returns `id`, or a variant of it when the session has already seen that id. */
+  claimCallId?(id: string): string;
   /** Token estimate of the request for the model_request event. */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
 }
@@ -110,7 +112,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             break;
           case "tool_call": {
             const { type: _type, ...call } = event;
-            toolCalls.push(call);
+            // Some servers number calls call_0, call_1… in every response; ids must stay unique
+            // in a history, and across the session for the scheduler's and the log's sake.
+            toolCalls.push(agent.claimCallId ? { ...call, id: agent.claimCallId(call.id) } : call);
             break;
           }
           case "usage":

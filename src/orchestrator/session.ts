@@ -95,6 +95,8 @@ export class Session implements SessionApi {
   private runBudget: RunBudget | null = null;
   private readonly nameCounters = new Map<string, number>();
   private closed = false;
+  /** Every tool-call id of the session, so a reused one can be renamed before it is recorded. */
+  private readonly callIds = new Set<string>();
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
   /** Sub-agents cancelled while they waited for a max_parallel slot. */
@@ -194,6 +196,7 @@ export class Session implements SessionApi {
   /** Registers an agent rebuilt from a log (resume). */
   restoreAgent(state: AgentState): void {
     this.agentStates.set(state.id, state);
+    for (const message of state.history) if (message.role === "assistant") for (const call of message.toolCalls) this.callIds.add(call.id);
     const match = /^(.*)-(\d+)$/.exec(state.id);
     if (match) this.nameCounters.set(match[1]!, Math.max(this.nameCounters.get(match[1]!) ?? 0, Number(match[2])));
   }
@@ -259,6 +262,13 @@ export class Session implements SessionApi {
       this.runScope = null;
       this.runBudget = null;
     }
+  }
+
+  private claimCallId(id: string): string {
+    let unique = id;
+    for (let n = 2; this.callIds.has(unique); n++) unique = `${id}_${n}`;
+    this.callIds.add(unique);
+    return unique;
   }
 
   cancel(scopeId?: string): void {
@@ -369,6 +379,7 @@ export class Session implements SessionApi {
           budget,
           temperature: config.model.temperature,
           maxOutputTokens: config.model.max_output_tokens,
+          claimCallId: (id) => this.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
           beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
         },

@@ -303,3 +303,18 @@ describe("headless output with sub-agents", () => {
     expect(out.usage.input_tokens).toBeGreaterThanOrEqual(80);
   });
 });
+
+describe("tool-call ids", () => {
+  it("an endpoint that numbers calls call_0 in every response still gets unique ids in history", async () => {
+    const same = (path: string) => ({ toolCalls: [{ id: "call_0", name: "read_file", args: { path } }] });
+    server = await startScriptedServer([same("a.txt"), same("b.txt"), { text: "done" }]);
+    ws = tempWorkspace({ "a.txt": "A\n", "b.txt": "B\n" });
+    orchestra = await testOrchestra(ws, server.url);
+    expect((await orchestra.session.run("read both")).status).toBe("done");
+    const last = server.requests[2]!.body.messages;
+    const ids = last.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    expect(ids).toEqual(["call_0", "call_0_2"]);
+    expect(last.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(["call_0", "call_0_2"]);
+    expectValidHistories(server.requests);
+  });
+});
