@@ -78,6 +78,14 @@ export class KeyRouter {
       this.pasting = key.name === "paste_start";
       return;
     }
+    // Outside a bracketed paste, one line followed by CR in a single read is typing that outran the
+    // terminal (or `tmux send-keys "text" Enter`): the text, then Enter. Several lines in one read
+    // stay a paste from a terminal without bracketed paste.
+    if (!this.pasting && key.name === "text" && /^[^\r\n]+\r$/.test(key.text)) {
+      this.dispatch({ name: "text", text: key.text.slice(0, -1), meta: key.meta });
+      this.dispatch({ name: "return", text: "", meta: false });
+      return;
+    }
     // Inside a bracketed paste, Enter and Tab are text, never commands.
     let routed = key;
     if (this.pasting && key.name === "return") routed = { name: "text", text: "\n", meta: false };
