@@ -14,7 +14,7 @@ import { InputBox, inputLineCount } from "./InputBox.js";
 import type { KeyPress } from "./keys.js";
 import { computeLayout } from "./layout.js";
 import { dialogHeight, PermissionDialog } from "./PermissionDialog.js";
-import { editorReducer, emptyEditor } from "./state/editor.js";
+import { editorReducer, emptyEditor, type EditorAction } from "./state/editor.js";
 import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
 import { initialView, viewReducer } from "./state/ui.js";
@@ -71,7 +71,14 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const pending = usePendingPermissions(approver);
   const size = useTerminalSize();
   const [view, dispatchView] = useReducer(viewReducer, initialView);
-  const [editor, dispatchEdit] = useReducer(editorReducer, emptyEditor);
+  // The ref is the truth between renders: keys that arrive in one read (a line and its Enter) are
+  // handled before React re-renders, and must see each other's edits.
+  const editorRef = useRef(emptyEditor);
+  const [editor, setEditor] = useState(emptyEditor);
+  const dispatchEdit = useCallback((action: EditorAction) => {
+    editorRef.current = editorReducer(editorRef.current, action);
+    setEditor(editorRef.current);
+  }, []);
   const [running, setRunning] = useState(false);
   const [queued, setQueued] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | undefined>();
@@ -210,7 +217,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   );
 
   useKeyLayer(DASHBOARD_LAYER, (key: KeyPress) => {
-    const empty = editor.text === "";
+    const empty = editorRef.current.text === "";
     switch (key.name) {
       case "ctrl":
         if (key.text === "c") {
@@ -276,8 +283,8 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
           dispatchEdit({ type: "insert", text: "\n" });
           return true;
         }
-        if (editor.text.trim()) {
-          submit(editor.text);
+        if (editorRef.current.text.trim()) {
+          submit(editorRef.current.text);
           dispatchEdit({ type: "submitted" });
         }
         return true;

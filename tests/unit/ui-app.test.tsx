@@ -117,6 +117,12 @@ describe("dashboard", () => {
     await see("› first line");
   });
 
+  it("a line and its Enter arriving in one read submit the line", async () => {
+    const { session, press } = mount();
+    await press("hello in one go\r");
+    await vi.waitFor(() => expect(session.runs).toEqual(["hello in one go"]));
+  });
+
   it("moves focus with Tab and Shift+Tab", async () => {
     const { session, press, see } = mount();
     session.startAgent("a1", "explorer");
