@@ -25,6 +25,11 @@ export interface LoadConfigOptions {
   /** The package root, whose config.yaml is the last resort. */
   packageDir: string;
   overrides?: ConfigOverrides;
+  /**
+   * Whether the workspace's own `.orca/config.yaml` may be read (default true). False for a folder
+   * the user has not trusted: the search starts at ~/.config/orca/config.yaml.
+   */
+  project?: boolean;
 }
 
 export interface LoadedConfig {
@@ -34,10 +39,10 @@ export interface LoadedConfig {
 }
 
 /** The config files orca looks for, first found wins. */
-export function configSearchPath(opts: Pick<LoadConfigOptions, "workspace" | "home" | "packageDir">): string[] {
+export function configSearchPath(opts: Pick<LoadConfigOptions, "workspace" | "home" | "packageDir" | "project">): string[] {
   const home = opts.home ?? os.homedir();
   return [
-    path.join(opts.workspace, ".orca", "config.yaml"),
+    ...(opts.project === false ? [] : [path.join(opts.workspace, ".orca", "config.yaml")]),
     path.join(home, ".config", "orca", "config.yaml"),
     path.join(opts.packageDir, "config.yaml"),
   ];

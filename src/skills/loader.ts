@@ -30,6 +30,8 @@ export interface SkillSearchOptions {
   packageDir: string;
   /** `skills.paths` from the config: searched first. Relative paths are taken from the workspace. */
   extraPaths?: string[];
+  /** False leaves out the workspace's own skill folders (a folder the user has not trusted). */
+  project?: boolean;
 }
 
 export const SKILL_FILE = "SKILL.md";
@@ -46,8 +48,12 @@ function searchRoots(opts: SkillSearchOptions): SearchRoot[] {
     p === "~" ? home : p.startsWith("~/") ? path.join(home, p.slice(2)) : path.resolve(workspace, p);
   const roots: SearchRoot[] = [
     ...(opts.extraPaths ?? []).map((p) => ({ dir: expand(p), source: "config" })),
-    { dir: path.join(workspace, ".orca", "skills"), source: "workspace" },
-    { dir: path.join(workspace, ".agents", "skills"), source: "workspace (.agents)" },
+    ...(opts.project === false
+      ? []
+      : [
+          { dir: path.join(workspace, ".orca", "skills"), source: "workspace" },
+          { dir: path.join(workspace, ".agents", "skills"), source: "workspace (.agents)" },
+        ]),
     { dir: path.join(home, ".config", "orca", "skills"), source: "user" },
     { dir: path.join(path.resolve(opts.packageDir), "skills"), source: "package" },
   ];
