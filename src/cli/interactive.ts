@@ -1,5 +1,7 @@
+import path from "node:path";
 import { ConfigError } from "../config/errors.js";
-import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
+import { describeProjectSetting, projectSettings, trustStoreFor } from "../config/trust.js";
+import { createOrchestra, ignoredWarning, type Orchestra } from "../orchestrator/create.js";
 import type { ResumePlan } from "../sessions/plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
@@ -21,25 +23,33 @@ export interface InteractiveSetup {
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
 export async function runInteractive(args: CliArgs, io: MainIo, packageDir: string, version: string, setup: InteractiveSetup = {}): Promise<number> {
   if (!io.stdin.isTTY || !io.stdout.isTTY) throw new ConfigError("the dashboard needs a terminal; use -p for headless runs");
+  const workspace = setup.resume?.workspace ?? setup.workspace ?? args.workspace;
+  const configFile = setup.configFile ?? args.configFile;
+  const env = setup.env ?? io.env;
+  // The demo's workspace is a temporary copy of our own sample: nothing to ask about.
+  const trustProject = setup.demo ? true : await decideTrust({ workspace, configFile, env, packageDir, io });
+  // The user left the prompt without answering: nothing started, nothing written.
+  if (trustProject === null) return 0;
   const approver = new DialogApprover();
   let orchestra: Orchestra | null = null;
   const killOnExit = () => orchestra?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
     orchestra = await createOrchestra({
-      workspace: setup.resume?.workspace ?? setup.workspace ?? args.workspace,
-      configFile: setup.configFile ?? args.configFile,
+      workspace,
+      configFile,
       overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
-      env: setup.env ?? io.env,
+      env,
       packageDir,
       approver,
       agentName: args.agent,
       version,
       requireEndpoint: setup.requireEndpoint,
       resume: setup.resume,
+      trustProject,
     });
     orchestra.session.start();
-    const { exitCode } = await runDashboard({
+    const dashboard = runDashboard({
       session: orchestra.session,
       approver,
       initialPrompt: setup.initialPrompt ?? args.prompt,
@@ -48,6 +58,12 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       stdin: io.stdin,
       replay: setup.resume?.events,
     });
+    // runDashboard subscribes before its first await, so this line reaches the screen (and the log).
+    if (orchestra.ignored.length) {
+      const { session } = orchestra;
+      session.bus.emit({ type: "error", agentId: session.rootAgentId, where: "trust", message: `${ignoredWarning(orchestra.ignored)} (restart orca and answer y to load them)` });
+    }
+    const { exitCode } = await dashboard;
     await orchestra.session.close(exitCode === 130 ? "cancelled" : "idle");
     for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
@@ -55,4 +71,26 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
     process.off("exit", killOnExit);
     orchestra?.killChildrenSync();
   }
+}
+
+/**
+ * Whether to load the workspace's own settings: yes when it has none or the user trusted it
+ * before; otherwise the trust prompt asks. Null: the user quit the prompt.
+ */
+async function decideTrust(opts: { workspace: string; configFile?: string; env: NodeJS.ProcessEnv; packageDir: string; io: MainIo }): Promise<boolean | null> {
+  const settings = projectSettings(opts.workspace, { configFile: opts.configFile });
+  if (settings.length === 0) return true;
+  const store = trustStoreFor({ workspace: opts.workspace, configFile: opts.configFile, env: opts.env, packageDir: opts.packageDir });
+  if (store.isTrusted(opts.workspace)) return true;
+  const { askTrust } = await import("../ui/trust.js");
+  const answer = await askTrust({
+    workspace: path.resolve(opts.workspace),
+    settings: settings.map((s) => ({ name: s.name, details: describeProjectSetting(s) })),
+    stdin: opts.io.stdin,
+    stdout: opts.io.stdout,
+    home: opts.env.HOME,
+  });
+  if (answer === null) return null;
+  if (answer === "always") store.trust(opts.workspace);
+  return answer !== "no";
 }

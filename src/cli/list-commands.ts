@@ -5,19 +5,41 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import type { CliArgs } from "./args.js";
 import type { MainIo } from "./main.js";
 import { dataDir } from "../config/load.js";
+import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
 
-/** `orca agents | tools | mcp | skills | sessions`: what is loaded, where from, and what failed and why. */
+/** The project settings each command would show; the config shapes every one of them. */
+const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
+  agents: ["config", "agents"],
+  skills: ["config", "skills"],
+  tools: ["config", "mcp"],
+  mcp: ["config", "mcp"],
+  sessions: ["config"],
+};
+
+/**
+ * `orca agents | tools | mcp | skills | sessions`: what is loaded, where from, and what failed and
+ * why. Run in a terminal, they load exactly what the dashboard would: a folder the user has not
+ * trusted keeps its own settings unloaded (and .mcp.json's commands unstarted), and they say so.
+ * Without a terminal (scripts, CI) they trust the folder, as `orca -p` does.
+ */
 export async function runListCommand(args: CliArgs, io: MainIo, packageDir: string): Promise<number> {
+  const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+  const trustProject =
+    !interactive || trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir }).isTrusted(args.workspace);
   const env = loadEnvironment({
     workspace: args.workspace,
     configFile: args.configFile,
     overrides: { model: args.model, baseUrl: args.baseUrl },
     env: io.env,
     packageDir,
+    trustProject,
   });
   const out = (line = "") => io.stdout.write(`${line}\n`);
   out(`config: ${env.path ?? "(none found; built-in defaults)"}`);
+  for (const s of env.ignored) {
+    if (SHOWN[args.subcommand ?? ""]?.includes(s.kind)) out(`not loaded: ${s.name}: folder not trusted (run orca here and answer the prompt)`);
+  }
 
   switch (args.subcommand) {
     case "agents": {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
+import { trustStoreFor } from "../config/trust.js";
 import { planResume, type ResumePlan } from "../sessions/plan.js";
 import { listSessions } from "../sessions/store.js";
 import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
@@ -69,7 +70,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       });
       return await runHeadless(orchestra, prompt, args.outputFormat, io);
     }
-    const resume = args.resume === true ? await pickedPlan(args, io) : args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
+    // The dashboard reads an untrusted folder's own config not even to find its sessions.
+    const project = () => trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR }).isTrusted(args.workspace);
+    const resume =
+      args.resume === true ? await pickedPlan(args, io, project()) : args.resume !== undefined || args.continue ? resumePlan(args, io, project()) : undefined;
     // The user left the picker without choosing: nothing to do, nothing started.
     if (resume === null) return 0;
     const { runInteractive } = await import("./interactive.js");
@@ -83,16 +87,16 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
 }
 
 /** The session `--resume [ID]` or `--continue` names; says which one when orca picked it. */
-function resumePlan(args: CliArgs, io: MainIo): ResumePlan {
-  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR });
+function resumePlan(args: CliArgs, io: MainIo, project = true): ResumePlan {
+  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR, project });
   const plan = planResume({ dataDir: dataDir(config), resume: args.resume, continue: args.continue, workspace: args.workspace });
   if (plan.picked) io.stderr.write(`orca: resuming session ${plan.sessionId} (${plan.workspace})\n`);
   return plan;
 }
 
 /** `--resume` without an id in a terminal: the user picks the session from a list. Null: they quit. */
-async function pickedPlan(args: CliArgs, io: MainIo): Promise<ResumePlan | null> {
-  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR });
+async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<ResumePlan | null> {
+  const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR, project });
   const dir = dataDir(config);
   const sessions = listSessions(dir);
   if (sessions.length === 0) throw new ConfigError("no sessions yet");

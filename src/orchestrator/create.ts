@@ -4,6 +4,7 @@ import path from "node:path";
 import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
 import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
+import { projectSettings, type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
 import { loadMcpJson } from "../mcp/mcp-json.js";
 import type { Model } from "../model/model.js";
@@ -35,6 +36,12 @@ export interface CreateSessionOptions {
   secrets?: string[];
   /** Continue a logged session: its agents are rebuilt and it appends to its own log. */
   resume?: ResumePlan;
+  /**
+   * Load the workspace's own settings (.orca/config.yaml, .orca/agents/, .orca/skills/,
+   * .agents/skills/, .mcp.json). Default true: headless runs trust the folder they are pointed
+   * at; the dashboard passes false for a folder the user has not trusted.
+   */
+  trustProject?: boolean;
 }
 
 export interface Orchestra {
@@ -46,12 +53,16 @@ export interface Orchestra {
   mcp: McpManager | null;
   /** One line each: things that failed to load but did not stop orca. */
   warnings: string[];
+  /** Project settings found but not loaded because the folder is not trusted. */
+  ignored: ProjectSetting[];
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
 }
 
 /** Everything orca loads at start-up, without side effects beyond the session log. */
-export function loadEnvironment(opts: Pick<CreateSessionOptions, "workspace" | "configFile" | "overrides" | "env" | "home" | "packageDir">) {
+export function loadEnvironment(
+  opts: Pick<CreateSessionOptions, "workspace" | "configFile" | "overrides" | "env" | "home" | "packageDir" | "trustProject">,
+) {
   const workspaceRoot = path.resolve(opts.workspace);
   let stat: fs.Stats;
   try {
@@ -60,13 +71,17 @@ export function loadEnvironment(opts: Pick<CreateSessionOptions, "workspace" | "
     throw new ConfigError(`workspace ${opts.workspace} does not exist`);
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${opts.workspace} is not a directory`);
-  const loaded = loadConfig({ ...opts, workspace: workspaceRoot });
+  const project = opts.trustProject !== false;
+  const loaded = loadConfig({ ...opts, workspace: workspaceRoot, project });
   const home = opts.home ?? os.homedir();
-  const agents = loadAgentDefinitions(agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }));
-  const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths });
-  const mcpJson = loadMcpJson(workspaceRoot, opts.env ?? process.env);
+  const projectAgents = path.join(workspaceRoot, ".orca", "agents");
+  const agentDirs = agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }).filter((dir) => project || dir !== projectAgents);
+  const agents = loadAgentDefinitions(agentDirs);
+  const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });
+  const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
-  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home };
+  const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
+  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored };
 }
 
 export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
@@ -79,6 +94,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     );
   }
   const warnings: string[] = [
+    ...(loadedEnv.ignored.length ? [ignoredWarning(loadedEnv.ignored)] : []),
     ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
     ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
     ...loadedEnv.mcpJson.errors,
@@ -196,6 +212,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     skills,
     mcp,
     warnings,
+    ignored: loadedEnv.ignored,
     killChildrenSync: () => {
       shells.killAllSync();
       mcp?.killAllSync();
@@ -204,6 +221,11 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
 }
 
 export { newSessionId };
+
+/** The one line that says a folder's own settings were left out, and which. */
+export function ignoredWarning(ignored: readonly ProjectSetting[]): string {
+  return `folder not trusted: project settings not loaded: ${ignored.map((s) => s.name).join(", ")}`;
+}
 
 /**
  * MCP env values that are credentials. Most env values are paths or flags (MEMORY_FILE_PATH,

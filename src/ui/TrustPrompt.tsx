@@ -1,0 +1,141 @@
+import { Box, Text, useInput, type Key } from "ink";
+import React, { useRef } from "react";
+import { useTerminalSize } from "./hooks/use-terminal-size.js";
+import { normalizeKey, type KeyPress } from "./keys.js";
+import { sanitize } from "./state/sanitize.js";
+
+/** always: trusted and remembered · once: trusted for this run · no: run without the project settings. */
+export type TrustAnswer = "always" | "once" | "no";
+
+export interface TrustItem {
+  /** ".orca/config.yaml" */
+  name: string;
+  /** What it would do: commands it starts, permissions it grants. */
+  details: readonly string[];
+}
+
+export interface TrustPromptProps {
+  workspace: string;
+  settings: readonly TrustItem[];
+  /** Called once: the answer, or null when the user quits (Esc, Ctrl+C). */
+  onDone: (answer: TrustAnswer | null) => void;
+  /** The user's home, shortened to ~ in the folder's path. */
+  home?: string;
+}
+
+/** What one key means: an answer, null to quit, undefined for a key the prompt ignores. */
+export function trustKey(key: KeyPress): TrustAnswer | null | undefined {
+  if (key.name === "escape") return null;
+  if (key.name === "ctrl") return key.text === "c" ? null : undefined;
+  if (key.name !== "text" || key.meta) return undefined;
+  // Enter is not an answer: a stray Enter must never trust a folder.
+  switch (key.text.toLowerCase()) {
+    case "y":
+      return "always";
+    case "o":
+      return "once";
+    case "n":
+      return "no";
+    default:
+      return undefined;
+  }
+}
+
+interface Row {
+  text: string;
+  kind: "name" | "detail" | "more";
+}
+
+/** The settings as rows, cut to `max` with a last row saying how many were left out. */
+export function settingRows(settings: readonly TrustItem[], max: number): Row[] {
+  const rows: Row[] = settings.flatMap((s) => [
+    { text: `• ${oneLine(s.name)}`, kind: "name" as const },
+    ...s.details.map((d) => ({ text: `    ${oneLine(d)}`, kind: "detail" as const })),
+  ]);
+  if (rows.length <= max) return rows;
+  const kept = rows.slice(0, Math.max(0, max - 1));
+  return [...kept, { text: `  … ${rows.length - kept.length} more lines`, kind: "more" }];
+}
+
+const oneLine = (text: string): string => sanitize(text).replace(/\s+/g, " ").trim();
+
+function shortPath(p: string, home: string | undefined): string {
+  return home && (p === home || p.startsWith(`${home}/`)) ? `~${p.slice(home.length)}` : p;
+}
+
+/** Rows of the frame that are not the settings list: title, borders, folder, text, choices, hints. */
+const CHROME_ROWS = 16;
+
+/**
+ * The first run in a folder that ships its own settings: what they are and what they would do,
+ * and whether to load them. y trusts the folder for good, o for this run, n runs without them;
+ * Esc or Ctrl+C quits. The dashboard's style, like the session picker.
+ */
+export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptProps): React.JSX.Element {
+  const size = useTerminalSize();
+  const done = useRef(false);
+  // Less than the terminal's height: a full-height frame makes Ink clear the screen on every render.
+  const height = Math.max(12, size.rows - 1);
+  const width = Math.max(40, size.columns);
+  const rows = settingRows(settings, Math.max(2, height - CHROME_ROWS));
+
+  useInput((input: string, raw: Key) => {
+    if (done.current) return;
+    const answer = trustKey(normalizeKey(input, raw));
+    if (answer === undefined) return;
+    done.current = true;
+    onDone(answer);
+  });
+
+  return (
+    <Box flexDirection="column" width={width} height={height} overflowY="hidden">
+      <Box height={1}>
+        <Text wrap="truncate-end">
+          <Text bold color="cyan">
+            orca
+          </Text>
+          <Text color="gray"> · </Text>
+          <Text>do you trust the files in this folder?</Text>
+        </Text>
+      </Box>
+      <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} flexShrink={0}>
+        <Text wrap="truncate-end" bold>
+          {oneLine(shortPath(workspace, home))}
+        </Text>
+        <Text> </Text>
+        <Text wrap="wrap">This folder has its own orca settings. They can run commands and grant permissions without asking you:</Text>
+        {rows.map((row, i) => (
+          <Text key={i} wrap="truncate-end" color={row.kind === "name" ? "yellow" : "gray"} bold={row.kind === "name"}>
+            {row.text}
+          </Text>
+        ))}
+        <Text> </Text>
+        <Text wrap="wrap">Load them only if you trust where this folder came from.</Text>
+        <Text> </Text>
+        <Text wrap="truncate-end">
+          <Text bold color="cyan">
+            y
+          </Text>{" "}
+          trust this folder <Text color="gray">(remembered; covers its sub-folders)</Text>
+        </Text>
+        <Text wrap="truncate-end">
+          <Text bold color="cyan">
+            o
+          </Text>{" "}
+          trust it for this session only
+        </Text>
+        <Text wrap="truncate-end">
+          <Text bold color="cyan">
+            n
+          </Text>{" "}
+          run without the project settings
+        </Text>
+      </Box>
+      <Box height={1}>
+        <Text wrap="truncate-end" color="gray">
+          y trust · o this session only · n ignore them · Esc quit
+        </Text>
+      </Box>
+    </Box>
+  );
+}
