@@ -1,0 +1,113 @@
+/**
+ * Workspace trust in a real terminal: a folder that ships `.orca/config.yaml` (bypass mode, its own
+ * model) and a `.mcp.json` (a command that leaves a marker file when it runs). The prompt shows
+ * both before anything loads; `n` opens the dashboard without them, `y` remembers the folder so
+ * the next run does not ask, Esc leaves with exit 0 and nothing written. Needs a build
+ * (`npm run build`); CI is removed from orca's environment because with CI set Ink writes only
+ * the final frame.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { TmuxTerminal } from "./tmux.js";
+
+let term: TmuxTerminal | undefined;
+let ws: TempWorkspace | undefined;
+
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const PROMPT = "do you trust the files in this folder?";
+const DASHBOARD = "Ask orca";
+
+function cloned(): { w: TempWorkspace; marker: string; trustFile: string } {
+  const w = tempWorkspace({ ".orca/config.yaml": "model:\n  name: project-model\npermissions:\n  mode: bypass\n" });
+  const marker = path.join(w.home, "mcp-started");
+  fs.writeFileSync(w.file(".mcp.json"), JSON.stringify({ mcpServers: { helper: { command: "sh", args: ["-c", `touch ${marker}`] } } }));
+  return { w, marker, trustFile: path.join(w.dataDir, "trusted-workspaces.json") };
+}
+
+/** orca in tmux with the test's HOME and data dir; the shell prints the exit code and stays. */
+function startOrca(name: string, w: TempWorkspace): TmuxTerminal {
+  const t = new TmuxTerminal(name);
+  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
+  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url http://127.0.0.1:9/v1; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
+  return t;
+}
+
+async function exitCode(t: TmuxTerminal): Promise<string> {
+  const screen = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
+  return /EXIT=(\d+)/.exec(screen)![1]!;
+}
+
+describe("workspace trust in tmux", () => {
+  it("the prompt shows the project settings; n opens the dashboard without them and says so", { timeout: 60_000 }, async () => {
+    const c = cloned();
+    ws = c.w;
+    term = startOrca("no", ws);
+    const t = term;
+    const prompt = await t.waitFor("the trust prompt", (s) => s.includes(PROMPT) && s.includes("Esc quit"));
+    expect(t.display("#{alternate_on}")).toBe("1");
+    expect(prompt).toContain(".orca/config.yaml");
+    expect(prompt).toContain("permissions.mode: bypass");
+    expect(prompt).toContain(".mcp.json");
+    expect(prompt).toContain(`helper: runs sh -c touch ${c.marker}`);
+    // Asking loads nothing: no server has run yet.
+    expect(fs.existsSync(c.marker)).toBe(false);
+
+    t.keys("n");
+    const dashboard = await t.waitFor("the dashboard", (s) => s.includes(DASHBOARD) && s.includes("folder not trusted"));
+    expect(dashboard).not.toContain(PROMPT);
+    expect(dashboard).toContain("project settings not loaded: .orca/config.yaml, .mcp.json");
+    expect(dashboard.split("\n")[0]).not.toContain("project-model");
+    t.keys("C-c");
+    expect(await exitCode(t)).toBe("0");
+    expect(t.display("#{alternate_on}")).toBe("0");
+    expect(t.screen()).toContain("orca: warning: folder not trusted: project settings not loaded: .orca/config.yaml, .mcp.json");
+    expect(fs.existsSync(c.marker)).toBe(false);
+    expect(fs.existsSync(c.trustFile)).toBe(false);
+  });
+
+  it("y loads them and remembers the folder: the next run does not ask", { timeout: 60_000 }, async () => {
+    const c = cloned();
+    ws = c.w;
+    term = startOrca("yes", ws);
+    await term.waitFor("the trust prompt", (s) => s.includes(PROMPT));
+    term.keys("y");
+    const dashboard = await term.waitFor("the dashboard", (s) => s.includes(DASHBOARD));
+    expect(dashboard.split("\n")[0]).toContain("project-model");
+    expect(dashboard).not.toContain("folder not trusted");
+    term.keys("C-c");
+    expect(await exitCode(term)).toBe("0");
+    expect(JSON.parse(fs.readFileSync(c.trustFile, "utf8"))).toEqual({ trusted: [ws.dir] });
+    // The .mcp.json server was started: the settings were loaded.
+    expect(fs.existsSync(c.marker)).toBe(true);
+    term.kill();
+
+    term = startOrca("again", ws);
+    const again = await term.waitFor("the dashboard", (s) => s.includes(DASHBOARD));
+    expect(again).not.toContain(PROMPT);
+    expect(again.split("\n")[0]).toContain("project-model");
+    term.keys("C-c");
+    expect(await exitCode(term)).toBe("0");
+  });
+
+  it("Esc quits with exit 0 and creates nothing", { timeout: 60_000 }, async () => {
+    const c = cloned();
+    ws = c.w;
+    term = startOrca("esc", ws);
+    await term.waitFor("the trust prompt", (s) => s.includes(PROMPT));
+    term.keys("Escape");
+    expect(await exitCode(term)).toBe("0");
+    expect(term.display("#{alternate_on}")).toBe("0");
+    expect(term.screen()).not.toContain("orca:");
+    expect(fs.existsSync(ws.dataDir)).toBe(false);
+    expect(fs.existsSync(c.marker)).toBe(false);
+  });
+});
