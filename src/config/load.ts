@@ -153,5 +153,8 @@ function displayPath(file: string): string {
 
 /** Where sessions and other state live: `data_dir`, else ~/.orca. */
 export function dataDir(config: Config, home = os.homedir()): string {
-  return path.resolve(config.data_dir ?? path.join(home, ".orca"));
+  const dir = config.data_dir ?? path.join(home, ".orca");
+  // `~/.orca`, as config.yaml's own example writes it, is the home's — not a folder named ~ in the
+  // current directory (which would put the trust store inside the workspace).
+  return path.resolve(dir === "~" ? home : dir.startsWith("~/") ? path.join(home, dir.slice(2)) : dir);
 }

@@ -94,6 +94,8 @@ describe("trustStoreFor", () => {
     write(".config/orca/config.yaml", `data_dir: ${path.join(tmp, "home-data")}\n`, home);
     expect(trustStoreFor({ workspace: ws, home, packageDir: pkg, env: {} }).file).toBe(path.join(tmp, "home-data", TRUST_FILE));
     expect(trustStoreFor({ workspace: ws, home, packageDir: pkg, env: { ORCA_DATA_DIR: data } }).file).toBe(path.join(data, TRUST_FILE));
+    write(".config/orca/config.yaml", "data_dir: ~/state/orca\n", home);
+    expect(trustStoreFor({ workspace: ws, home, packageDir: pkg, env: {} }).file).toBe(path.join(home, "state", "orca", TRUST_FILE));
     const explicit = write("explicit.yaml", `data_dir: ${path.join(tmp, "explicit-data")}\n`, tmp);
     expect(trustStoreFor({ workspace: ws, home, packageDir: pkg, env: {}, configFile: explicit }).file).toBe(path.join(tmp, "explicit-data", TRUST_FILE));
   });
