@@ -57,12 +57,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       stdout: io.stdout,
       stdin: io.stdin,
       replay: setup.resume?.events,
+      notices: startupNotices(orchestra),
     });
-    // runDashboard subscribes before its first await, so this line reaches the screen (and the log).
-    if (orchestra.ignored.length) {
-      const { session } = orchestra;
-      session.bus.emit({ type: "error", agentId: session.rootAgentId, where: "trust", message: `${ignoredWarning(orchestra.ignored)} (restart orca and answer y to load them)` });
-    }
     const { exitCode } = await dashboard;
     await orchestra.session.close(exitCode === 130 ? "cancelled" : "idle");
     for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
@@ -93,4 +89,10 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   if (answer === null) return null;
   if (answer === "always") store.trust(opts.workspace);
   return answer !== "no";
+}
+
+/** What the dashboard says before anything runs: settings not loaded, files that failed to load. */
+function startupNotices(orchestra: Orchestra): string[] {
+  const skipped = orchestra.ignored.length ? ignoredWarning(orchestra.ignored) : null;
+  return orchestra.warnings.map((w) => `⚠ ${w === skipped ? `${w} (restart orca and answer y to load them)` : w}`);
 }

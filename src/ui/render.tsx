@@ -19,6 +19,8 @@ export interface DashboardOptions {
    * folded into the view only, never re-emitted on the bus (which feeds the log).
    */
   replay?: readonly OrcaEvent[];
+  /** Lines orca has to say before anything runs (project settings not loaded, files skipped). */
+  notices?: readonly string[];
 }
 
 /**
@@ -34,6 +36,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   // Attach before the first render so no event between here and mount is lost.
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
   if (opts.replay) store.replay(opts.replay);
+  store.notices(opts.notices ?? []);
   const detachBus = store.attach(session.bus);
   const detachScheduler = store.attachScheduler(session);
 

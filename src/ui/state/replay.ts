@@ -37,7 +37,8 @@ export function interruptRunning(state: DashboardState, ts: number): DashboardSt
   return { ...state, agents, active: {}, seq };
 }
 
-function notice(state: DashboardState, text: string, ts: number): DashboardState {
+/** Adds a line of orca's own (not the model's) to the coordinator's transcript. */
+export function notice(state: DashboardState, text: string, ts: number): DashboardState {
   const id = state.rootAgentId;
   const root: AgentView = state.agents[id] ?? placeholder(state, id, ts);
   const seq = state.seq + 1;

@@ -3,7 +3,7 @@ import type { OrcaEvent } from "../../events/types.js";
 import type { SchedulerCounts } from "../../orchestrator/types.js";
 import { coalesce } from "./coalesce.js";
 import { initialState, reduce } from "./reducer.js";
-import { replayState } from "./replay.js";
+import { replayState, notice } from "./replay.js";
 import type { DashboardState } from "./types.js";
 
 export { coalesce };
@@ -57,6 +57,13 @@ export class DashboardStore {
   replay(events: readonly OrcaEvent[]): void {
     const replayed = replayState(this.state.rootAgentId, events, this.state.maxLines);
     this.state = { ...replayed, scheduler: this.state.scheduler };
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Start-up notices (settings that were skipped, files that failed to load) for the transcript. */
+  notices(lines: readonly string[]): void {
+    if (!lines.length) return;
+    for (const line of lines) this.state = notice(this.state, line, Date.now());
     for (const listener of this.listeners) listener();
   }
 
