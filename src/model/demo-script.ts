@@ -16,7 +16,8 @@ export const DEMO_CONFIG = `permissions:
   allow: ["edit_file(src/**)", "bash(npm test*)"]
 `;
 
-const slow = { chunkChars: 6, chunkDelayMs: 25 };
+// Text streams at reading pace; tool arguments (invisible until the call is whole) come quickly.
+const slow = { chunkChars: 6, chunkDelayMs: 25, argChunkChars: 64 };
 const think = (ms: number) => ({ delayMs: ms });
 
 const FALLBACK =

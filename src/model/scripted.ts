@@ -63,6 +63,8 @@ export interface ScriptedTextReply {
   chunkDelayMs?: number;
   /** Characters per text/argument fragment (default 12). */
   chunkChars?: number;
+  /** Characters per tool-call argument fragment (default: chunkChars). */
+  argChunkChars?: number;
   /** Interleave the fragments of parallel tool calls (each call's later fragments carry only its index). */
   interleave?: boolean;
   /** Destroy the socket after this many chunks. */
@@ -196,7 +198,7 @@ async function streamReply(res: http.ServerResponse, body: WireRequestBody, repl
   const calls = (reply.toolCalls ?? []).map((call, index) => {
     const raw = call.rawArgs ?? JSON.stringify(call.args ?? {});
     const callId = call.id ?? `call_${Math.random().toString(36).slice(2, 10)}`;
-    const pieces = split(raw, size);
+    const pieces = split(raw, Math.max(1, reply.argChunkChars ?? size));
     const fragments: Record<string, unknown>[] = [
       { index, id: callId, type: "function", function: { name: call.name, arguments: pieces[0] ?? "" } },
       ...pieces.slice(1).map((piece) => ({ index, function: { arguments: piece } })),
