@@ -4,6 +4,7 @@ import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
+import { clearOnResize } from "./full-screen.js";
 import { Screen, type Signal } from "./screen.js";
 import { DashboardStore } from "./state/store.js";
 
@@ -51,13 +52,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   const screen = new Screen({ stdout, onSignal });
   screen.enter();
 
-  // Ink erases its previous frame line by line; after a resize the terminal has reflowed that
-  // frame, so wipe the alternate screen once and let the next render draw from the top.
-  const onResize = (): void => {
-    instance?.clear();
-    screen.clear();
-  };
-  stdout.on("resize", onResize);
+  const detachResize = clearOnResize(stdout, screen, () => instance);
 
   try {
     instance = render(
@@ -77,7 +72,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     await instance.waitUntilExit();
     return { exitCode };
   } finally {
-    stdout.off("resize", onResize);
+    detachResize();
     detachBus();
     detachScheduler();
     store.dispose();

@@ -1,6 +1,5 @@
-import { render } from "ink";
 import React from "react";
-import { Screen } from "./screen.js";
+import { askFullScreen } from "./full-screen.js";
 import { TrustPrompt, type TrustAnswer, type TrustItem } from "./TrustPrompt.js";
 
 export type { TrustAnswer, TrustItem };
@@ -14,41 +13,10 @@ export interface AskTrustOptions {
   home?: string;
 }
 
-/**
- * Shows the trust prompt on the alternate screen and resolves with the answer, or null when the
- * user quits (Esc, Ctrl+C). The terminal is restored before it resolves. SIGTERM / SIGHUP
- * restore it and exit the process (143 / 129). Remembering the answer is the caller's job.
- */
-export async function askTrust(opts: AskTrustOptions): Promise<TrustAnswer | null> {
-  const stdout = opts.stdout ?? process.stdout;
-  const stdin = opts.stdin ?? process.stdin;
-  let answer: TrustAnswer | null = null;
-  let instance: ReturnType<typeof render> | undefined;
-  const screen = new Screen({ stdout });
-  screen.enter();
-  // After a resize the terminal has reflowed Ink's last frame; wipe it once and redraw.
-  const onResize = (): void => {
-    instance?.clear();
-    screen.clear();
-  };
-  stdout.on("resize", onResize);
-  try {
-    instance = render(
-      <TrustPrompt
-        workspace={opts.workspace}
-        settings={opts.settings}
-        home={opts.home ?? process.env.HOME}
-        onDone={(chosen) => {
-          answer = chosen;
-          instance?.unmount();
-        }}
-      />,
-      { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
-    );
-    await instance.waitUntilExit();
-    return answer;
-  } finally {
-    stdout.off("resize", onResize);
-    screen.leave();
-  }
+/** The trust prompt: the user's answer, or null when they quit. Remembering it is the caller's job. */
+export function askTrust(opts: AskTrustOptions): Promise<TrustAnswer | null> {
+  return askFullScreen<TrustAnswer>(
+    (done) => <TrustPrompt workspace={opts.workspace} settings={opts.settings} home={opts.home ?? process.env.HOME} onDone={done} />,
+    opts,
+  );
 }
