@@ -12,12 +12,11 @@ import os from "node:os";
 import path from "node:path";
 import { SessionLog } from "../src/events/log.js";
 import type { EventInput, OrcaEvent, ToolCall } from "../src/events/types.js";
-import type { ChatMessage, ToolSpec } from "../src/model/model.js";
-import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply } from "../src/model/scripted.js";
-import { estimateRequestTokens } from "../src/model/tokens.js";
+import { startScriptedServer, systemPrompt, type ScriptedReply } from "../src/model/scripted.js";
 import { loadSession } from "../src/sessions/plan.js";
 import { tempWorkspace } from "../tests/fixtures/harness.js";
 import { testOrchestra } from "../tests/fixtures/orchestra.js";
+import { requestTokens } from "../tests/fixtures/requests.js";
 
 const WINDOW = 4000;
 const COMPACT_AT = 0.8;
@@ -114,18 +113,6 @@ function measureResume(dir: string): { ms: number; agents: number } {
   }
   times.sort((a, b) => a - b);
   return { ms: Math.round(times[2]! * 10) / 10, agents };
-}
-
-function requestTokens(request: RecordedRequest): number {
-  const messages: ChatMessage[] = request.body.messages.map((m) => {
-    if (m.role === "assistant") {
-      return { role: "assistant", content: m.content ?? "", toolCalls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, raw: c.function.arguments })) };
-    }
-    if (m.role === "tool") return { role: "tool", toolCallId: m.tool_call_id ?? "", content: m.content ?? "" };
-    return { role: m.role, content: m.content ?? "" };
-  });
-  const tools: ToolSpec[] = (request.body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? "", parameters: t.function.parameters ?? {} }));
-  return estimateRequestTokens(messages, tools, request.body.model);
 }
 
 async function measureCompaction(): Promise<{ peakFraction: number; requests: number; compactions: number }> {

@@ -295,34 +295,21 @@ export class Permissions {
   }
 
   private allowed(call: PermissionCheck, by: DecidedBy, rule: string, scope: "once" | "always" = "once"): PermissionDecision {
-    this.emit({
-      type: "permission_decided",
-      agentId: call.agentId,
-      parentId: call.parentId,
-      callId: call.callId,
-      tool: call.tool.name,
-      rule,
-      decision: "allow",
-      scope,
-      by,
-    });
+    this.record(call, { decision: "allow", scope, by, rule });
     return { allowed: true, by, rule };
   }
 
   private denied(call: PermissionCheck, by: DecidedBy, rule: string, reason: string): PermissionDecision {
-    this.emit({
-      type: "permission_decided",
-      agentId: call.agentId,
-      parentId: call.parentId,
-      callId: call.callId,
-      tool: call.tool.name,
-      rule,
-      decision: "deny",
-      scope: "once",
-      by,
-      reason,
-    });
+    this.record(call, { decision: "deny", scope: "once", by, rule, reason });
     return { allowed: false, by, rule, reason };
+  }
+
+  /** Every decision is an event tied to the exact call it was asked for. */
+  private record(
+    call: PermissionCheck,
+    decision: { decision: "allow" | "deny"; scope: "once" | "always"; by: DecidedBy; rule: string; reason?: string },
+  ): void {
+    this.emit({ type: "permission_decided", agentId: call.agentId, parentId: call.parentId, callId: call.callId, tool: call.tool.name, ...decision });
   }
 }
 

@@ -3,13 +3,12 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import type { ChatMessage, ToolSpec } from "../../src/model/model.js";
 import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { estimateRequestTokens } from "../../src/model/tokens.js";
 import type { Orchestra } from "../../src/orchestrator/create.js";
 import { rebuildSession } from "../../src/orchestrator/resume.js";
 import { expectValidHistories, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
+import { requestTokens } from "../fixtures/requests.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -34,19 +33,6 @@ tools: [read_file]
 ---
 You read files one by one.
 `;
-
-/** The request as orca estimates it, rebuilt from what reached the server. */
-function requestTokens(request: RecordedRequest): number {
-  const messages: ChatMessage[] = request.body.messages.map((m) => {
-    if (m.role === "assistant") {
-      return { role: "assistant", content: m.content ?? "", toolCalls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, raw: c.function.arguments })) };
-    }
-    if (m.role === "tool") return { role: "tool", toolCallId: m.tool_call_id ?? "", content: m.content ?? "" };
-    return { role: m.role, content: m.content ?? "" };
-  });
-  const tools: ToolSpec[] = (request.body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? "", parameters: t.function.parameters ?? {} }));
-  return estimateRequestTokens(messages, tools, request.body.model);
-}
 
 /** No tool result without its assistant message earlier in the same request: no round was split. */
 function expectNoOrphanResults(requests: RecordedRequest[]): void {

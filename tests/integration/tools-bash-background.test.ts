@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
+import { alive } from "../fixtures/processes.js";
 
 let tmp: string;
 let ws: Workspace;
@@ -18,21 +19,6 @@ function ctx(): ToolContext {
 function run(name: string, args: unknown): Promise<ToolResult> {
   const tool = tools.get(name)!;
   return tool.execute(tool.params.parse(args), ctx());
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== "linux") return true;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 async function startBackground(command: string): Promise<string> {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
+import { alive } from "../fixtures/processes.js";
 
 let tmp: string;
 let ws: Workspace;
@@ -21,22 +22,6 @@ function ctx(signal = new AbortController().signal): ToolContext {
 function bash(args: Record<string, unknown>, opts: { signal?: AbortSignal; maxOutputTokens?: number } = {}): Promise<ToolResult> {
   const tool = bashTool(opts.maxOutputTokens);
   return tool.execute(tool.params.parse(args), ctx(opts.signal));
-}
-
-/** Alive and not a zombie: where PID 1 does not reap, a dead orphan lingers as a zombie. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== "linux") return true;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 async function waitForPidFile(file: string): Promise<number> {
