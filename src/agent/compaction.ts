@@ -1,5 +1,5 @@
 import type { EmitFn, EventOf, Usage } from "../events/types.js";
-import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { ModelError, type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
 import { countTokens, estimateRequestTokens } from "../model/tokens.js";
 
 /**
@@ -31,7 +31,7 @@ export interface CompactionOutcome {
   replacedMessages: number;
   /** Why the summary call failed, when it did. */
   failure?: string;
-  usage: Omit<Usage, "cost">;
+  usage: RequestUsage;
 }
 
 /** The message that stands for the replaced part of the history. */
@@ -107,7 +107,7 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const old = history.slice(HEAD, cut);
   const roundsSummarised = groups.slice(0, g).filter((x) => x.round).length;
 
-  const usage = { input: 0, output: 0, cached: 0 };
+  const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
   let failure: string | undefined;
   try {
@@ -141,7 +141,7 @@ async function summarise(
   threshold: number,
   reserve: number,
   signal: AbortSignal,
-  usage: { input: number; output: number; cached: number },
+  usage: RequestUsage,
 ): Promise<string> {
   // The summary request must itself fit: the transcript gets what the threshold leaves.
   const budget = Math.max(200, threshold - countTokens(SUMMARY_SYSTEM, model.name) - 64);
@@ -157,6 +157,8 @@ async function summarise(
       usage.input += event.input;
       usage.output += event.output;
       usage.cached += event.cached;
+      if (event.cacheWrite) usage.cacheWrite = (usage.cacheWrite ?? 0) + event.cacheWrite;
+      if (event.cost !== undefined) usage.cost = (usage.cost ?? 0) + event.cost;
     }
   }
   if (signal.aborted) throw new ModelError("aborted", "cancelled");

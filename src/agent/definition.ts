@@ -10,7 +10,10 @@ export interface AgentDefinition {
   description: string;
   /** Tool names and globs (`mcp__fs__*`); `["*"]` means every tool. */
   tools: string[];
-  /** "inherit" or a model name. */
+  /**
+   * "inherit" (the configured model), a model name (on the configured model's provider), or
+   * "provider/model" (a provider from config.yaml's `providers`). Resolved by model/providers.ts.
+   */
   model: string;
   maxSteps?: number;
   skills: string[];
@@ -29,7 +32,11 @@ const frontmatterSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
   description: z.string().min(1),
   tools: z.union([z.array(z.string()), z.string()]).optional(),
-  model: z.string().default("inherit"),
+  model: z
+    .string()
+    .regex(/^[^\s/][^\s]*$/, "inherit, a model name, or provider/model")
+    .refine((spec) => !spec.endsWith("/"), "no model name after the provider")
+    .default("inherit"),
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
 });

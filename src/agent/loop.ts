@@ -1,4 +1,4 @@
-import type { AgentStatus, EmitFn, ToolCall, Usage } from "../events/types.js";
+import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
@@ -90,6 +90,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
     let text = "";
     const toolCalls: ToolCall[] = [];
+    const thinking: ThinkingBlock[] = [];
     try {
       const stream = agent.model.stream(
         {
@@ -110,6 +111,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
           case "thinking":
             agent.emit({ ...base, type: "thinking_delta", text: event.text });
             break;
+          case "thinking_block":
+            thinking.push(event.block);
+            break;
           case "tool_call": {
             const { type: _type, ...call } = event;
             // Some servers number calls call_0, call_1… in every response; ids must stay unique
@@ -122,7 +126,15 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             usage.output += event.output;
             usage.cached += event.cached;
             agent.budget.addUsage(event);
-            agent.emit({ ...base, type: "usage", input: event.input, output: event.output, cached: event.cached });
+            agent.emit({
+              ...base,
+              type: "usage",
+              input: event.input,
+              output: event.output,
+              cached: event.cached,
+              ...(event.cacheWrite ? { cacheWrite: event.cacheWrite } : {}),
+              ...(event.cost !== undefined ? { cost: event.cost } : {}),
+            });
             break;
           case "done":
             break;
@@ -136,8 +148,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     }
 
-    agent.history.push({ role: "assistant", content: text, toolCalls });
-    agent.emit({ ...base, type: "assistant_message", content: text, toolCalls });
+    // Reasoning the provider needs back rides with the message, in the history and in the log.
+    const kept = thinking.length ? { thinking } : {};
+    agent.history.push({ role: "assistant", content: text, toolCalls, ...kept });
+    agent.emit({ ...base, type: "assistant_message", content: text, toolCalls, ...kept });
     if (text.trim()) lastText = text;
 
     if (toolCalls.length === 0) return outcome("done", text);

@@ -3,7 +3,6 @@ import type { OrcaEvent } from "../events/types.js";
 import type { Orchestra } from "../orchestrator/create.js";
 import type { RunResult } from "../orchestrator/types.js";
 import { exitCodeFor, type OutputFormat } from "./args.js";
-import { costOf, priceFor } from "../model/pricing.js";
 
 export interface HeadlessIo {
   stdout: NodeJS.WritableStream;
@@ -16,7 +15,12 @@ export interface HeadlessIo {
  */
 export async function runHeadless(orchestra: Orchestra, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
   const { session } = orchestra;
-  const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId, session.redactor));
+  // Each request is priced by its own model (agents may run on different providers and models).
+  let cost: number | undefined;
+  const unsubscribe = session.bus.subscribe((event) => {
+    if (event.type === "usage" && event.cost !== undefined) cost = (cost ?? 0) + event.cost;
+    printEvent(event, format, io, session.rootAgentId, session.redactor);
+  });
   for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
 
   let interrupted = 0;
@@ -51,7 +55,6 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
     if (result.answer) io.stdout.write(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
-    const cost = costOf(usage, orchestra.config.model.price ?? priceFor(session.modelName));
     io.stdout.write(
       `${JSON.stringify({
         result: result.result,

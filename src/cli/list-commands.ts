@@ -45,8 +45,12 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
     case "agents": {
       out("agents:");
       for (const d of env.agents.definitions.values()) {
+        // Definitions whose model names no provider were moved to `failed` at load.
+        const { provider, name } = env.providers.resolve(d.model);
+        const model = `provider: ${provider.name} (${provider.type}) · model: ${name}${d.model === "inherit" ? " (inherit)" : ""}`;
         out(`  ${d.name.padEnd(14)} ${d.description}`);
-        out(`  ${"".padEnd(14)} tools: ${d.tools.join(", ")} · model: ${d.model}${d.maxSteps ? ` · max_steps: ${d.maxSteps}` : ""}`);
+        out(`  ${"".padEnd(14)} tools: ${d.tools.join(", ")}${d.maxSteps ? ` · max_steps: ${d.maxSteps}` : ""}`);
+        out(`  ${"".padEnd(14)} ${model}`);
         out(`  ${"".padEnd(14)} from ${d.file}`);
       }
       for (const s of env.agents.shadowed) out(`shadowed: ${s.name} in ${s.file} (using ${s.keptFile})`);

@@ -63,9 +63,16 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
   const config = parsed.data;
+  const namedModel = (interpolated as { model?: { name?: unknown } } | null)?.model?.name !== undefined;
+  const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+  // The built-in default names an OpenAI model; an Anthropic provider gets a Claude model instead.
+  if (!namedModel && main?.type === "anthropic") config.model.name = DEFAULT_ANTHROPIC_MODEL;
   applyOverrides(config, env, opts.overrides ?? {});
   return { config, path: file };
 }
+
+/** The model an Anthropic `model.provider` runs when `model.name` is not set. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
 
 function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
   // Environment beats the file, flags beat the environment — except the key: an api_key the file
@@ -75,7 +82,12 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;
   if (env.ORCA_DATA_DIR) config.data_dir = env.ORCA_DATA_DIR;
   if (overrides.model) config.model.name = overrides.model;
-  if (overrides.baseUrl) config.model.base_url = overrides.baseUrl;
+  if (overrides.baseUrl) {
+    // --base-url points the configured model's own provider elsewhere.
+    const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+    if (main) main.base_url = overrides.baseUrl;
+    else config.model.base_url = overrides.baseUrl;
+  }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
 }

@@ -29,10 +29,33 @@ export const toolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
+/**
+ * A model's reasoning, kept with the assistant message so it can be sent back as the provider
+ * requires (Anthropic refuses a tool round whose signed thinking was dropped). Provider-neutral:
+ * a provider that has no use for it ignores it.
+ */
+export const thinkingBlockSchema = z.object({
+  /** The reasoning text; "" when the provider sent it redacted. */
+  text: z.string(),
+  /** Opaque proof the provider needs to accept the block back (Anthropic's signature). */
+  signature: z.string().optional(),
+  /** Encrypted reasoning sent in place of text (Anthropic's redacted_thinking). */
+  redacted: z.string().optional(),
+  /** The model that produced it: reasoning is tied to its model, so no other model is sent it. */
+  model: z.string().optional(),
+  /** How many of the message's tool calls preceded it; keeps reasoning interleaved with tool calls. */
+  afterToolCalls: z.number().int().min(0).optional(),
+});
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
+
 export const usageSchema = z.object({
+  /** Every prompt token, cached ones included. */
   input: z.number(),
   output: z.number(),
+  /** Prompt tokens read from the provider's cache. */
   cached: z.number(),
+  /** Prompt tokens written to the provider's cache (Anthropic). */
+  cacheWrite: z.number().optional(),
   cost: z.number().optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
@@ -80,6 +103,8 @@ export const eventSchema = z.discriminatedUnion("type", [
     type: z.literal("assistant_message"),
     content: z.string(),
     toolCalls: z.array(toolCallSchema),
+    /** Present only when the model's provider returned reasoning it needs back. */
+    thinking: z.array(thinkingBlockSchema).optional(),
   }),
   z.object({
     ...base,

@@ -8,7 +8,7 @@ import { projectSettings, type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
 import { loadMcpJson } from "../mcp/mcp-json.js";
 import type { Model } from "../model/model.js";
-import { OpenAIModel } from "../model/openai.js";
+import { Providers } from "../model/providers.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
@@ -77,22 +77,52 @@ export function loadEnvironment(
   const projectAgents = path.join(workspaceRoot, ".orca", "agents");
   const agentDirs = agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }).filter((dir) => project || dir !== projectAgents);
   const agents = loadAgentDefinitions(agentDirs);
+  const providers = new Providers(loaded.config, opts.env ?? process.env);
+  const modelErrors = checkAgentModels(agents, providers);
   const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });
   const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
-  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored };
+  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored };
+}
+
+/**
+ * An agent whose `model:` names no configured provider is skipped like any bad agent file, with
+ * the reason, before it could fail mid-run. Returns the reasons by agent name.
+ */
+function checkAgentModels(agents: AgentReport, providers: Providers): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const definition of [...agents.definitions.values()]) {
+    try {
+      providers.resolve(definition.model);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      agents.definitions.delete(definition.name);
+      agents.failed.push({ file: definition.file, reason: error.message });
+      errors.set(definition.name, error.message);
+    }
+  }
+  return errors;
 }
 
 export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
-  const { config, workspaceRoot, agents, skills, servers } = loadedEnv;
-  if (opts.requireEndpoint !== false && !config.model.api_key && !config.model.base_url) {
-    throw new ConfigError(
-      "no model endpoint: set OPENAI_API_KEY (for OpenAI) or pass --base-url URL (Ollama, vLLM, any OpenAI-compatible server); try `orca --demo` to see orca without one",
-    );
+  const { config, workspaceRoot, agents, skills, servers, providers } = loadedEnv;
+  const main = providers.main.provider;
+  if (opts.requireEndpoint !== false && !main.apiKey && !main.baseURL) {
+    const demo = "try `orca --demo` to see orca without one";
+    if (main.name === "default") {
+      throw new ConfigError(
+        `no model endpoint: set OPENAI_API_KEY (for OpenAI) or pass --base-url URL (Ollama, vLLM, any OpenAI-compatible server); ${demo}`,
+      );
+    }
+    const variable = main.type === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    throw new ConfigError(`no API key for provider "${main.name}": set ${variable} or providers.${main.name}.api_key; ${demo}`);
   }
+  const rootName = opts.resume?.rebuilt.rootAgentId ?? opts.agentName ?? config.agent.default;
+  const rootModelError = loadedEnv.modelErrors.get(rootName);
+  if (rootModelError) throw new ConfigError(`agent ${rootName}: ${rootModelError}`);
   const warnings: string[] = [
     ...(loadedEnv.ignored.length ? [ignoredWarning(loadedEnv.ignored)] : []),
     ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
@@ -101,18 +131,16 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   ];
   const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
 
+  // An agent's model: `inherit`, a name on the configured model's provider, or `provider/model`
+  // (checked at load, so resolving cannot fail here). One Model per provider and name.
   const models = new Map<string, Model>();
-  const modelFor = (name: string): Model => {
-    let model = models.get(name);
+  const modelFor = (spec: string): Model => {
+    const choice = providers.resolve(spec);
+    const key = Providers.label(choice);
+    let model = models.get(key);
     if (!model) {
-      model = new OpenAIModel({
-        name,
-        baseURL: config.model.base_url,
-        apiKey: config.model.api_key,
-        timeoutMs: config.model.timeout,
-        maxRetries: config.model.max_retries,
-      });
-      models.set(name, model);
+      model = providers.create(choice);
+      models.set(key, model);
     }
     return model;
   };
@@ -138,6 +166,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,
+    ...providers.secrets(),
     ...(opts.secrets ?? []),
     ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : secretEnvValues(s.env))),
   ]

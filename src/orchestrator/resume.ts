@@ -94,7 +94,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
       case "assistant_message":
         if (!b) break;
         flush(b);
-        b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls });
+        b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls, ...(event.thinking ? { thinking: event.thinking } : {}) });
         if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
         break;
       case "tool_finished":
