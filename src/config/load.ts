@@ -141,6 +141,9 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
       return [`${prefix}: expected ${issue.expected}${receivedOf(issue.input)}`];
     case "invalid_value":
       return [`${prefix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`];
+    case "invalid_key":
+      // A record key that failed its own check (a provider or server name): say why.
+      return issue.issues.length ? issue.issues.map((inner) => `${prefix}: ${inner.message}`) : [`${prefix}: ${issue.message}`];
     case "invalid_union": {
       // Report the branch that got furthest, so "url: Invalid URL" beats "command: required".
       const branches = issue.errors.map((branch) => branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
