@@ -72,7 +72,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
 }
 
 /** The model an Anthropic `model.provider` runs when `model.name` is not set. */
-export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
 
 function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
   // Environment beats the file, flags beat the environment — except the key: an api_key the file

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { Anthropic as AnthropicClient } from "@anthropic-ai/sdk";
+import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import type { MessageCreateParamsStreaming, MessageParam, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages";
 import { addCacheBreakpoints } from "./anthropic-cache.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-history.js";
@@ -113,13 +114,20 @@ export class AnthropicModel implements Model {
       const asked: MessageParam[] = body.messages;
       const assembler = new AnthropicAssembler(model);
       for (let part = 0; ; part++) {
-        const pending = client.messages.create(body, { signal: inner.signal, timeout: this.timeoutMs, maxRetries: this.maxRetries });
-        const sdkStream = await pending;
+        // client.post rather than messages.create: create() prints deprecation notices with
+        // console.warn, and the core never writes to the terminal.
+        const sdkStream = await client.post<Stream<AnthropicWireEvent>>("/v1/messages", {
+          body,
+          stream: true,
+          signal: inner.signal,
+          timeout: this.timeoutMs,
+          maxRetries: this.maxRetries,
+        });
         armIdle();
         for await (const event of sdkStream) {
           // The silence that counts is the server's, not a consumer slow to pull the next event.
           clearTimeout(idleTimer);
-          for (const out of assembler.push(event as AnthropicWireEvent)) yield out;
+          for (const out of assembler.push(event)) yield out;
           armIdle();
         }
         clearTimeout(idleTimer);

@@ -78,7 +78,7 @@ describe("providers and model specs", () => {
     const yaml = `${TWO}\n`.replace("model:\n  name: gpt-4.1-mini\n", "model:\n  provider: fast\n");
     const config = load(yaml);
     // No model.name with an Anthropic provider: a Claude model, not the OpenAI default.
-    expect(new Providers(config, {}).main).toMatchObject({ name: "claude-sonnet-4-5", provider: { name: "fast" } });
+    expect(new Providers(config, {}).main).toMatchObject({ name: "claude-sonnet-4-6", provider: { name: "fast" } });
     expect(Providers.label(new Providers(load(yaml, {}, { model: "local/qwen" }), {}).main)).toBe("local/qwen");
     expect(Providers.label(new Providers(load(yaml, {}, { model: "claude-opus-4-5" }), {}).main)).toBe("fast/claude-opus-4-5");
     expect(new Providers(load(yaml, {}, { baseUrl: "http://elsewhere" }), {}).main.provider.baseURL).toBe("http://elsewhere");
@@ -119,7 +119,7 @@ describe("providers and model specs", () => {
 
 describe("Claude pricing", () => {
   it("knows Claude models by alias, snapshot and OpenRouter name, with cache write and read rates", () => {
-    expect(priceFor("claude-sonnet-4-5")).toEqual({ input: 3, output: 15, cacheWrite: 3.75, cached: 0.3 });
+    expect(priceFor("claude-sonnet-4-6")).toEqual({ input: 3, output: 15, cacheWrite: 3.75, cached: 0.3 });
     expect(priceFor("claude-haiku-4-5-20251001")).toEqual(priceFor("claude-haiku-4-5"));
     expect(priceFor("anthropic/claude-opus-4.5")).toEqual({ input: 5, output: 25, cacheWrite: 6.25, cached: 0.5 });
     expect(priceFor("claude-3-5-haiku-latest")).toMatchObject({ input: 0.8 });
@@ -127,7 +127,7 @@ describe("Claude pricing", () => {
   });
 
   it("bills fresh, cache-written and cache-read prompt tokens each at its own rate", () => {
-    const price = priceFor("claude-sonnet-4-5")!;
+    const price = priceFor("claude-sonnet-4-6")!;
     // 1M prompt tokens: 100k fresh, 200k written, 700k read; 10k out.
     const cost = costOf({ input: 1_000_000, output: 10_000, cached: 700_000, cacheWrite: 200_000 }, price)!;
     expect(cost).toBeCloseTo(0.1 * 3 + 0.2 * 3.75 + 0.7 * 0.3 + 0.01 * 15, 10);
