@@ -185,7 +185,7 @@ export class AnthropicModel implements Model {
     };
     if (system) body.system = system;
     if (tools) body.tools = tools;
-    if (thinking) body.thinking = thinking;
+    if (thinking && !midLoopWithoutThinking(messages)) body.thinking = thinking;
     // No temperature: API version 2026-10-21 (what this SDK speaks) refuses sampling parameters.
     if (this.opts.promptCache !== false) addCacheBreakpoints(body as { system?: typeof system; messages: MessageParam[]; tools?: typeof tools });
     return body;
@@ -197,6 +197,22 @@ export class AnthropicModel implements Model {
     if (thinking === "adaptive") return { type: "adaptive" };
     return { type: "enabled", budget_tokens: thinking };
   }
+}
+
+/**
+ * With thinking on, the API refuses a tool round whose assistant turn does not start with
+ * thinking. A round without it — from a session begun on another provider or model, or before
+ * thinking was configured — finishes with thinking off; the next round has it again.
+ */
+function midLoopWithoutThinking(messages: MessageParam[]): boolean {
+  const last = messages.at(-1);
+  const assistant = messages.at(-2);
+  if (last?.role !== "user" || assistant?.role !== "assistant" || typeof assistant.content === "string") return false;
+  const blocks = assistant.content;
+  if (!blocks.some((b) => b.type === "tool_use")) return false;
+  if (typeof last.content === "string" || !last.content.some((b) => b.type === "tool_result")) return false;
+  const first = blocks[0]?.type;
+  return first !== "thinking" && first !== "redacted_thinking";
 }
 
 interface ErrorContext {

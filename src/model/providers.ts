@@ -91,9 +91,14 @@ export class Providers {
     return `${choice.provider.name}/${choice.name}`;
   }
 
-  /** Every secret of every provider (keys, header values), to keep out of the log. */
+  /** Every secret of every provider (keys, credential headers), to keep out of the log. */
   secrets(): string[] {
-    return [...this.byName.values()].flatMap((p) => [p.apiKey ?? "", ...Object.values(p.headers)]).filter(Boolean);
+    // Only credential headers: redacting a value such as an anthropic-beta flag would blank it
+    // out of every logged line that mentions it.
+    const credential = /auth|key|token|secret|cookie|session/i;
+    return [...this.byName.values()]
+      .flatMap((p) => [p.apiKey ?? "", ...Object.entries(p.headers).flatMap(([name, value]) => (credential.test(name) ? [value] : []))])
+      .filter(Boolean);
   }
 
   /** Builds the Model for a choice; the configured model gets `model.price`, others the list price. */

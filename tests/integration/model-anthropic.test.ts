@@ -142,4 +142,22 @@ describe("AnthropicModel over the real SDK and HTTP", () => {
     expect(body.thinking).toEqual({ type: "adaptive" });
     expect(body).not.toHaveProperty("temperature");
   });
+
+  it("finishes a tool round begun without thinking (another provider's history) with thinking off, as the API requires", async () => {
+    const { model, server } = await setup([{ text: "done" }, { text: "done again" }], { thinking: 1024 });
+    const round = (thinking?: boolean): ModelRequest["messages"] => [
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_1", name: "read_file", raw: "{}", args: {} }],
+        ...(thinking ? { thinking: [{ text: "plan", signature: "sig", model: "claude-test" }] } : {}),
+      },
+      { role: "tool", toolCallId: "call_1", content: "result" },
+    ];
+    await collectUntilError(model.stream(request({ messages: round(false) }), new AbortController().signal));
+    await collectUntilError(model.stream(request({ messages: round(true) }), new AbortController().signal));
+    expect(server.requests[0]!.anthropic).not.toHaveProperty("thinking");
+    expect(server.requests[1]!.anthropic.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+  });
 });

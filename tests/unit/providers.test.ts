@@ -94,6 +94,9 @@ describe("providers and model specs", () => {
     const pointed = new Providers(config, { ...env, ANTHROPIC_BASE_URL: "http://proxy" });
     expect(pointed.resolve("claude/x").provider).toMatchObject({ apiKey: "env-anthropic", baseURL: "http://proxy" });
     expect(providers.secrets()).toEqual(expect.arrayContaining(["env-anthropic", "env-openai"]));
+    // Credential headers are secrets; a feature flag is not (redacting it would blank it out of the log).
+    const headers = new Providers(load('providers:\n  gw: { type: anthropic, base_url: http://gw, headers: { Authorization: "Bearer gw-token-123456", anthropic-beta: "some-feature-2026" } }\n'), {});
+    expect(headers.secrets()).toEqual(["Bearer gw-token-123456"]);
   });
 
   it("builds an Anthropic or an OpenAI model by the provider's type", () => {
