@@ -185,7 +185,9 @@ export class AnthropicModel implements Model {
     };
     if (system) body.system = system;
     if (tools) body.tools = tools;
-    if (thinking && !midLoopWithoutThinking(messages)) body.thinking = thinking;
+    // A budget must stay below max_tokens; a request capped lower (a compaction summary) goes without.
+    const fits = budget === 0 || budget < body.max_tokens;
+    if (thinking && fits && !midLoopWithoutThinking(messages)) body.thinking = thinking;
     // No temperature: API version 2026-10-21 (what this SDK speaks) refuses sampling parameters.
     if (this.opts.promptCache !== false) addCacheBreakpoints(body as { system?: typeof system; messages: MessageParam[]; tools?: typeof tools });
     return body;
@@ -231,16 +233,17 @@ interface ErrorContext {
 function classify(error: unknown, ctx: ErrorContext): ModelError {
   if (error instanceof ModelError) return redact(error, ctx);
   const S = ctx.sdk;
-  if (ctx.aborted || (S && error instanceof S.APIUserAbortError)) {
-    return new ModelError("aborted", "cancelled", undefined, { cause: error });
-  }
   const at = ctx.baseURL;
   const tries = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : "";
   const seconds = `${Math.round(ctx.timeoutMs / 100) / 10}s`;
   const make = (kind: ConstructorParameters<typeof ModelError>[0], message: string, status?: number) =>
     redact(new ModelError(kind, message, status, { cause: error }), ctx);
+  // orca's own idle timer aborts the SDK too: that abort is a timeout, not the user's cancel.
+  if (ctx.idleTimedOut && !ctx.aborted) return make("timeout", `the model sent nothing for ${seconds} mid-response at ${at}`);
+  if (ctx.aborted || (S && error instanceof S.APIUserAbortError)) {
+    return new ModelError("aborted", "cancelled", undefined, { cause: error });
+  }
 
-  if (ctx.idleTimedOut) return make("timeout", `the model sent nothing for ${seconds} mid-response at ${at}`);
   if (S && error instanceof S.APIConnectionTimeoutError) return make("timeout", `model request timed out after ${seconds} at ${at}${tries}`);
   if (S && error instanceof S.APIConnectionError) {
     return make("connection", `cannot reach the model at ${at}: ${causeText(error.cause ?? error)}${tries}`);

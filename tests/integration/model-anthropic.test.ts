@@ -160,4 +160,13 @@ describe("AnthropicModel over the real SDK and HTTP", () => {
     expect(server.requests[0]!.anthropic).not.toHaveProperty("thinking");
     expect(server.requests[1]!.anthropic.thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
   });
+
+  it("sends a thinking budget only with room for it: a request capped below it (a summary) goes without", async () => {
+    const { model, server } = await setup([{ text: "summary" }, { text: "answer" }], { thinking: 2048 });
+    await collectUntilError(model.stream(request({ maxOutputTokens: 1500 }), new AbortController().signal));
+    await collectUntilError(model.stream(request(), new AbortController().signal));
+    expect(server.requests[0]!.anthropic).toMatchObject({ max_tokens: 1500 });
+    expect(server.requests[0]!.anthropic).not.toHaveProperty("thinking");
+    expect(server.requests[1]!.anthropic).toMatchObject({ max_tokens: 8192 + 2048, thinking: { type: "enabled", budget_tokens: 2048 } });
+  });
 });
