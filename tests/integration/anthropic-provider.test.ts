@@ -209,6 +209,38 @@ describe("the Anthropic provider through orca -p", () => {
     }
   });
 
+  it("the session log is provider-neutral: a session resumes on OpenAI, then on Anthropic with its thinking intact", async () => {
+    const claude = await anthropicServer([
+      { thinking: "Read a first.", signature: "sig-round-1", toolCalls: [read("a.txt", "toolu_r1")] },
+      { text: "a says ALPHA." },
+      { text: "and c is not there." },
+    ]);
+    const openai = await startScriptedServer([{ text: "b says BRAVO." }]);
+    servers.push(openai);
+    ws = tempWorkspace({ "a.txt": "ALPHA\n", "b.txt": "BRAVO\n" });
+    const onClaude = claudeConfig(ws, claude.url, "    thinking: 1024\n");
+    const onOpenAI = path.join(ws.home, "openai.yaml");
+    fs.writeFileSync(onOpenAI, "model:\n  name: gpt-4.1-mini\n");
+
+    const first = await runOrca(["-p", "what does a say?", "--config", onClaude], { ws });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runOrca(["--continue", "-p", "and b?", "--config", onOpenAI, "--base-url", openai.url], { ws });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe("b says BRAVO.");
+    // OpenAI gets the whole conversation, its tool round included, and no trace of the thinking.
+    const seen = openai.requests[0]!.body.messages;
+    expect(seen.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
+    expect(seen[2]!.tool_calls?.[0]?.id).toBe("toolu_r1");
+    expect(JSON.stringify(seen)).not.toContain("sig-round-1");
+
+    const third = await runOrca(["--continue", "-p", "and c?", "--config", onClaude], { ws });
+    expect(third.code, third.stderr).toBe(0);
+    const messages = (claude.requests.at(-1) as AnthropicRecordedRequest).anthropic.messages;
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
+    expect(blocksOf(messages[1])[0]).toEqual({ type: "thinking", thinking: "Read a first.", signature: "sig-round-1" });
+    expect(blocksOf(messages[5])).toEqual([{ type: "text", text: "b says BRAVO." }]);
+  });
+
   it("orca agents shows each agent's provider and model; an unknown provider is a one-line failure", async () => {
     ws = tempWorkspace({
       ".orca/agents/explorer.md": "---\nname: explorer\ndescription: Finds things.\ntools: [read_file]\nmodel: fast/claude-haiku-4-5\n---\nYou find things.\n",
