@@ -3,7 +3,7 @@ import { ConfigError } from "../config/errors.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks";
 
 export interface CliArgs {
   prompt?: string;
@@ -25,7 +25,7 @@ export interface CliArgs {
   subcommand?: Subcommand;
 }
 
-const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions"];
+const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks"];
 
 export const HELP = `orca — a terminal multi-agent orchestrator
 
@@ -33,7 +33,7 @@ Usage
   orca [prompt]                 open the dashboard in the current directory (optionally starting with a prompt)
   orca -p, --print [prompt]     headless: run to completion and print the result (prompt from stdin if omitted)
   orca --demo                   the dashboard on a built-in scripted model and a sample project (no API key)
-  orca agents | tools | mcp | skills | sessions
+  orca agents | tools | mcp | skills | sessions | hooks
                                 list what is loaded, and why something failed to load
 
 Options

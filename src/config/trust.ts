@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import { parseSkillFile } from "../skills/frontmatter.js";
 import { ConfigError } from "./errors.js";
+import { definesHooks, describeHooks } from "./hooks.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 
 /**
@@ -14,7 +15,7 @@ import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 
 export const TRUST_FILE = "trusted-workspaces.json";
 
-export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp";
+export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks";
 
 /** A project-level source found in a workspace. */
 export interface ProjectSetting {
@@ -30,6 +31,9 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
   { kind: "skills", name: ".orca/skills", folder: true },
   { kind: "skills", name: ".agents/skills", folder: true },
   { kind: "mcp", name: ".mcp.json", folder: false },
+  // Claude Code's settings count only for their hooks (with hooks.import_claude), and only when they have some.
+  { kind: "hooks", name: ".claude/settings.json", folder: false },
+  { kind: "hooks", name: ".claude/settings.local.json", folder: false },
 ];
 
 /**
@@ -40,7 +44,7 @@ export function projectSettings(workspace: string, opts: { configFile?: string }
   const root = path.resolve(workspace);
   return SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
-    .filter((s) => (s.folder ? listNames(s.path).length > 0 : isFile(s.path)))
+    .filter((s) => (s.folder ? listNames(s.path).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }) => ({ kind, name, path: p }));
 }
 
@@ -60,6 +64,8 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
         return describeAgents(setting.path);
       case "skills":
         return describeSkills(setting.path);
+      case "hooks":
+        return describeClaudeHooks(fs.readFileSync(setting.path, "utf8"));
     }
   } catch (error) {
     return [`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`];
@@ -82,7 +88,27 @@ function describeConfig(text: string): string[] {
   for (const [name, server] of Object.entries(asRecord(data.mcp_servers))) lines.push(`mcp_servers.${name}: ${describeServer(server)}`);
   const skillPaths = strings(asRecord(data.skills).paths);
   if (skillPaths.length) lines.push(`skills.paths: ${skillPaths.join(", ")}`);
+  lines.push(...describeHooks(asRecord(data.hooks)));
+  if (asRecord(data.hooks).import_claude === true) lines.push("hooks.import_claude: true (runs the hooks of .claude/settings*.json)");
   return lines;
+}
+
+function describeClaudeHooks(text: string): string[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return ["invalid JSON"];
+  }
+  return [...describeHooks(asRecord(data).hooks), "(Claude Code hooks: orca runs them only with hooks.import_claude: true)"];
+}
+
+function claudeSettingsHaveHooks(file: string): boolean {
+  try {
+    return definesHooks(asRecord(JSON.parse(fs.readFileSync(file, "utf8"))).hooks);
+  } catch {
+    return false;
+  }
 }
 
 function describeMcpJson(text: string): string[] {

@@ -16,6 +16,7 @@ import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
+import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents } from "./resume.js";
 import { newSessionId, Session } from "./session.js";
 
@@ -55,6 +56,8 @@ export interface Orchestra {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
+  /** Lifecycle hooks: built here, called by the core at each lifecycle moment (issue #15). */
+  hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
 }
@@ -81,7 +84,8 @@ export function loadEnvironment(
   const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
-  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored };
+  const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
+  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored, hooks };
 }
 
 export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
@@ -98,6 +102,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
     ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
     ...loadedEnv.mcpJson.errors,
+    ...loadedEnv.hooks.warnings,
   ];
   const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
 
@@ -135,6 +140,13 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   const resume = opts.resume;
   const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
+  const hooks = new Hooks({
+    hooks: loadedEnv.hooks.hooks,
+    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => config.permissions.mode },
+    env,
+    secrets: [config.model.api_key],
+    emit: (event) => session?.bus.emit(event),
+  });
   const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,
@@ -184,6 +196,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         emit: (event) => session?.bus.emit(event),
       }),
       onClose: async () => {
+        hooks.killAllSync();
         await Promise.all([shells.killAll(), mcp?.close()]);
       },
     });
@@ -213,7 +226,9 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     mcp,
     warnings,
     ignored: loadedEnv.ignored,
+    hooks,
     killChildrenSync: () => {
+      hooks.killAllSync();
       shells.killAllSync();
       mcp?.killAllSync();
     },

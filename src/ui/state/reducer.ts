@@ -343,6 +343,10 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
       return draft.finish();
     }
+    // Shown in the tool row once hooks are wired into the executor (issue #15, phase 2).
+    case "hook_started":
+    case "hook_finished":
+      return state;
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
