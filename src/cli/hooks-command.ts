@@ -49,7 +49,7 @@ export function formatHooks(loaded: LoadedHooks, universe: MatchUniverse, home =
     lines.push(`Claude Code settings (hooks.import_claude: ${loaded.importClaude}):`);
     for (const f of loaded.claudeFiles) lines.push(`  ${shown(f.path)}: ${CLAUDE_STATUS[f.status]}${f.status === "invalid" ? "" : `, ${f.hooks} hook${f.hooks === 1 ? "" : "s"}`}`);
   }
-  for (const warning of loaded.warnings) lines.push(`skipped: ${warning}`);
+  for (const warning of loaded.warnings) lines.push(`warning: ${warning}`);
   return lines;
 }
 

@@ -120,14 +120,18 @@ export class Hooks {
     return outcome;
   }
 
-  /** When orca is about to ask the user (after rules and mode): a hook may answer for them. */
+  /**
+   * When orca is about to ask the user (after rules and mode): a hook may answer for them. A deny,
+   * or an allow that keeps the input, is recorded here (permission_decided, by hook).
+   */
   async permissionRequest(agent: HookAgent, call: HookToolCall, opts: ToolCallOptions = {}): Promise<PermissionRequestOutcome> {
     if (!this.has("PermissionRequest")) return { interrupt: false };
     const runs = await this.runTool("PermissionRequest", agent, call, {}, opts, false);
     const result = aggregatePermissionRequest(runs.map((r) => r.verdict));
     if (!result.behavior) return { interrupt: false };
     const rule = ruleOf("PermissionRequest", runs[result.decidedBy!]!.hook);
-    this.recordDecision(agent, call, result.behavior, rule, result.message);
+    // An allow that rewrites the input is not final: the new input meets the deny and ask rules first.
+    if (result.behavior === "deny" || !result.updatedInput) this.recordDecision(agent, call, result.behavior, rule, result.message);
     const updatedInput = result.updatedInput ? orcaToolInput(call.name, result.updatedInput, call.args, this.opts.session.cwd) : undefined;
     return { behavior: result.behavior, rule, updatedInput, message: result.message, interrupt: result.interrupt };
   }

@@ -305,6 +305,30 @@ describe("other events", () => {
     expect(ofType("hook_finished").filter((e) => e.hookEvent === "SubagentStop").map((e) => e.agentId)).toEqual(["editor-1", "tester-1", "explorer-1"]);
   });
 
+  it("the shutdown path's deadline cuts a slow SubagentStop hook, and kills it", async () => {
+    const pids = ws.file("pids");
+    const hooks = hooksFor(one("SubagentStop", `echo $$ >> '${pids}'; sleep 30`));
+    await hooks.subagentStart(EDITOR);
+    await hooks.settleSubagents({ deadlineMs: 300 });
+    expect(ofType("hook_finished")[0]).toMatchObject({ agentId: "editor-1", outcome: "timeout", message: "timed out after 0.3 s and was killed" });
+    expect(alive(Number(fs.readFileSync(pids, "utf8").trim()))).toBe(false);
+  });
+
+  it("PermissionRequest: a hook answers for the user; deny beats allow and is recorded", async () => {
+    const hooks = hooksFor({
+      PermissionRequest: [
+        { matcher: "Bash", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'` }] },
+        { matcher: "bash", hooks: [{ type: "command", command: `grep -q deploy && echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no deploys"}}}'; exit 0` }] },
+      ],
+    });
+    expect(await hooks.permissionRequest(COORDINATOR, { id: "p1", name: "bash", args: { command: "npm run deploy" } })).toMatchObject({ behavior: "deny", message: "no deploys" });
+    expect(await hooks.permissionRequest(COORDINATOR, { id: "p2", name: "bash", args: { command: "npm test" } })).toMatchObject({ behavior: "allow" });
+    expect(ofType("permission_decided").map((e) => [e.callId, e.decision, e.by])).toEqual([
+      ["p1", "deny", "hook"],
+      ["p2", "allow", "hook"],
+    ]);
+  });
+
   it("a block cannot keep a cancelled sub-agent going: its SubagentStop is still final", async () => {
     const hooks = hooksFor(one("SubagentStop", `echo '{"decision": "block", "reason": "not yet"}'`));
     await hooks.subagentStart(EDITOR);

@@ -7,16 +7,16 @@ import type { HookEventName } from "../../src/config/hooks.js";
 import { aggregateBlocking, aggregateContext, aggregatePermissionRequest, aggregatePreToolUse, CONTEXT_LIMIT, decisionOf } from "../../src/hooks/aggregate.js";
 import { interpretHookResult, type HookProcessResult, type HookVerdict } from "../../src/hooks/output.js";
 
-function run(partial: Partial<HookProcessResult> & { stdout?: unknown }): HookProcessResult {
+function run(partial: Omit<Partial<HookProcessResult>, "stdout"> & { stdout?: unknown }): HookProcessResult {
   const stdout = typeof partial.stdout === "string" || partial.stdout === undefined ? (partial.stdout ?? "") : JSON.stringify(partial.stdout);
   return { exitCode: 0, stderr: "", timedOut: false, cancelled: false, ...partial, stdout };
 }
 
-function verdict(event: HookEventName, partial: Partial<HookProcessResult> & { stdout?: unknown }): HookVerdict {
+function verdict(event: HookEventName, partial: Omit<Partial<HookProcessResult>, "stdout"> & { stdout?: unknown }): HookVerdict {
   return interpretHookResult(event, run(partial));
 }
 
-const pre = (p: Partial<HookProcessResult> & { stdout?: unknown }) => verdict("PreToolUse", p);
+const pre = (p: Omit<Partial<HookProcessResult>, "stdout"> & { stdout?: unknown }) => verdict("PreToolUse", p);
 const decide = (decision: string, extra: Record<string, unknown> = {}) => pre({ stdout: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, ...extra } } });
 
 describe("reading one hook", () => {
