@@ -4,7 +4,7 @@ import type { EmitFn } from "../events/types.js";
 import { decisionOf } from "./aggregate.js";
 import { hookCommandLine, type ConfiguredHook } from "./config.js";
 import { TOOL_EVENTS, UNMATCHED_EVENTS, orcaRule } from "./names.js";
-import { interpretHookResult, type HookVerdict } from "./output.js";
+import { interpretHookResult, type HookProcessResult, type HookVerdict } from "./output.js";
 import { runHookProcess, type SpawnSpec, type WrapCommand } from "./process.js";
 
 /**
@@ -120,13 +120,19 @@ export class HookRunner {
     const timeoutMs = Math.min(timeoutFor(hook, this.opts.defaultTimeoutMs), occurrence.maxTimeoutMs ?? Infinity);
     this.opts.emit({ type: "hook_started", agentId, parentId, hookId, hookEvent: event, command, source: hook.source.path, ...(callId ? { callId } : {}) });
     const startedAt = performance.now();
-    const spec = this.spawnSpec(hook);
-    const result = await runHookProcess(this.opts.wrap ? this.opts.wrap(spec) : spec, {
-      input,
-      timeoutMs,
-      signal: occurrence.signal,
-      track: (pgid, live) => (live ? this.live.add(pgid) : this.live.delete(pgid)),
-    });
+    let result: HookProcessResult;
+    try {
+      const spec = this.spawnSpec(hook);
+      result = await runHookProcess(this.opts.wrap ? this.opts.wrap(spec) : spec, {
+        input,
+        timeoutMs,
+        signal: occurrence.signal,
+        track: (pgid, live) => (live ? this.live.add(pgid) : this.live.delete(pgid)),
+      });
+    } catch (error) {
+      // A sandbox that cannot wrap, a spawn that throws: this hook failed, the action goes on.
+      result = { exitCode: null, stdout: "", stderr: "", timedOut: false, cancelled: false, spawnError: error instanceof Error ? error.message.split("\n")[0]! : String(error) };
+    }
     const verdict = interpretHookResult(event, result);
     if (verdict.outcome === "timeout") verdict.warning = `timed out after ${formatSeconds(timeoutMs)} and was killed`;
     if (verdict.outcome === "cancelled") verdict.warning = "cancelled";

@@ -226,6 +226,16 @@ describe("the hook's process", () => {
     expect(fs.readFileSync(out, "utf8")).toBe("yes\n");
   });
 
+  it("a wrapper that throws fails that hook only, as a warning", async () => {
+    const hooks = hooksFor(one("PreToolUse", "true"), {
+      wrap: () => {
+        throw new Error("sandbox unavailable");
+      },
+    });
+    expect((await hooks.preToolUse(COORDINATOR, { id: "c", name: "bash", args: { command: "ls" } })).decision).toBeUndefined();
+    expect(ofType("hook_finished")[0]).toMatchObject({ outcome: "error", exitCode: null, message: "could not start: sandbox unavailable" });
+  });
+
   it("a hook that cannot start is a warning, not a block", async () => {
     const hooks = hooksFor(one("PreToolUse", "/nonexistent/hook.sh"));
     expect((await hooks.preToolUse(COORDINATOR, { id: "c", name: "bash", args: { command: "ls" } })).decision).toBeUndefined();
