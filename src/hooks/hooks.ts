@@ -12,6 +12,18 @@ import { HookRunner, type HookRun } from "./runner.js";
  * The one object the core calls at each lifecycle moment. Every method is cheap when no hook is
  * configured for its event (no payload is built, nothing is spawned) and never throws: a hook
  * that fails is a warning in its hook_finished event, never a failed tool call or run.
+ *
+ * Where each is called from (wired in phase 2 of issue #15):
+ *   preToolUse          executor, after schema validation, before the permission check
+ *   permissionRequest   permissions, just before the approver is asked (decision "ask")
+ *   notification        when a human is asked (dialog approver); not awaited by the dialog
+ *   postToolUse(Failure) executor, after a call that ran, before tool_finished
+ *   userPromptSubmit    Session.run, before user_message
+ *   sessionStart/End    Session.start / Session.close (before onClose)
+ *   preCompact          the compactor, before summarising
+ *   subagentStart/Stop  delegation: when the sub-agent really starts / after its loop returns
+ *   stop                Session.run, after the root's loop, unless the run was cancelled
+ *   settleSubagents     the shutdown path (close, signal handlers), with a short deadline
  */
 
 export interface HooksOptions {
