@@ -2,7 +2,8 @@ import type { Redactor } from "../events/redact.js";
 import type { OrcaEvent } from "../events/types.js";
 import type { Orchestra } from "../orchestrator/create.js";
 import type { RunResult } from "../orchestrator/types.js";
-import { exitCodeFor, type OutputFormat } from "./args.js";
+import { exitCodeFor } from "./args.js";
+import type { OutputFormat } from "./types.js";
 import { costOf, priceFor } from "../model/pricing.js";
 
 export interface HeadlessIo {

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
-import { describeProjectSetting, projectSettings, trustStoreFor } from "../config/trust.js";
+import { projectSettings, trustStoreFor } from "../config/trust.js";
+import { describeProjectSetting } from "../orchestrator/project-settings.js";
 import { createOrchestra, ignoredWarning, type Orchestra } from "../orchestrator/create.js";
-import type { ResumePlan } from "../sessions/plan.js";
+import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
   baseUrl?: string;

@@ -4,11 +4,12 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
-import { planResume, type ResumePlan } from "../sessions/plan.js";
+import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
 import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
-import { HELP, parseCli, type CliArgs } from "./args.js";
+import { HELP, parseCli } from "./args.js";
+import type { CliArgs, MainIo } from "./types.js";
 import { runHeadless } from "./headless.js";
 import { runListCommand } from "./list-commands.js";
 
@@ -17,13 +18,6 @@ export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
   return pkg.version;
-}
-
-export interface MainIo {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
 }
 
 const defaultIo = (): MainIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -158,7 +158,3 @@ export function formatCallResult(result: CallResultLike, label: string): ToolRes
 function truncate(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
-
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -15,7 +15,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
-import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
+import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { restoreAgents } from "./resume.js";
 import { newSessionId, Session } from "./session.js";
 

@@ -9,6 +9,7 @@ import type { AnyTool, PermissionSubject } from "./tool.js";
 import type { Workspace } from "./workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { errorLine } from "../util/text.js";
 
 /**
  * Whether one tool call may run. Order: deny rules, plan mode, bypass mode, this session's
@@ -72,7 +73,7 @@ export function parseRule(text: string): Rule {
   try {
     tool = picomatch(toolPart, { strictBrackets: true });
   } catch (error) {
-    throw bad(oneLine(error));
+    throw bad(errorLine(error));
   }
   if (rawPattern === undefined) return { text: trimmed, tool };
   const raw = rawPattern.trim();
@@ -82,7 +83,7 @@ export function parseRule(text: string): Rule {
     const path = picomatch(glob, { dot: true, strictBrackets: true });
     return { text: trimmed, tool, pattern: { path, command: wildcardToRegExp(raw), raw } };
   } catch (error) {
-    throw bad(oneLine(error));
+    throw bad(errorLine(error));
   }
 }
 
@@ -191,7 +192,7 @@ export class Permissions {
       try {
         rules.push(parseRule(pattern));
       } catch (error) {
-        errors.push(oneLine(error));
+        errors.push(errorLine(error));
       }
     }
     const list = this.skills.get(agentId);
@@ -208,7 +209,7 @@ export class Permissions {
       subject = call.tool.permissionSubject(call.args, this.workspace);
       readOnly = call.tool.readOnly(call.args);
     } catch (error) {
-      return this.denied(call, "rule", "workspace", oneLine(error));
+      return this.denied(call, "rule", "workspace", errorLine(error));
     }
 
     const deny = this.deny.find((r) => matches(r, name, subject, true));
@@ -264,7 +265,7 @@ export class Permissions {
     } catch (error) {
       if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy);
       if (signal.aborted) return this.denied(call, by, rule, "cancelled");
-      return this.denied(call, by, rule, `denied: the approver failed: ${oneLine(error)}`);
+      return this.denied(call, by, rule, `denied: the approver failed: ${errorLine(error)}`);
     } finally {
       this.pending.delete(pending);
       pending.scope.dispose();
@@ -317,10 +318,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   return raceAbort(promise, signal, () => "cancelled" as const);
 }
 
-function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0];
-}
 
 // ---- previews -----------------------------------------------------------------------------------
 

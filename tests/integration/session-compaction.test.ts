@@ -5,7 +5,7 @@ import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import type { Orchestra } from "../../src/orchestrator/create.js";
-import { rebuildSession } from "../../src/orchestrator/resume.js";
+import { rebuildSession } from "../../src/sessions/rebuild.js";
 import { expectValidHistories, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 import { requestTokens } from "../fixtures/requests.js";

@@ -1,0 +1,145 @@
+import type { AgentStatus, OrcaEvent, ToolCall, Usage } from "../events/types.js";
+import { addUsage, zeroUsage } from "../events/usage.js";
+import type { ChatMessage } from "../model/model.js";
+import { applyCompaction } from "./history.js";
+
+/**
+ * Rebuilding a session from its log. The log is the source of truth: each agent's history is
+ * replayed from agent_started (system + task), user_message, assistant_message, tool_finished and
+ * compacted events, so a resumed agent sees exactly what it saw before. Nothing is re-run.
+ */
+
+/** What the model is told for a call that started (or was about to) when the process died. */
+export const INTERRUPTED_RESULT = "interrupted; result unknown — check the current state before re-running";
+
+export interface RebuiltAgent {
+  id: string;
+  name: string;
+  label?: string;
+  parentId?: string;
+  depth: number;
+  /** The model it last ran with (informational: a resumed agent follows the current config). */
+  model: string;
+  history: ChatMessage[];
+  status: AgentStatus | "running";
+  steps: number;
+  usage: Usage;
+  /** Workspace-relative, as logged. */
+  filesChanged: string[];
+  /** Calls answered with INTERRUPTED_RESULT. */
+  interruptedCalls: string[];
+}
+
+export interface RebuiltSession {
+  sessionId: string;
+  workspace: string;
+  /** The coordinator's id, which is also its agent name. */
+  rootAgentId: string;
+  /** In the order they first started. */
+  agents: RebuiltAgent[];
+}
+
+interface Builder {
+  agent: RebuiltAgent;
+  /** The last assistant message's calls, waiting for their results. */
+  pending: { calls: ToolCall[]; results: Map<string, string> } | null;
+  /** Between agent_started (or a follow-up task) and agent_finished. */
+  running: boolean;
+}
+
+export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
+  const first = events.find((e) => e.type === "session_started");
+  if (!first || first.type !== "session_started") throw new Error("the log has no session_started event");
+  const builders = new Map<string, Builder>();
+
+  for (const event of events) {
+    const b = builders.get(event.agentId);
+    switch (event.type) {
+      case "agent_started": {
+        // A root that never got past agent_started before a crash starts again from scratch.
+        const usage = b?.agent.usage ?? zeroUsage();
+        builders.set(event.agentId, {
+          agent: {
+            id: event.agentId,
+            name: event.name,
+            label: event.label,
+            parentId: event.parentId,
+            depth: event.depth,
+            model: event.model,
+            history: [
+              { role: "system", content: event.system },
+              { role: "user", content: event.task },
+            ],
+            status: "running",
+            steps: b?.agent.steps ?? 0,
+            usage,
+            filesChanged: [],
+            interruptedCalls: [],
+          },
+          pending: null,
+          running: true,
+        });
+        break;
+      }
+      case "user_message":
+        // The coordinator's first prompt precedes its agent_started, which carries it as the task.
+        if (!b) break;
+        flush(b);
+        b.agent.history.push({ role: "user", content: event.text });
+        b.running = true;
+        break;
+      case "assistant_message":
+        if (!b) break;
+        flush(b);
+        b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls });
+        if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
+        break;
+      case "tool_finished":
+        if (b?.pending && !b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
+        break;
+      case "compacted":
+        if (!b) break;
+        flush(b);
+        applyCompaction(b.agent.history, event);
+        break;
+      case "model_request":
+        if (b) b.agent.steps++;
+        break;
+      case "usage":
+        if (b) addUsage(b.agent.usage, event);
+        break;
+      case "agent_finished":
+        if (!b) break;
+        flush(b);
+        b.agent.status = event.status;
+        b.running = false;
+        for (const f of event.filesChanged) if (!b.agent.filesChanged.includes(f)) b.agent.filesChanged.push(f);
+        break;
+      default:
+        break;
+    }
+  }
+
+  for (const b of builders.values()) {
+    flush(b);
+    // It was running when the process stopped: resumable like any cancelled agent.
+    if (b.running) b.agent.status = "cancelled";
+  }
+  return {
+    sessionId: first.sessionId,
+    workspace: first.workspace,
+    rootAgentId: first.agentId,
+    agents: [...builders.values()].map((b) => b.agent),
+  };
+}
+
+/** Appends one result per call of the open round, in call order, as the loop does. */
+function flush(b: Builder): void {
+  if (!b.pending) return;
+  for (const call of b.pending.calls) {
+    const content = b.pending.results.get(call.id);
+    if (content === undefined) b.agent.interruptedCalls.push(call.id);
+    b.agent.history.push({ role: "tool", toolCallId: call.id, content: content ?? INTERRUPTED_RESULT });
+  }
+  b.pending = null;
+}
