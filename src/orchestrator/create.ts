@@ -16,7 +16,7 @@ import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
-import { restoreAgents } from "./resume.js";
+import { restoreAgents } from "./agents.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
