@@ -12,7 +12,7 @@ import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import { estimateRequestTokens } from "../model/tokens.js";
 import type { Approver } from "../tools/approver.js";
 import { ToolExecutor } from "../tools/executor.js";
-import { Permissions } from "../tools/permissions.js";
+import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";

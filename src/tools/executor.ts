@@ -1,6 +1,6 @@
 import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
-import type { Permissions } from "./permissions.js";
+import type { Permissions } from "./permissions/engine.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { AnyTool, ToolResult } from "./tool.js";
 import type { Workspace } from "./workspace.js";
