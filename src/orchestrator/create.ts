@@ -44,7 +44,11 @@ export interface CreateSessionOptions {
   trustProject?: boolean;
 }
 
-export interface Orchestra {
+/**
+ * What start-up built: the runtime (`session`, see session.ts) and what was loaded for it. The
+ * runtime has one name, Session; consumers outside the core see it through SessionApi (types.ts).
+ */
+export interface SessionSetup {
   session: Session;
   config: Config;
   configPath: string | null;
@@ -84,7 +88,7 @@ export function loadEnvironment(
   return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored };
 }
 
-export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
+export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
   const { config, workspaceRoot, agents, skills, servers } = loadedEnv;

@@ -5,7 +5,7 @@ import type { OrcaEvent } from "../events/types.js";
 import { rebuildSession, type RebuiltSession } from "./rebuild.js";
 import { findSession, latestSession, type SessionInfo } from "./store.js";
 
-/** A session chosen for resuming, read back and rebuilt, ready for createOrchestra. */
+/** A session chosen for resuming, read back and rebuilt, ready for createSession(). */
 export interface ResumePlan {
   sessionId: string;
   /** The log it continues: a resumed session appends to its own file. */
