@@ -1,5 +1,6 @@
 import { Box, useApp } from "ink";
-import React, { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import type React from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { SessionApi } from "../orchestrator/types.js";
 import type { PermissionAnswer } from "../tools/approver.js";
 import { AgentPane } from "./AgentPane.js";

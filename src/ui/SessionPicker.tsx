@@ -1,5 +1,6 @@
 import { Box, Text, useInput, type Key } from "ink";
-import React, { useCallback, useReducer, useRef } from "react";
+import type React from "react";
+import { useCallback, useReducer, useRef } from "react";
 import type { SessionInfo } from "../sessions/store.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";

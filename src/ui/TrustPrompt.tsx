@@ -1,5 +1,6 @@
 import { Box, Text, useInput, type Key } from "ink";
-import React, { useRef } from "react";
+import type React from "react";
+import { useRef } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { displayLine } from "./format.js";

@@ -1,5 +1,6 @@
 import { useInput, type Key } from "ink";
-import React, { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
+import type React from "react";
+import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
 import { KeyRouter, normalizeKey, type KeyHandler } from "../keys.js";
 
 /** Key layers by priority: a higher layer sees a key first and may consume it. */
