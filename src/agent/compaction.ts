@@ -1,4 +1,4 @@
-import type { EmitFn, EventOf, Usage } from "../events/types.js";
+import type { EmitFn, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import { countTokens, estimateRequestTokens } from "../model/tokens.js";
 import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";

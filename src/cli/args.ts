@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/errors.js";
-import { permissionModeSchema } from "../config/schema.js";
-import type { PermissionMode } from "../config/schema.js";
-import type { CliArgs, OutputFormat, Subcommand } from "./types.js";
+import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
+import type { CliArgs, Subcommand } from "./types.js";
 
 const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions"];
 
