@@ -1,29 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/errors.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
-
-export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks";
-
-export interface CliArgs {
-  prompt?: string;
-  print: boolean;
-  outputFormat: OutputFormat;
-  demo: boolean;
-  workspace: string;
-  configFile?: string;
-  model?: string;
-  baseUrl?: string;
-  agent?: string;
-  maxSteps?: number;
-  permissionMode?: PermissionMode;
-  yes: boolean;
-  resume?: string | true;
-  continue: boolean;
-  version: boolean;
-  help: boolean;
-  subcommand?: Subcommand;
-}
+import type { CliArgs, Subcommand } from "./types.js";
 
 const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks"];
 

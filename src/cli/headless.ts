@@ -1,8 +1,9 @@
 import type { Redactor } from "../events/redact.js";
 import type { OrcaEvent } from "../events/types.js";
-import type { Orchestra } from "../orchestrator/create.js";
+import type { SessionSetup } from "../orchestrator/create.js";
 import type { RunResult } from "../orchestrator/types.js";
-import { exitCodeFor, type OutputFormat } from "./args.js";
+import { exitCodeFor } from "./args.js";
+import type { OutputFormat } from "./types.js";
 import { costOf, priceFor } from "../model/pricing.js";
 
 export interface HeadlessIo {
@@ -14,10 +15,10 @@ export interface HeadlessIo {
  * `orca -p`: runs one prompt to completion and prints it in the chosen format. The result goes to
  * stdout; anything the user must notice (a model error, a step limit) is one line on stderr.
  */
-export async function runHeadless(orchestra: Orchestra, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
-  const { session } = orchestra;
+export async function runHeadless(started: SessionSetup, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
+  const { session } = started;
   const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId, session.redactor));
-  for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+  for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
 
   let interrupted = 0;
   const onSigint = () => {
@@ -26,7 +27,7 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
       io.stderr.write("orca: cancelling… (Ctrl+C again to quit at once)\n");
       session.cancel();
     } else {
-      orchestra.killChildrenSync();
+      started.killChildrenSync();
       process.exit(130);
     }
   };
@@ -51,7 +52,7 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
     if (result.answer) io.stdout.write(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
-    const cost = costOf(usage, orchestra.config.model.price ?? priceFor(session.modelName));
+    const cost = costOf(usage, started.config.model.price ?? priceFor(session.modelName));
     io.stdout.write(
       `${JSON.stringify({
         result: result.result,

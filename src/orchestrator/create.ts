@@ -15,9 +15,9 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
-import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
+import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
-import { restoreAgents } from "./resume.js";
+import { restoreAgents } from "./agents.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -45,7 +45,11 @@ export interface CreateSessionOptions {
   trustProject?: boolean;
 }
 
-export interface Orchestra {
+/**
+ * What start-up built: the runtime (`session`, see session.ts) and what was loaded for it. The
+ * runtime has one name, Session; consumers outside the core see it through SessionApi (types.ts).
+ */
+export interface SessionSetup {
   session: Session;
   config: Config;
   configPath: string | null;
@@ -88,7 +92,7 @@ export function loadEnvironment(
   return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored, hooks };
 }
 
-export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
+export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
   const { config, workspaceRoot, agents, skills, servers } = loadedEnv;

@@ -7,7 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/load.js";
-import { describeProjectSetting, projectSettings } from "../../src/config/trust.js";
+import { projectSettings } from "../../src/config/trust.js";
+import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";
 import { loadHooks } from "../../src/hooks/config.js";
 import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
