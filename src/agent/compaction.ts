@@ -1,6 +1,8 @@
-import type { EmitFn, EventOf, Usage } from "../events/types.js";
+import type { EmitFn, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
 import { countTokens, estimateRequestTokens } from "../model/tokens.js";
+import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";
+import { addUsage } from "../events/usage.js";
 
 /**
  * Context compaction. Before a request whose estimate passes `compactAt` × the window, the history
@@ -8,10 +10,6 @@ import { countTokens, estimateRequestTokens } from "../model/tokens.js";
  * assistant message and the results of all its tool calls — is never split, so every tool call in
  * the history keeps its result. The same `applyCompaction` replays a `compacted` event on resume.
  */
-
-/** The history always starts with the system prompt and the first task; they are never compacted. */
-const HEAD = 2;
-const SUMMARY_MARK = "[Summary of the earlier conversation";
 
 export interface CompactionSettings {
   /** Tokens a request may take in all (the model's context window). */
@@ -32,21 +30,6 @@ export interface CompactionOutcome {
   /** Why the summary call failed, when it did. */
   failure?: string;
   usage: RequestUsage;
-}
-
-/** The message that stands for the replaced part of the history. */
-export function compactionMessage(summary: string, rounds: number): ChatMessage {
-  const content = summary
-    ? `${SUMMARY_MARK} (${rounds} rounds), written when the context was compacted]\n${summary}`
-    : `[Context note: ${rounds} earlier rounds were dropped to fit the context window because summarising them failed. ` +
-      "Check the current state of files before relying on what you remember.]";
-  return { role: "user", content };
-}
-
-/** Applies a compaction to a history in place; used live and when replaying a log. */
-export function applyCompaction(history: ChatMessage[], event: Pick<EventOf<"compacted">, "summary" | "roundsSummarised" | "replacedMessages">): void {
-  const replaced = Math.max(0, Math.min(event.replacedMessages, history.length - HEAD));
-  history.splice(HEAD, replaced, compactionMessage(event.summary, event.roundsSummarised));
 }
 
 interface Group {
@@ -256,9 +239,7 @@ export function createCompactor(opts: CompactorOptions) {
     if (!outcome) return;
     const { usage } = outcome;
     if (usage.input || usage.output) {
-      agent.usage.input += usage.input;
-      agent.usage.output += usage.output;
-      agent.usage.cached += usage.cached;
+      addUsage(agent.usage, usage);
       opts.emit({ ...base, type: "usage", ...usage });
     }
     if (outcome.failure) {

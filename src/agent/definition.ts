@@ -4,6 +4,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { errorLine } from "../util/text.js";
 
 export interface AgentDefinition {
   name: string;
@@ -85,7 +86,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     // A fresh options object keeps gray-matter from serving a cached parse of equal text.
     parsed = matter(text, { engines: { js: refuseEngine, javascript: refuseEngine } });
   } catch (error) {
-    return { reason: `invalid frontmatter: ${firstLine(error)}` };
+    return { reason: `invalid frontmatter: ${errorLine(error)}` };
   }
   const fm = frontmatterSchema.safeParse(parsed.data);
   if (!fm.success) {
@@ -118,6 +119,3 @@ const refuseEngine = (): never => {
   throw new Error("only YAML front matter is accepted");
 };
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
-}

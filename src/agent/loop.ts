@@ -4,6 +4,8 @@ import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { RunBudget } from "./budget.js";
+import { errorLine } from "../util/text.js";
+import { addUsage, zeroUsage } from "../events/usage.js";
 
 /** Everything one agent needs to run; the session builds it. The loop owns no global state. */
 export interface AgentRuntime {
@@ -48,7 +50,7 @@ export interface AgentOutcome {
  * every tool call in the history has exactly one result.
  */
 export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Promise<AgentOutcome> {
-  const usage: Usage = { input: 0, output: 0, cached: 0 };
+  const usage: Usage = zeroUsage();
   const filesChanged = new Set<string>();
   const recentCalls: string[] = [];
   let lastText = "";
@@ -122,9 +124,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             break;
           }
           case "usage":
-            usage.input += event.input;
-            usage.output += event.output;
-            usage.cached += event.cached;
+            addUsage(usage, event);
             agent.budget.addUsage(event);
             agent.emit({
               ...base,
@@ -143,7 +143,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     } catch (error) {
       // Nothing of this step entered the history, so it stays valid for a retry or a resume.
       if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return stopped(text || lastText);
-      const message = error instanceof ModelError ? error.message : `model request failed: ${oneLine(error)}`;
+      const message = error instanceof ModelError ? error.message : `model request failed: ${errorLine(error)}`;
       agent.emit({ ...base, type: "error", where: "model", message });
       return outcome("failed", withReason(lastText, message), lastText);
     }
@@ -172,7 +172,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       results = await agent.executor.runAll(runnable, caller);
     } catch (error) {
       // The assistant message is already in the history: every call must still get its result.
-      const message = `Error: not run: internal error: ${oneLine(error)}`;
+      const message = `Error: not run: internal error: ${errorLine(error)}`;
       answerAll(agent, toolCalls, message);
       agent.emit({ ...base, type: "error", where: "tools", message });
       return outcome("failed", withReason(lastText, message), lastText);
@@ -247,6 +247,3 @@ function withReason(partial: string, reason: string): string {
   return partial.trim() ? `${partial.trim()}\n\n${reason}` : reason;
 }
 
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
-}

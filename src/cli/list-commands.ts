@@ -2,11 +2,11 @@ import { loadEnvironment } from "../orchestrator/create.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import type { CliArgs, MainIo } from "./types.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
+import { formatHooks } from "./hooks-command.js";
 
 /** The project settings each command would show; the config shapes every one of them. */
 const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
@@ -15,6 +15,7 @@ const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
   tools: ["config", "mcp"],
   mcp: ["config", "mcp"],
   sessions: ["config"],
+  hooks: ["config", "hooks"],
 };
 
 /**
@@ -90,6 +91,12 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
     case "sessions":
       for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
       return 0;
+    case "hooks": {
+      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [] }).map((t) => t.name);
+      const universe = { tools: [...tools, "get_skill", "delegate"], agents: [...env.agents.definitions.keys()] };
+      for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
+      return 0;
+    }
     default:
       io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
       return 2;

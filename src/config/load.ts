@@ -59,7 +59,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   }
 
   const raw = dropNulls(file ? readYaml(file) : {});
-  const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
+  const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
   const config = parsed.data;
@@ -90,6 +90,16 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+/**
+ * Hook commands are shell commands: their `$VAR` and `${CLAUDE_PROJECT_DIR}` are the shell's to
+ * expand when the hook runs (as in Claude Code), not orca's to replace when the config loads.
+ */
+function interpolateOutsideHooks(raw: unknown, env: NodeJS.ProcessEnv, file: string): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("hooks" in raw)) return interpolate(raw, env, file);
+  const { hooks, ...rest } = raw as Record<string, unknown>;
+  return { ...(interpolate(rest, env, file) as Record<string, unknown>), hooks };
 }
 
 /** `budget:` with every field commented out parses as null: treat an empty key as an absent one. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hooksConfigSchema } from "./hooks.js";
 
 /**
  * The whole configuration. Every section is optional and every field has a default, so an empty
@@ -176,6 +177,8 @@ export const configSchema = z.strictObject({
       max_duration: z.number().positive().optional(),
     })
     .prefault({}),
+  /** Lifecycle hooks, in Claude Code's shape (see ./hooks.ts). */
+  hooks: hooksConfigSchema.prefault({}),
   /** Where sessions are kept; default ~/.orca. */
   data_dir: z.string().optional(),
 });

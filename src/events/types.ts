@@ -144,7 +144,7 @@ export const eventSchema = z.discriminatedUnion("type", [
     rule: z.string(),
     decision: z.enum(["allow", "deny"]),
     scope: z.enum(["once", "always"]),
-    by: z.enum(["rule", "mode", "user", "headless", "skill"]),
+    by: z.enum(["rule", "mode", "user", "headless", "skill", "hook"]),
     reason: z.string().optional(),
   }),
   z.object({
@@ -167,6 +167,39 @@ export const eventSchema = z.discriminatedUnion("type", [
     summary: z.string(),
     /** How many history messages after the system prompt and first task were replaced. */
     replacedMessages: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("hook_started"),
+    /** Pairs this run with its hook_finished: several hooks run at once. */
+    hookId: z.string(),
+    /** The lifecycle event, as Claude Code names it: "PreToolUse", "SubagentStop", … */
+    hookEvent: z.string(),
+    /** The command as configured (with its args, when it has any). */
+    command: z.string(),
+    /** Where it is configured: a config.yaml or a Claude Code settings.json path. */
+    source: z.string(),
+    /** The tool call it runs for, on tool events, so the dashboard can show it in the call's row. */
+    callId: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("hook_finished"),
+    hookId: z.string(),
+    hookEvent: z.string(),
+    command: z.string(),
+    callId: z.string().optional(),
+    /** Null when the hook was killed (timeout, cancel) or could not start. */
+    exitCode: z.number().nullable(),
+    durationMs: z.number(),
+    /** ok: it ran and answered; error: a non-blocking failure (the action went on); timeout/cancelled: killed, no decision. */
+    outcome: z.enum(["ok", "error", "timeout", "cancelled"]),
+    /** What this hook decided: a tool call's permission, a block, `continue: false` (stop), or nothing. */
+    decision: z.enum(["allow", "deny", "ask", "block", "stop", "none"]),
+    /** The reason of a deny or block, or the first line of stderr of a failure. */
+    message: z.string().optional(),
+    /** The hook's systemMessage, meant for the user. */
+    systemMessage: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

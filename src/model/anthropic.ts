@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import type * as AnthropicSdk from "@anthropic-ai/sdk";
 import type { Anthropic as AnthropicClient } from "@anthropic-ai/sdk";
 import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import type { MessageCreateParamsStreaming, MessageParam, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages";
@@ -8,7 +9,7 @@ import { AnthropicAssembler, type AnthropicWireEvent } from "./anthropic-stream.
 import { ModelError, type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { causeText, displayURL } from "./openai.js";
 
-type Sdk = typeof import("@anthropic-ai/sdk");
+type Sdk = typeof AnthropicSdk;
 
 export interface AnthropicModelOptions {
   name: string;

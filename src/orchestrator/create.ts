@@ -15,8 +15,9 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
-import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
-import { restoreAgents } from "./resume.js";
+import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
+import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
+import { restoreAgents } from "./agents.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -44,7 +45,11 @@ export interface CreateSessionOptions {
   trustProject?: boolean;
 }
 
-export interface Orchestra {
+/**
+ * What start-up built: the runtime (`session`, see session.ts) and what was loaded for it. The
+ * runtime has one name, Session; consumers outside the core see it through SessionApi (types.ts).
+ */
+export interface SessionSetup {
   session: Session;
   config: Config;
   configPath: string | null;
@@ -55,6 +60,8 @@ export interface Orchestra {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
+  /** Lifecycle hooks: built here, called by the core at each lifecycle moment (issue #15). */
+  hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
 }
@@ -83,7 +90,8 @@ export function loadEnvironment(
   const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
-  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored };
+  const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
+  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks };
 }
 
 /**
@@ -105,7 +113,7 @@ function checkAgentModels(agents: AgentReport, providers: Providers): Map<string
   return errors;
 }
 
-export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
+export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
   const { config, workspaceRoot, agents, skills, servers, providers } = loadedEnv;
@@ -128,6 +136,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
     ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
     ...loadedEnv.mcpJson.errors,
+    ...loadedEnv.hooks.warnings,
   ];
   const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
 
@@ -163,6 +172,13 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   const resume = opts.resume;
   const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
+  const hooks = new Hooks({
+    hooks: loadedEnv.hooks.hooks,
+    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => config.permissions.mode },
+    env,
+    secrets: [config.model.api_key],
+    emit: (event) => session?.bus.emit(event),
+  });
   const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,
@@ -213,6 +229,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         emit: (event) => session?.bus.emit(event),
       }),
       onClose: async () => {
+        hooks.killAllSync();
         await Promise.all([shells.killAll(), mcp?.close()]);
       },
     });
@@ -242,7 +259,9 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     mcp,
     warnings,
     ignored: loadedEnv.ignored,
+    hooks,
     killChildrenSync: () => {
+      hooks.killAllSync();
       shells.killAllSync();
       mcp?.killAllSync();
     },

@@ -7,7 +7,7 @@ import { AnthropicModel } from "../../src/model/anthropic.js";
 import { OpenAIModel } from "../../src/model/openai.js";
 import { costOf, priceFor } from "../../src/model/pricing.js";
 import { Providers } from "../../src/model/providers.js";
-import { rebuildSession } from "../../src/orchestrator/resume.js";
+import { rebuildSession } from "../../src/sessions/rebuild.js";
 import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let ws: TempWorkspace;
