@@ -82,6 +82,11 @@ async function driver(outFile: string): Promise<void> {
     agents: () => [],
     schedulerCounts: () => ({ running: 0, waiting: 0 }),
     onSchedulerChange: () => () => {},
+    permissionMode: "default",
+    setPermissionMode: () => {},
+    setModel: () => {},
+    compact: async () => false,
+    mcpServers: () => [],
     close: async () => {},
   };
   void runDashboard({ session, approver: new DialogApprover(), stdout: process.stdout, stdin: process.stdin });

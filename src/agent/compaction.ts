@@ -59,6 +59,8 @@ export interface CompactDeps {
   tools: ToolSpec[];
   settings: CompactionSettings;
   signal: AbortSignal;
+  /** Compact now, under the threshold too (the dashboard's /compact): keep only keepRounds rounds. */
+  force?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const threshold = Math.floor(settings.window * settings.compactAt);
   const estimate = (messages: ChatMessage[]) => estimateRequestTokens(messages, tools, model.name);
   const beforeTokens = estimate(history);
-  if (beforeTokens <= threshold) return null;
+  if (beforeTokens <= threshold && !deps.force) return null;
 
   const groups = groupsOf(history);
   const reserve = summaryBudget(settings.window);
@@ -84,7 +86,7 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   // A user turn the model has yet to answer is never summarised away.
   const last = history.at(-1)?.role === "user" ? groups.length - 1 : groups.length;
   while (g < last && roundsFrom(g) > settings.keepRounds) g++;
-  while (g < last && estimate([...head, ...history.slice(groups[g]!.start)]) + summaryTokens > threshold) g++;
+  if (!deps.force) while (g < last && estimate([...head, ...history.slice(groups[g]!.start)]) + summaryTokens > threshold) g++;
   if (g === 0) return null; // Nothing before the kept part: compaction cannot help.
   const cut = g < groups.length ? groups[g]!.start : history.length;
   const old = history.slice(HEAD, cut);
@@ -221,7 +223,8 @@ export interface CompactableAgent {
  * event too, so the user learns that rounds were dropped.
  */
 export function createCompactor(opts: CompactorOptions) {
-  return async (agent: CompactableAgent, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = []): Promise<void> => {
+  /** Resolves true when the history was compacted. */
+  return async (agent: CompactableAgent, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = [], force = false): Promise<boolean> => {
     const base = { agentId: agent.id, parentId: agent.parentId };
     let outcome: CompactionOutcome | null;
     try {
@@ -230,13 +233,14 @@ export function createCompactor(opts: CompactorOptions) {
         tools,
         signal,
         settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
+        force,
       });
     } catch (error) {
       // A bug here must not end the run: the request goes out uncompacted and the user is told.
       opts.emit({ ...base, type: "error", where: "compaction", message: `compaction failed: ${error instanceof Error ? error.message : String(error)}` });
-      return;
+      return false;
     }
-    if (!outcome) return;
+    if (!outcome) return false;
     const { usage } = outcome;
     if (usage.input || usage.output) {
       addUsage(agent.usage, usage);
@@ -259,5 +263,6 @@ export function createCompactor(opts: CompactorOptions) {
       summary: outcome.summary,
       replacedMessages: outcome.replacedMessages,
     });
+    return true;
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { hooksConfigSchema } from "./hooks.js";
+import { keysConfigSchema } from "./keys.js";
 
 /**
  * The whole configuration. Every section is optional and every field has a default, so an empty
@@ -179,6 +180,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Lifecycle hooks, in Claude Code's shape (see ./hooks.ts). */
   hooks: hooksConfigSchema.prefault({}),
+  /** Dashboard key bindings: action → key or keys (ui/keymap.ts has the actions and defaults). */
+  keys: keysConfigSchema.default({}),
   /** Where sessions are kept; default ~/.orca. */
   data_dir: z.string().optional(),
 });

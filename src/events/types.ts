@@ -126,6 +126,8 @@ export const eventSchema = z.discriminatedUnion("type", [
     content: z.string(),
     error: z.string().optional(),
     durationMs: z.number(),
+    /** The unified diff a file tool applied (write_file, edit_file), for the dashboard. */
+    diff: z.string().optional(),
   }),
   z.object({
     ...base,
@@ -200,6 +202,17 @@ export const eventSchema = z.discriminatedUnion("type", [
     message: z.string().optional(),
     /** The hook's systemMessage, meant for the user. */
     systemMessage: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("mcp_status"),
+    server: z.string(),
+    /** restarted: connected again after it had failed or stopped. */
+    state: z.enum(["connecting", "connected", "failed", "restarted", "disabled"]),
+    /** How many tools it offers (connected, restarted). */
+    tools: z.number().optional(),
+    /** Why it failed, one line. */
+    reason: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

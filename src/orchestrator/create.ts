@@ -208,6 +208,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
+      mcp: mcp ?? undefined,
       ready,
       skillsIndex: renderSkillsIndex(skills.skills, config.skills.index_max_chars),
       preloadSkills: (names) => {

@@ -22,7 +22,9 @@ import { CancelScope } from "../util/cancel-scope.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
 import { buildSystemPrompt } from "./prompts.js";
-import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+import { McpStatusWatcher, type McpStatusSource } from "./mcp-status.js";
+import type { AgentSummary, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+import type { PermissionMode } from "../config/schema.js";
 
 export interface SessionDeps {
   config: Config;
@@ -48,7 +50,9 @@ export interface SessionDeps {
   /** Called by close(): kill shells, close MCP. */
   onClose?(): Promise<void>;
   /** Optional compaction, run before each model request with the tools that request offers. */
-  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
+  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
+  /** MCP servers' status, turned into mcp_status events. */
+  mcp?: McpStatusSource;
   /** Set when this session continues a logged one (recorded in session_started). */
   resumedFrom?: string;
 }
@@ -75,6 +79,7 @@ export class Session implements SessionApi {
   private runScope: CancelScope | null = null;
   private runBudget: RunBudget | null = null;
   private closed = false;
+  private readonly mcpWatcher: McpStatusWatcher | null;
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
 
@@ -131,6 +136,41 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
+    this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
+  }
+
+  get permissionMode(): PermissionMode {
+    return this.permissions.mode;
+  }
+
+  setPermissionMode(mode: PermissionMode): void {
+    this.permissions.mode = mode;
+    // Hooks read the mode from the config (their payload's permission_mode).
+    this.deps.config.permissions.mode = mode;
+  }
+
+  setModel(name: string): void {
+    const model = this.deps.modelFor(name);
+    this.agentRegistry.get(this.rootAgentId)!.model = model;
+    // Sub-agents whose definition says `model: inherit` start on it from now on.
+    this.deps.config.model.name = name;
+  }
+
+  async compact(): Promise<boolean> {
+    if (this.runScope) throw new Error("a run is in progress; compact when it ends");
+    if (!this.deps.compact) return false;
+    const root = this.agentRegistry.get(this.rootAgentId)!;
+    const scope = new CancelScope(this.sessionScope.signal);
+    try {
+      const tools = this.toolsFor(root).map((t) => this.registry.spec(t));
+      return (await this.deps.compact(root, root.history, scope.signal, tools, true)) === true;
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  mcpServers(): McpServerState[] {
+    return this.mcpWatcher?.snapshot() ?? [];
   }
 
   get modelName(): string {
@@ -246,6 +286,7 @@ export class Session implements SessionApi {
     if (this.closed) return;
     this.closed = true;
     this.sessionScope.cancel("session closed");
+    this.mcpWatcher?.dispose();
     try {
       await this.deps.onClose?.();
     } finally {
@@ -319,7 +360,11 @@ export class Session implements SessionApi {
           maxOutputTokens: config.model.max_output_tokens,
           claimCallId: (id) => this.agentRegistry.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
-          beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
+          beforeRequest: this.deps.compact
+            ? async (history, signal, tools) => {
+                await this.deps.compact!(agent, history, signal, tools);
+              }
+            : undefined,
         },
         scope.signal,
       );

@@ -1,5 +1,6 @@
+import type { PermissionMode } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
-import type { SessionStatus, Usage } from "../events/types.js";
+import type { EventOf, SessionStatus, Usage } from "../events/types.js";
 
 export interface RunResult {
   status: SessionStatus;
@@ -26,6 +27,9 @@ export interface SchedulerCounts {
   waiting: number;
 }
 
+/** An MCP server as the last mcp_status said (the dashboard starts from this, then follows events). */
+export type McpServerState = Pick<EventOf<"mcp_status">, "server" | "state" | "tools" | "reason">;
+
 /** What the dashboard and the headless printer may use of a session. Everything else is events. */
 export interface SessionApi {
   readonly id: string;
@@ -46,5 +50,14 @@ export interface SessionApi {
   agents(): AgentSummary[];
   schedulerCounts(): SchedulerCounts;
   onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void;
+  /** The permission mode in force; the dashboard switches it (/mode, Shift+Tab). */
+  readonly permissionMode: PermissionMode;
+  setPermissionMode(mode: PermissionMode): void;
+  /** Switches the coordinator (and sub-agents that inherit) to another model; throws a one-line error for one that cannot be used. */
+  setModel(name: string): void;
+  /** Summarises the coordinator's older history now. False: nothing old enough to summarise. */
+  compact(): Promise<boolean>;
+  /** Every configured MCP server's last known state. */
+  mcpServers(): McpServerState[];
   close(): Promise<void>;
 }

@@ -10,6 +10,11 @@ export interface PermissionRequest {
   rule: string;
   /** What the call would change (Tool.preview: a unified diff for write_file / edit_file). */
   preview?: string;
+  /**
+   * The session rule an "always" answer adds. `broader`: it allows more than this exact call (a
+   * whole tool, whatever its arguments), so the dashboard asks for a second key.
+   */
+  always?: { rule: string; broader: boolean };
 }
 
 export type PermissionAnswer =

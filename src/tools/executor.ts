@@ -133,6 +133,7 @@ export class ToolExecutor {
       content: result.content,
       error: result.error,
       durationMs: Date.now() - startedAt,
+      ...(result.ok && typeof result.meta?.diff === "string" ? { diff: result.meta.diff } : {}),
     });
     return result;
   }

@@ -4,7 +4,9 @@ import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
 import { placeholder } from "./state/reducer.js";
 import type { AgentView, DashboardState } from "./state/types.js";
-import { tailRows } from "./wrap.js";
+import { windowRows } from "./selection.js";
+import { color } from "./theme.js";
+import { allRows, tailRows, type Row } from "./wrap.js";
 
 export interface DashboardProps {
   state: DashboardState;
@@ -14,6 +16,9 @@ export interface DashboardProps {
   now: number;
   /** Whether a run is in progress: the coordinator's status follows it. */
   busy: boolean;
+  /** The selected tool call in the focused pane, and how far that pane is scrolled to show it. */
+  selected: number | null;
+  paneScroll: number;
 }
 
 function coordinatorOf(state: DashboardState): AgentView {
@@ -27,7 +32,6 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** The body: the coordinator pane, the sub-agent grid, the folded finished sub-agents. */
 /** The coordinator as shown: its status follows the run, whatever events the core sends for it. */
 export function coordinatorView(state: DashboardState, busy: boolean): AgentView {
   const agent = coordinatorOf(state);
@@ -36,38 +40,53 @@ export function coordinatorView(state: DashboardState, busy: boolean): AgentView
   return agent;
 }
 
-export function Dashboard({ state, layout, focus, frame, now, busy }: DashboardProps): React.JSX.Element {
+/** A pane's rows: the tail, or — focused with a selection — the window that shows the selected call. */
+export function paneRows(agent: AgentView, width: number, height: number, selected: number | null, scroll: number): Row[] {
+  const inner = width - 2;
+  const visible = height - 3;
+  if (selected === null && scroll === 0) return tailRows(agent.entries, inner, visible);
+  return windowRows(allRows(agent.entries, inner, "pane"), visible, scroll);
+}
+
+/** The body: the coordinator pane (or its line), the sub-agent grid, the folded finished sub-agents. */
+export function Dashboard({ state, layout, focus, frame, now, busy, selected, paneScroll }: DashboardProps): React.JSX.Element {
   const coordinator = coordinatorView(state, busy);
-  const inner = layout.width - 2;
-  const coordinatorRows = tailRows(coordinator.entries, inner, layout.coordinatorHeight - 3);
   const { grid } = layout;
-  const paneInner = grid.paneWidth - 2;
+  const focusedSelection = (id: string | null) => (focus === id ? { selected, scroll: paneScroll } : { selected: null, scroll: 0 });
+  const c = focusedSelection(null);
   return (
     <Box flexDirection="column" height={layout.bodyHeight} overflowY="hidden">
-      <AgentPane
-        agent={coordinator}
-        rows={coordinatorRows}
-        width={layout.width}
-        height={layout.coordinatorHeight}
-        focused={focus === null}
-        frame={frame}
-        now={now}
-      />
+      {layout.coordinator.mode === "pane" ? (
+        <AgentPane
+          agent={coordinator}
+          rows={paneRows(coordinator, layout.width, layout.coordinator.height, c.selected, c.scroll)}
+          width={layout.width}
+          height={layout.coordinator.height}
+          focused={focus === null}
+          frame={frame}
+          now={now}
+          selected={c.selected}
+        />
+      ) : (
+        <CollapsedAgent agent={coordinator} focused={focus === null} frame={frame} />
+      )}
       {chunk(grid.panes, grid.columns).map((ids) => (
         <Box key={ids.join(",")} flexDirection="row" height={grid.paneHeight}>
           {ids.map((id) => {
             const agent = state.agents[id];
             if (!agent) return null;
+            const s = focusedSelection(id);
             return (
               <AgentPane
                 key={id}
                 agent={agent}
-                rows={tailRows(agent.entries, paneInner, grid.paneHeight - 3)}
+                rows={paneRows(agent, grid.paneWidth, grid.paneHeight, s.selected, s.scroll)}
                 width={grid.paneWidth}
                 height={grid.paneHeight}
                 focused={focus === id}
                 frame={frame}
                 now={now}
+                selected={s.selected}
               />
             );
           })}
@@ -78,7 +97,7 @@ export function Dashboard({ state, layout, focus, frame, now, busy }: DashboardP
         return agent ? <CollapsedAgent key={id} agent={agent} focused={focus === id} frame={frame} /> : null;
       })}
       {grid.hidden > 0 ? (
-        <Text color="gray">
+        <Text color={color("muted")} wrap="truncate-end">
           +{grid.hidden} more sub-agent{grid.hidden === 1 ? "" : "s"} (Tab to reach, z to zoom)
         </Text>
       ) : null}

@@ -1,7 +1,11 @@
 import { Box, Text } from "ink";
 import type React from "react";
+import stringWidth from "string-width";
+import type { PermissionMode } from "../config/schema.js";
+import { fitFields, type Field } from "./fit.js";
 import { formatCost, formatDuration, formatTokens } from "./format.js";
 import type { DashboardState } from "./state/types.js";
+import { color, type Role } from "./theme.js";
 
 export interface HeaderProps {
   state: DashboardState;
@@ -12,6 +16,8 @@ export interface HeaderProps {
   now: number;
   demo: boolean;
   busy: boolean;
+  mode: PermissionMode;
+  width: number;
 }
 
 function shortPath(path: string, max: number): string {
@@ -20,34 +26,61 @@ function shortPath(path: string, max: number): string {
   return p.length > max ? `…${p.slice(p.length - max + 1)}` : p;
 }
 
-/** model · workspace · session (and whether it was resumed) · tokens · cost · elapsed, and the demo badge. */
-export function Header({ state, model, workspace, sessionId, startedAt, now, demo, busy }: HeaderProps): React.JSX.Element {
-  const t = state.totals;
+interface HeaderField extends Field {
+  readonly role?: Role;
+  readonly bold?: boolean;
+}
+
+const MODE_ROLE: Record<PermissionMode, Role> = { default: "muted", "accept-edits": "accent", plan: "ok", bypass: "error" };
+
+/**
+ * The header's fields, in order. Narrow, whole fields go (session id, then workspace, elapsed,
+ * tokens…), so what stays is never cut mid-word; the model and the permission mode stay longest.
+ */
+export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderField[] {
+  const t = p.state.totals;
   const tokens = t.input + t.output;
+  const servers = Object.values(p.state.mcp);
+  const live = servers.filter((s) => s.state === "connected" || s.state === "restarted").length;
+  const failed = servers.some((s) => s.state === "failed");
+  const fields: HeaderField[] = [
+    { text: "orca", drop: 0, role: "brand", bold: true },
+    { text: p.state.session.model ?? p.model, drop: 1 },
+    { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
+  ];
+  if (servers.length) fields.push({ text: `mcp ${live}/${servers.length} up`, drop: 2, role: failed ? "error" : live < servers.length ? "warn" : "muted" });
+  fields.push({ text: `${formatTokens(tokens)} tok${t.cached ? ` (${formatTokens(t.cached)} cached)` : ""}`, drop: 3 });
+  if (t.cost !== undefined) fields.push({ text: formatCost(t.cost), drop: 2 });
+  fields.push({ text: shortPath(p.state.session.workspace ?? p.workspace, 40), drop: 5 });
+  fields.push({ text: `session ${p.sessionId}${p.state.session.resumed ? " resumed" : ""}`, drop: 6, role: "muted" });
+  fields.push({ text: formatDuration(p.now - p.startedAt), drop: 4, role: "muted" });
+  if (p.busy) fields.push({ text: "running", drop: 3, role: "running" });
+  return fields;
+}
+
+const BADGE = " SCRIPTED DEMO ";
+
+/** model · mode · MCP · tokens · cost · workspace · session · elapsed, and the demo badge. */
+export function Header(props: HeaderProps): React.JSX.Element {
+  const room = props.width - (props.demo ? stringWidth(BADGE) + 1 : 0);
+  const fields = fitFields(headerFields(props), room);
   return (
     <Box height={1}>
       <Text wrap="truncate-end">
-        {demo ? (
-          <Text backgroundColor="yellow" color="black" bold>
-            {" SCRIPTED DEMO "}
+        {props.demo ? (
+          <Text backgroundColor={color("badge")} color={color("badgeText")} bold inverse={!color("badge")}>
+            {BADGE}
           </Text>
         ) : null}
-        <Text bold color="cyan">
-          {demo ? " " : ""}orca
-        </Text>
-        <Text color="gray"> · </Text>
-        <Text>{state.session.model ?? model}</Text>
-        <Text color="gray"> · </Text>
-        <Text>{shortPath(state.session.workspace ?? workspace, 40)}</Text>
-        <Text color="gray"> · session {sessionId}</Text>
-        {state.session.resumed ? <Text color="magenta"> resumed</Text> : null}
-        <Text color="gray"> · </Text>
-        <Text>
-          {formatTokens(tokens)} tok{t.cached ? ` (${formatTokens(t.cached)} cached)` : ""}
-        </Text>
-        {t.cost !== undefined ? <Text> · {formatCost(t.cost)}</Text> : null}
-        <Text color="gray"> · {formatDuration(now - startedAt)}</Text>
-        {busy ? <Text color="cyan"> · running</Text> : null}
+        {props.demo ? " " : ""}
+        {fields.map((f, i) => (
+          <Text key={f.text}>
+            {i ? <Text color={color("muted")}> · </Text> : null}
+            <Text color={f.role ? color(f.role) : undefined} bold={f.bold}>
+              {f.text}
+            </Text>
+          </Text>
+        ))}
       </Text>
     </Box>
   );
@@ -79,23 +112,25 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
   return (
     <Box height={1}>
       <Text wrap="truncate-end">
-        <Text color={runningCount ? "cyan" : "gray"}>⚙ {runningCount} running</Text>
-        <Text color={waitingCount ? "yellow" : "gray"}> · {waitingCount} waiting</Text>
-        {asking ? <Text color="yellow"> · {asking} asking</Text> : null}
-        <Text color="gray">{detail}</Text>
+        <Text color={color(runningCount ? "running" : "muted")}>⚙ {runningCount} running</Text>
+        <Text color={color(waitingCount ? "warn" : "muted")}> · {waitingCount} waiting</Text>
+        {asking ? <Text color={color("warn")}> · {asking} asking</Text> : null}
+        <Text color={color("muted")}>{detail}</Text>
       </Text>
     </Box>
   );
 }
 
-export function KeyHints({ hints, notice }: { hints: string; notice?: string }): React.JSX.Element {
+/** The notice (what is happening now), then as many key hints as fit, whole. */
+export function KeyHints({ hints, notice, width }: { hints: readonly Field[]; notice?: string; width: number }): React.JSX.Element {
+  const room = width - (notice ? stringWidth(notice) + 1 : 0);
+  const shown = room > 0 ? fitFields(hints, room) : [];
   return (
     <Box height={1}>
       <Text wrap="truncate-end">
-        {notice ? <Text color="yellow">{notice} </Text> : null}
-        <Text color="gray">{hints}</Text>
+        {notice ? <Text color={color("warn")}>{notice} </Text> : null}
+        <Text color={color("muted")}>{shown.map((h) => h.text).join(" · ")}</Text>
       </Text>
     </Box>
   );
 }
-

@@ -1,6 +1,7 @@
 import { sanitize } from "./state/sanitize.js";
 import type { ToolState } from "./state/types.js";
 import { clip, oneLine } from "../util/text.js";
+import type { Role } from "./theme.js";
 
 const MAX_SUMMARY = 200;
 
@@ -83,20 +84,20 @@ export function toolIcon(state: ToolState, frame: number): string {
   }
 }
 
-export function toolColor(state: ToolState): string | undefined {
+/** The theme role a tool call's state is drawn in. */
+export function toolColor(state: ToolState): Role {
   switch (state) {
     case "ok":
-      return "green";
+      return "ok";
     case "failed":
     case "denied":
-      return "red";
+      return "error";
     case "running":
-      return "cyan";
+      return "running";
     case "asking":
-      return "yellow";
     case "cancelled":
-      return "yellow";
+      return "warn";
     default:
-      return "gray";
+      return "muted";
   }
 }

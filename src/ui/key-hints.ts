@@ -1,22 +1,78 @@
+import type { Field } from "./fit.js";
+import { KeyPriority, keysText, type Action, type Keymap } from "./keymap.js";
+
 /** What the bottom line says the keys do, from what the dashboard shows. Pure: tested without Ink. */
 export interface HintState {
   /** Permission requests waiting, the one on screen included. */
   pending: number;
+  /** The output viewer is open. */
+  viewing?: boolean;
   zoomed: boolean;
   /** The focused sub-agent, or undefined when the coordinator has focus. */
   focused?: { name: string; running: boolean };
+  /** A tool call is selected in the focused or zoomed pane. */
+  selected?: boolean;
   /** A run is in progress. */
   busy: boolean;
 }
 
-export function keyHints(s: HintState): string {
+/**
+ * The hints for a state, each a field the line may drop when narrow (highest `drop` first). The
+ * keys come from the keymap, so a rebinding shows here too.
+ */
+export function keyHints(s: HintState, keymap: Keymap): Field[] {
+  const key = (layer: KeyPriority, action: Action): string => keysText(keymap, layer, action);
+  const hint = (layer: KeyPriority, action: Action, what: string, drop: number): Field[] => {
+    const keys = key(layer, action);
+    return keys ? [{ text: `${keys} ${what}`, drop }] : [];
+  };
+  const D = KeyPriority.Dashboard;
+  const interrupt = hint(D, "interrupt", s.busy ? "cancel run" : "exit", 0);
   // The dialog shows its own answer keys; this line only adds what the dialog does not say.
-  if (s.pending > 0) return s.pending > 1 ? `${s.pending - 1} more request${s.pending === 2 ? "" : "s"} after this one · Ctrl+C cancel run` : "Ctrl+C cancel run";
-  if (s.zoomed) return "PgUp/PgDn ↑/↓ scroll · Home/End · Esc back";
-  if (s.focused) return `${s.focused.running ? `Esc stop ${s.focused.name} · ` : "Esc back · "}Enter/z zoom · Tab next pane · ${s.busy ? "Ctrl+C cancel run" : "Ctrl+C exit"}`;
-  // Short enough for 80 columns; what Enter does while running is said in the input box.
-  if (s.busy) return "Esc cancel run · Tab focus a pane · PgUp scroll · Ctrl+C cancel run";
-  return "Enter send · Alt+Enter newline · ↑↓ history · Tab focus a pane · PgUp scroll · Ctrl+C exit";
+  if (s.pending > 0) {
+    const more = s.pending > 1 ? [{ text: `${s.pending - 1} more request${s.pending === 2 ? "" : "s"} after this one`, drop: 1 }] : [];
+    return [...more, ...interrupt];
+  }
+  if (s.viewing) return [...hint(KeyPriority.Viewer, "close", "back", 1), ...hint(KeyPriority.Viewer, "search", "search", 2), ...interrupt];
+  if (s.zoomed) {
+    const Z = KeyPriority.Zoom;
+    return [
+      ...hint(Z, "select_prev", "select", 2),
+      ...hint(Z, "open", "open", s.selected ? 1 : 3),
+      ...hint(Z, "page_up", "scroll", 3),
+      ...hint(Z, "unzoom", "back", 1),
+      ...interrupt,
+    ];
+  }
+  if (s.focused) {
+    return [
+      { text: `${key(D, "cancel")} ${s.focused.running ? `stop ${s.focused.name}` : "back"}`, drop: 1 },
+      ...hint(D, "select_prev", "select", 3),
+      ...(s.selected ? hint(D, "open", "open", 2) : hint(D, "zoom", "zoom", 2)),
+      ...hint(D, "focus_next", "next pane", 4),
+      ...interrupt,
+    ];
+  }
+  if (s.busy) {
+    return [
+      ...hint(D, "cancel", "cancel run", 1),
+      ...hint(D, "focus_next", "focus a pane", 3),
+      ...hint(D, "cycle_mode", "mode", 4),
+      ...hint(D, "scroll_back", "scroll", 5),
+      ...hint(D, "help", "help", 2),
+      ...interrupt,
+    ];
+  }
+  return [
+    ...hint(KeyPriority.Input, "submit", "send", 2),
+    ...hint(KeyPriority.Input, "newline", "newline", 6),
+    ...hint(KeyPriority.Input, "history_prev", "history", 7),
+    ...hint(D, "focus_next", "focus a pane", 4),
+    ...hint(D, "cycle_mode", "mode", 5),
+    { text: "/ commands", drop: 3 },
+    ...hint(D, "help", "help", 1),
+    ...interrupt,
+  ];
 }
 
 /** "2 messages queued · ", or nothing. */

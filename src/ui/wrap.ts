@@ -1,16 +1,29 @@
 import wrapAnsi from "wrap-ansi";
 import { formatDuration } from "./format.js";
+import { renderMarkdown } from "./markdown.js";
 import type { Entry, ToolEntry } from "./state/types.js";
+import { paint } from "./theme.js";
 
 /** One screen row of a pane. Tool rows are drawn at render time (their spinner moves). */
 export interface Row {
   readonly key: string;
   readonly entry: Entry;
-  /** The wrapped text of this row (empty for a tool's own row). */
+  /** The wrapped text of this row (empty for a tool's own row); may hold our own ANSI styling. */
   readonly text: string;
-  /** A row under a tool call saying what the scheduler made it wait for. */
+  /** A row under a tool call: what it waited for, its error, or its diff. */
   readonly note?: true;
+  /** The text is styled already (markdown, a diff): drawn as is. */
+  readonly styled?: true;
 }
+
+/**
+ * How much a pane shows under a tool call: "pane" keeps a call to its row (and a few diff lines);
+ * "zoom" shows the whole error and more of the diff.
+ */
+export type Detail = "pane" | "zoom";
+
+/** Diff lines shown under an applied edit; the rest is one Enter away. */
+export const DIFF_LINES: Record<Detail, number> = { pane: 4, zoom: 12 };
 
 const NOTE_INDENT = "  ";
 
@@ -61,20 +74,57 @@ interface Wrapped {
 
 // Keyed by the entry object: entries are immutable, so a changed line is a new key and an
 // evicted one is collected with its cache. A resize changes `width` and re-wraps lazily.
-const cache = new WeakMap<Entry, Wrapped>();
+const caches: Record<Detail, WeakMap<Entry, Wrapped>> = { pane: new WeakMap(), zoom: new WeakMap() };
 
-export function rowsOf(entry: Entry, width: number): readonly Row[] {
+function wrapNote(text: string, width: number): string[] {
+  const inner = Math.max(1, width - NOTE_INDENT.length);
+  return PLAIN.test(text) ? wrapPlain(text, inner) : wrapAnsi(text, inner, { hard: true, trim: false }).split("\n");
+}
+
+function diffRole(line: string): "diffMeta" | "diffAdd" | "diffDel" | "diffHunk" | null {
+  if (line.startsWith("+++") || line.startsWith("---")) return "diffMeta";
+  if (line.startsWith("+")) return "diffAdd";
+  if (line.startsWith("-")) return "diffDel";
+  if (line.startsWith("@@")) return "diffHunk";
+  return null;
+}
+
+/** A diff line coloured by its kind, cut to `width` (the viewer shows it whole). */
+export function diffLine(line: string, width: number): string {
+  const cut = [...line].length > width ? `${[...line].slice(0, Math.max(1, width - 1)).join("")}…` : line;
+  return paint(diffRole(line), cut);
+}
+
+/** The rows under a finished call: its whole error (zoom), the applied diff's first lines. */
+function detailRows(entry: ToolEntry, width: number, detail: Detail): Row[] {
+  const rows: Row[] = [];
+  if (detail === "zoom" && entry.errorText && entry.state !== "ok") {
+    const lines = entry.errorText.split("\n").flatMap((l) => wrapNote(l, width));
+    lines.forEach((line, i) => rows.push({ key: `${entry.seq}:e${i}`, entry, text: NOTE_INDENT + line, note: true }));
+  }
+  if (entry.diff && entry.state === "ok") {
+    // The ---/+++ header says what the row already says: the path.
+    const body = entry.diff.split("\n").filter((l, i) => l !== "" && !(i < 2 && /^(---|\+\+\+) /.test(l)));
+    const shown = body.slice(0, DIFF_LINES[detail]);
+    shown.forEach((line, i) => rows.push({ key: `${entry.seq}:d${i}`, entry, text: NOTE_INDENT + diffLine(line, width - NOTE_INDENT.length), note: true, styled: true }));
+    const more = body.length - shown.length;
+    if (more > 0) rows.push({ key: `${entry.seq}:dm`, entry, text: NOTE_INDENT + paint("muted", `… ${more} more diff line${more === 1 ? "" : "s"} (select, Enter)`), note: true, styled: true });
+  }
+  return rows;
+}
+
+export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): readonly Row[] {
+  const cache = caches[detail];
   const hit = cache.get(entry);
   if (hit && hit.width === width) return hit.rows;
   let rows: Row[];
   if (entry.kind === "tool") {
     rows = [{ key: `${entry.seq}`, entry, text: "" }];
     const note = waitNote(entry);
-    if (note) {
-      const inner = Math.max(1, width - NOTE_INDENT.length);
-      const lines = PLAIN.test(note) ? wrapPlain(note, inner) : wrapAnsi(note, inner, { hard: true, trim: false }).split("\n");
-      lines.forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
-    }
+    if (note) wrapNote(note, width).forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
+    rows.push(...detailRows(entry, width, detail));
+  } else if (entry.kind === "md") {
+    rows = renderMarkdown(entry.text, width).map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: line, styled: true }));
   } else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);
@@ -88,12 +138,12 @@ export function rowsOf(entry: Entry, width: number): readonly Row[] {
 }
 
 /** The last `height` rows of a transcript; wraps only the entries it needs. */
-export function tailRows(entries: readonly Entry[], width: number, height: number): Row[] {
+export function tailRows(entries: readonly Entry[], width: number, height: number, detail: Detail = "pane"): Row[] {
   if (height <= 0) return [];
   const out: Row[][] = [];
   let count = 0;
   for (let i = entries.length - 1; i >= 0 && count < height; i--) {
-    const rows = rowsOf(entries[i], width);
+    const rows = rowsOf(entries[i]!, width, detail);
     out.push(rows as Row[]);
     count += rows.length;
   }
@@ -101,9 +151,9 @@ export function tailRows(entries: readonly Entry[], width: number, height: numbe
   return flat.slice(Math.max(0, flat.length - height));
 }
 
-/** Every row of a transcript (for the zoomed view). */
-export function allRows(entries: readonly Entry[], width: number): Row[] {
+/** Every row of a transcript (for the zoomed view and a pane with a selected row). */
+export function allRows(entries: readonly Entry[], width: number, detail: Detail = "zoom"): Row[] {
   const out: Row[] = [];
-  for (const entry of entries) for (const row of rowsOf(entry, width)) out.push(row);
+  for (const entry of entries) for (const row of rowsOf(entry, width, detail)) out.push(row);
   return out;
 }

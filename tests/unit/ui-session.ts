@@ -1,6 +1,7 @@
 import { EventBus } from "../../src/events/bus.js";
 import type { EventInput } from "../../src/events/types.js";
-import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
+import type { PermissionMode } from "../../src/config/schema.js";
+import type { AgentSummary, McpServerState, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
 
 /**
  * A stand-in for the session in dashboard component tests: a real EventBus the test emits into,
@@ -10,7 +11,6 @@ export class TestSession implements SessionApi {
   readonly id = "sess-1234abcd";
   readonly bus = new EventBus(this.id);
   readonly workspaceRoot = "/tmp/ws";
-  readonly modelName = "test-model";
   readonly rootAgentId = "root";
   readonly runs: string[] = [];
   readonly cancels: (string | undefined)[] = [];
@@ -58,6 +58,33 @@ export class TestSession implements SessionApi {
   onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void {
     this.schedulerListeners.add(listener);
     return () => this.schedulerListeners.delete(listener);
+  }
+
+  permissionMode: PermissionMode = "default";
+  readonly models: string[] = [];
+  compactions = 0;
+  mcp: McpServerState[] = [];
+
+  setPermissionMode(mode: PermissionMode): void {
+    this.permissionMode = mode;
+  }
+
+  get modelName(): string {
+    return this.models[this.models.length - 1] ?? "test-model";
+  }
+
+  setModel(name: string): void {
+    if (name.startsWith("nope/")) throw new Error(`no provider named "nope"`);
+    this.models.push(name);
+  }
+
+  async compact(): Promise<boolean> {
+    this.compactions++;
+    return false;
+  }
+
+  mcpServers(): McpServerState[] {
+    return this.mcp;
   }
 
   async close(): Promise<void> {}

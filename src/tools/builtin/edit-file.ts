@@ -93,7 +93,9 @@ export function editFileTool(): Tool<EditFileArgs> {
       if (positions.length === 1) {
         content += `\n${snippet(updated, changedLines[0], lineAt(updated, newStarts[0] + newString.length))}`;
       }
-      return ok(content, { path: abs, filesChanged: [abs], replacements: positions.length, lines: changedLines });
+      // The applied change, for the dashboard (never sent to the model: `content` is).
+      const diff = unifiedDiff(original, updated, rel, false);
+      return ok(content, { path: abs, filesChanged: [abs], replacements: positions.length, lines: changedLines, diff });
     },
   };
 }

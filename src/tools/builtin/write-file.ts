@@ -28,6 +28,8 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       const abs = resolved.path;
       if (ctx.signal.aborted) return fail("write_file: cancelled");
       let previousSize: number | null = null;
+      // What was there, for the applied diff the dashboard shows (too big or unreadable: no diff).
+      const { before } = await readForPreview(ctx.workspace, args.path).catch(() => ({ before: "too-big" as const }));
       try {
         const stat = await fs.stat(abs);
         if (stat.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
@@ -47,7 +49,8 @@ export function writeFileTool(): Tool<WriteFileArgs> {
         previousSize === null
           ? `Created ${rel} (${plural(bytes, "byte")})`
           : `Overwrote ${rel} (${plural(bytes, "byte")}, was ${plural(previousSize, "byte")})`;
-      return ok(summary, { path: abs, filesChanged: [abs], created: previousSize === null, bytes });
+      const diff = before === "too-big" || Buffer.byteLength(args.content) > 256 * 1024 ? undefined : unifiedDiff(before ?? "", args.content, rel, before === null);
+      return ok(summary, { path: abs, filesChanged: [abs], created: previousSize === null, bytes, ...(diff ? { diff } : {}) });
     },
   };
 }

@@ -166,7 +166,16 @@ export class Permissions {
     try {
       answer = await untilAborted(
         this.approver.request(
-          { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview },
+          {
+            callId: call.callId,
+            agentId: call.agentId,
+            agentName: call.agentName,
+            tool: call.tool.name,
+            args: call.args,
+            rule,
+            preview,
+            always: { rule: exactRule(call.tool.name, subject).text, broader: subject.kind === "none" },
+          },
           pending.scope.signal,
         ),
         pending.scope.signal,

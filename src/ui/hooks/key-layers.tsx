@@ -1,28 +1,35 @@
 import { useInput, type Key } from "ink";
 import type React from "react";
 import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
-import { KeyRouter, normalizeKey, type KeyHandler } from "../keys.js";
-
-/** Key layers by priority: a higher layer sees a key first and may consume it. */
-export const ZOOM_LAYER = 200;
-export const DASHBOARD_LAYER = 100;
-export const INPUT_LAYER = 50;
+import { KeyRouter, normalizeKey, type LayerHandlers } from "../keys.js";
+import { DEFAULT_KEYMAP, type KeyPriority, type Keymap } from "../keymap.js";
 
 const RouterContext = createContext<KeyRouter | null>(null);
+const KeymapContext = createContext<Keymap>(DEFAULT_KEYMAP);
 
 /** The single `useInput` of the app (no `useFocus`: Ink would then swallow Esc and Tab). */
-export function KeyLayerProvider({ children, router }: { children: ReactNode; router?: KeyRouter }): React.JSX.Element {
-  const ref = useRef<KeyRouter>(router ?? new KeyRouter());
+export function KeyLayerProvider({ children, router, keymap = DEFAULT_KEYMAP }: { children: ReactNode; router?: KeyRouter; keymap?: Keymap }): React.JSX.Element {
+  const ref = useRef<KeyRouter>(router ?? new KeyRouter(keymap));
+  ref.current.setKeymap(keymap);
   const onInput = useCallback((input: string, key: Key) => ref.current.dispatch(normalizeKey(input, key)), []);
   useInput(onInput);
-  return <RouterContext.Provider value={ref.current}>{children}</RouterContext.Provider>;
+  return (
+    <KeymapContext.Provider value={keymap}>
+      <RouterContext.Provider value={ref.current}>{children}</RouterContext.Provider>
+    </KeymapContext.Provider>
+  );
 }
 
-/** Registers a key layer while `active`; the handler may change every render. */
-export function useKeyLayer(priority: number, handler: KeyHandler, active = true): void {
+/** The keymap in force (defaults with `keys:` from config applied). */
+export function useKeymap(): Keymap {
+  return useContext(KeymapContext);
+}
+
+/** Registers a key layer while `active`; the handlers may change every render. */
+export function useKeyLayer(priority: KeyPriority, handlers: LayerHandlers, active = true): void {
   const router = useContext(RouterContext);
-  const ref = useRef(handler);
-  ref.current = handler;
+  const ref = useRef(handlers);
+  ref.current = handlers;
   useEffect(() => {
     if (!router || !active) return;
     return router.add(priority, ref);

@@ -1,9 +1,10 @@
 import type { Dispatch } from "react";
-import type { KeyPress } from "../keys.js";
+import { KeyPriority } from "../keymap.js";
+import { scrollToShow, stepSelection, windowRows } from "../selection.js";
 import type { AgentView, DashboardState } from "../state/types.js";
 import type { ViewAction, ViewState } from "../state/ui.js";
 import { allRows, type Row } from "../wrap.js";
-import { useKeyLayer, ZOOM_LAYER } from "./key-layers.js";
+import { useKeyLayer } from "./key-layers.js";
 
 export interface Zoom {
   /** The zoomed agent, or undefined when no pane is zoomed. */
@@ -16,54 +17,49 @@ export interface Zoom {
 }
 
 /**
- * The zoomed transcript: every row of the agent's ring, wrapped to `width`, scrolled from the
- * bottom within `height`; while zoomed, its key layer takes the scroll keys and Esc/q/z.
+ * The zoomed transcript: every row of the agent's ring, wrapped to `width` with tool errors whole,
+ * scrolled from the bottom within `height`. While zoomed its key layer takes ↑/↓ (select a tool
+ * call), Enter (open it), the scroll keys and Esc/q/z.
  */
 export function useZoom(state: DashboardState, view: ViewState, dispatchView: Dispatch<ViewAction>, width: number, height: number): Zoom {
   const agent = view.zoom ? state.agents[view.zoom] : undefined;
   const body = Math.max(1, height - 3);
-  const all = agent ? allRows(agent.entries, width - 2) : [];
+  const all = agent ? allRows(agent.entries, width - 2, "zoom") : [];
   const maxScroll = Math.max(0, all.length - body);
   const scroll = Math.min(view.scroll, maxScroll);
 
+  const select = (dir: -1 | 1): void => {
+    if (!agent) return;
+    const seq = stepSelection(agent.entries, view.selected, dir);
+    if (seq === null) {
+      // Nothing to select: the arrows scroll a line.
+      dispatchView({ type: "scroll", by: -dir, max: maxScroll });
+      return;
+    }
+    dispatchView({ type: "select", seq, scroll: scrollToShow(all, body, seq, scroll) });
+  };
+
   useKeyLayer(
-    ZOOM_LAYER,
-    (key: KeyPress) => {
-      const by = (rows: number): void => dispatchView({ type: "scroll", by: rows, max: maxScroll });
-      const to = (at: number): void => dispatchView({ type: "scroll_to", at, max: maxScroll });
-      switch (key.name) {
-        case "escape":
-          dispatchView({ type: "unzoom" });
-          return true;
-        case "pageup":
-          by(body - 1);
-          return true;
-        case "pagedown":
-          by(-(body - 1));
-          return true;
-        case "up":
-          by(1);
-          return true;
-        case "down":
-          by(-1);
-          return true;
-        case "home":
-          to(maxScroll);
-          return true;
-        case "end":
-          to(0);
-          return true;
-        case "ctrl":
-          return key.text !== "c";
-        case "text":
-          if (key.text === "q" || key.text === "z") dispatchView({ type: "unzoom" });
-          return true;
-        default:
-          return true;
-      }
+    KeyPriority.Zoom,
+    {
+      actions: {
+        select_prev: () => select(-1),
+        select_next: () => select(1),
+        open: () => {
+          if (!agent || view.selected === null) return false;
+          dispatchView({ type: "open", target: { kind: "tool", agentId: agent.id, seq: view.selected } });
+        },
+        page_up: () => dispatchView({ type: "scroll", by: body - 1, max: maxScroll }),
+        page_down: () => dispatchView({ type: "scroll", by: -(body - 1), max: maxScroll }),
+        top: () => dispatchView({ type: "scroll_to", at: maxScroll, max: maxScroll }),
+        bottom: () => dispatchView({ type: "scroll_to", at: 0, max: maxScroll }),
+        unzoom: () => dispatchView({ type: "unzoom" }),
+      },
+      // Modal: typing does not reach the input box behind the zoomed pane; Ctrl+C still does its job.
+      modal: (press) => !(press.name === "ctrl" && press.text === "c"),
     },
     Boolean(agent),
   );
 
-  return { agent, rows: all.slice(Math.max(0, all.length - body - scroll), all.length - scroll), scroll, page: body - 1 };
+  return { agent, rows: windowRows(all, body, scroll), scroll, page: body - 1 };
 }

@@ -3,14 +3,19 @@ import { summarizeArgs } from "../format.js";
 import { sanitize } from "./sanitize.js";
 import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
+import { settleMarkdown } from "./blocks.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
 /** A streamed line longer than this is broken, so one wrap never measures megabytes. */
 const MAX_LINE_CHARS = 4000;
+/** One call's output kept for the viewer; tools cut their output long before this. */
+const MAX_OUTPUT_CHARS = 400_000;
+/** Outputs one pane keeps in all; the oldest calls lose theirs first (the session log has them). */
+const MAX_PANE_OUTPUT_CHARS = 4_000_000;
 
 export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES): DashboardState {
-  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, scheduler: { running: 0, waiting: 0 } };
+  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, mcp: {}, scheduler: { running: 0, waiting: 0 } };
 }
 
 function activeKey(agentId: string, callId: string): string {
@@ -124,7 +129,8 @@ function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", r
       for (let i = 0; i < e.text.length; i += MAX_LINE_CHARS) chunked.push({ seq: i === 0 ? e.seq : ++draft.seq, kind, text: e.text.slice(i, i + MAX_LINE_CHARS) });
     } else chunked.push(e);
   }
-  return pushEntries({ ...agent, entries, streamed: agent.streamed || kind === "text" }, chunked, max, kind);
+  const next = pushEntries({ ...agent, entries, streamed: agent.streamed || kind === "text" }, chunked, max, kind);
+  return kind === "text" ? settleMarkdown(next, false) : next;
 }
 
 function findTool(agent: AgentView, callId: string): number {
@@ -206,12 +212,17 @@ function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
   const cancelled = !e.ok && /cancel/i.test(e.error ?? e.content);
   const prior = index >= 0 ? (agent.entries[index] as ToolEntry).state : undefined;
   const state: ToolState = e.ok ? "ok" : prior === "denied" ? "denied" : cancelled ? "cancelled" : "failed";
-  const error = e.ok ? undefined : sanitize(e.error ?? e.content).split("\n")[0];
-  if (index >= 0) agent = updateTool(agent, index, { state, durationMs: e.durationMs, error });
+  const errorText = e.ok ? undefined : sanitize(e.error ?? e.content).trim();
+  const error = errorText?.split("\n")[0];
+  const output = sanitize(e.content.length > MAX_OUTPUT_CHARS ? `${e.content.slice(0, MAX_OUTPUT_CHARS)}\n… cut at ${MAX_OUTPUT_CHARS} characters` : e.content);
+  const diff = e.diff ? sanitize(e.diff) : undefined;
+  const patch = { state, durationMs: e.durationMs, error, errorText, output, diff };
+  if (index >= 0) agent = updateTool(agent, index, patch);
   else {
-    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary: "", state, queuedAt: e.ts, durationMs: e.durationMs, error, waitsFor: [] };
+    const entry: ToolEntry = { seq: ++draft.seq, kind: "tool", callId: e.callId, name: e.name, summary: "", queuedAt: e.ts, waitsFor: [], ...patch };
     agent = pushEntries(agent, [entry], draft.base.maxLines, null);
   }
+  agent = boundOutputs(agent);
   if (agent.currentTool?.callId === e.callId) agent = { ...agent, currentTool: undefined };
   draft.setAgent(agent);
   draft.setActive(activeKey(e.agentId, e.callId), undefined);
@@ -220,6 +231,21 @@ function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
     const other = Object.values(draft.active).find((c) => c.agentId === e.agentId && c.state === "running");
     if (other) draft.setAgent({ ...agent, currentTool: { callId: other.callId, name: other.name, summary: other.summary } });
   }
+}
+
+/** Drops the outputs of the oldest calls once a pane holds more than its share. */
+function boundOutputs(agent: AgentView): AgentView {
+  let total = 0;
+  for (const e of agent.entries) if (e.kind === "tool" && e.output) total += e.output.length + (e.diff?.length ?? 0);
+  if (total <= MAX_PANE_OUTPUT_CHARS) return agent;
+  const entries = agent.entries.slice();
+  for (let i = 0; i < entries.length && total > MAX_PANE_OUTPUT_CHARS; i++) {
+    const e = entries[i]!;
+    if (e.kind !== "tool" || !e.output) continue;
+    total -= e.output.length + (e.diff?.length ?? 0);
+    entries[i] = { ...e, output: undefined, diff: undefined, outputDropped: true };
+  }
+  return { ...agent, entries };
 }
 
 function setToolState(draft: Draft, agentId: string, callId: string, ts: number, state: ToolState): void {
@@ -267,7 +293,7 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish();
     }
     case "model_request": {
-      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const agent = settleMarkdown(draft.agent(event.agentId, event.ts, event.parentId), true);
       draft.setAgent({ ...agent, steps: Math.max(agent.steps, event.step), open: null, streamed: false });
       return draft.finish();
     }
@@ -280,6 +306,7 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     case "assistant_message": {
       let agent = draft.agent(event.agentId, event.ts, event.parentId);
       if (!agent.streamed && event.content.trim()) agent = pushEntries(agent, textEntries(draft, "text", event.content), max, null);
+      agent = settleMarkdown(agent, true);
       // Each call gets its line now, with its arguments: later events (permission, queue,
       // start, finish) only carry ids, and unscheduled tools like delegate are never queued.
       const calls: ToolEntry[] = event.toolCalls.map((c) => ({
@@ -322,8 +349,8 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish();
     }
     case "agent_finished": {
-      let agent = draft.agent(event.agentId, event.ts, event.parentId);
-      const tokens = { input: Math.max(agent.tokens.input, event.usage.input), output: Math.max(agent.tokens.output, event.usage.output) };
+      let agent = settleMarkdown(draft.agent(event.agentId, event.ts, event.parentId), true);
+      const tokens = { ...agent.tokens, input: Math.max(agent.tokens.input, event.usage.input), output: Math.max(agent.tokens.output, event.usage.output) };
       if (event.agentId !== state.rootAgentId || event.status !== "done") {
         const note = `${event.status === "done" ? "✓ done" : `■ ${event.status}`} · ${event.steps} step${event.steps === 1 ? "" : "s"}`;
         agent = pushEntries(agent, textEntries(draft, event.status === "done" ? "notice" : "error", note), max, null);
@@ -333,10 +360,12 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     }
     case "usage": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      draft.setAgent({ ...agent, tokens: { input: agent.tokens.input + event.input, output: agent.tokens.output + event.output } });
+      const mine = agent.tokens;
+      const cost = event.cost === undefined ? mine.cost : (mine.cost ?? 0) + event.cost;
+      draft.setAgent({ ...agent, tokens: { input: mine.input + event.input, output: mine.output + event.output, cached: (mine.cached ?? 0) + event.cached, cost } });
       const t = state.totals;
-      const cost = event.cost === undefined ? t.cost : (t.cost ?? 0) + event.cost;
-      return draft.finish({ totals: { input: t.input + event.input, output: t.output + event.output, cached: t.cached + event.cached, cost } });
+      const totalCost = event.cost === undefined ? t.cost : (t.cost ?? 0) + event.cost;
+      return draft.finish({ totals: { input: t.input + event.input, output: t.output + event.output, cached: t.cached + event.cached, cost: totalCost } });
     }
     case "compacted": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
@@ -348,6 +377,18 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     case "hook_started":
     case "hook_finished":
       return state;
+    case "mcp_status": {
+      const before = state.mcp[event.server];
+      const view = { state: event.state, tools: event.tools, reason: event.reason };
+      let next = draft.finish({ mcp: { ...state.mcp, [event.server]: view } });
+      // A server that fails is said in the transcript, with why; the header only counts.
+      if (event.state === "failed" && (before?.state !== "failed" || before.reason !== event.reason)) {
+        next = noticeLine(next, "error", `⚠ MCP server ${event.server} failed: ${event.reason ?? "unknown reason"}`, event.ts);
+      } else if (event.state === "restarted") {
+        next = noticeLine(next, "notice", `MCP server ${event.server} restarted (${event.tools ?? 0} tools)`, event.ts);
+      }
+      return next;
+    }
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
@@ -355,6 +396,14 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish();
     }
   }
+}
+
+/** A line of orca's own in the coordinator's transcript. */
+export function noticeLine(state: DashboardState, kind: "notice" | "error", text: string, ts: number): DashboardState {
+  const draft = new Draft(state);
+  const root = draft.agent(state.rootAgentId, ts);
+  draft.setAgent(pushEntries(root, textEntries(draft, kind, text), state.maxLines, null));
+  return draft.finish();
 }
 
 /** Every sub-agent (not the coordinator), in start order. */

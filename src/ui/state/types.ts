@@ -3,9 +3,10 @@ import type { AgentStatus } from "../../events/types.js";
 /** A tool call's life as the dashboard shows it. */
 export type ToolState = "queued" | "waiting" | "asking" | "running" | "ok" | "failed" | "denied" | "cancelled";
 
-export type TextKind = "user" | "text" | "thinking" | "notice" | "error";
+/** "md": a finished block of the assistant's markdown (several lines); "text": a line still streaming or not yet settled into a block. */
+export type TextKind = "user" | "text" | "md" | "thinking" | "notice" | "error";
 
-/** One logical line of a pane's transcript (text entries never contain a newline). */
+/** One logical line of a pane's transcript (only "md" entries contain newlines). */
 export type Entry =
   | { readonly seq: number; readonly kind: TextKind; readonly text: string }
   | {
@@ -19,7 +20,15 @@ export type Entry =
       readonly queuedAt: number;
       readonly startedAt?: number;
       readonly durationMs?: number;
+      /** The first line of the error, for one-row views. */
       readonly error?: string;
+      /** The whole error text (zoom shows it uncut). */
+      readonly errorText?: string;
+      /** What the model received, sanitised; dropped for the oldest calls when a pane holds too much. */
+      readonly output?: string;
+      readonly outputDropped?: true;
+      /** The unified diff a file tool applied. */
+      readonly diff?: string;
       readonly waitsFor: readonly string[];
       /** Who the scheduler made this call wait for, as the user knows them (agent and label, or a tool). */
       readonly blockers?: readonly string[];
@@ -48,9 +57,23 @@ export interface AgentView {
   readonly streamed: boolean;
   readonly currentTool?: { readonly callId: string; readonly name: string; readonly summary: string };
   readonly steps: number;
-  readonly tokens: { readonly input: number; readonly output: number };
+  readonly tokens: AgentTokens;
   readonly startedAt: number;
   readonly finishedAt?: number;
+}
+
+export interface AgentTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cached?: number;
+  /** USD, when the model's price is known. */
+  readonly cost?: number;
+}
+
+export interface McpView {
+  readonly state: "connecting" | "connected" | "failed" | "restarted" | "disabled";
+  readonly tools?: number;
+  readonly reason?: string;
 }
 
 /** A call that has not finished yet: what the queue line shows. */
@@ -83,6 +106,8 @@ export interface DashboardState {
   readonly active: Readonly<Record<string, ActiveCall>>;
   readonly totals: { readonly input: number; readonly output: number; readonly cached: number; readonly cost?: number };
   readonly seq: number;
+  /** MCP servers by name, as their last mcp_status said. */
+  readonly mcp: Readonly<Record<string, McpView>>;
   /** Running and waiting tool calls, as the scheduler counts them. */
   readonly scheduler: { readonly running: number; readonly waiting: number };
 }
