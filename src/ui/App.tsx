@@ -1,30 +1,37 @@
 import { Box, useApp } from "ink";
 import type React from "react";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { SessionApi } from "../orchestrator/types.js";
 import type { PermissionAnswer } from "../tools/approver.js";
 import { AgentPane } from "./AgentPane.js";
+import { CommandPopup } from "./CommandPopup.js";
 import { Dashboard } from "./Dashboard.js";
 import type { DialogApprover } from "./dialog-approver.js";
-import { DASHBOARD_LAYER, INPUT_LAYER, KeyLayerProvider, useKeyLayer } from "./hooks/key-layers.js";
+import type { DashboardHost, HostedSession } from "./host.js";
+import { KeyLayerProvider, useKeymap } from "./hooks/key-layers.js";
+import { nextMode, runCommand, setMode } from "./hooks/use-commands.js";
+import { useDashboardKeys } from "./hooks/use-dashboard-keys.js";
 import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
-import { useTerminalSize } from "./hooks/use-terminal-size.js";
+import { useInput } from "./hooks/use-input.js";
 import { useRunQueue } from "./hooks/use-run-queue.js";
+import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { FRAME_MS, frameAt, useClock } from "./hooks/use-ticker.js";
 import { useZoom } from "./hooks/use-zoom.js";
 import { InputBox, inputLineCount } from "./InputBox.js";
 import { keyHints, queueNote } from "./key-hints.js";
-import type { KeyPress } from "./keys.js";
+import { DEFAULT_KEYMAP, type Keymap } from "./keymap.js";
 import { computeLayout } from "./layout.js";
-import { dialogHeight, PermissionDialog } from "./PermissionDialog.js";
-import { editorReducer, emptyEditor, type EditorAction } from "./state/editor.js";
+import { dialogWantedRows, PermissionDialog } from "./PermissionDialog.js";
+import { parseSlash } from "./slash.js";
 import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
 import { initialView, viewReducer } from "./state/ui.js";
 import { Header, KeyHints, QueueLine } from "./StatusBar.js";
+import { Viewer } from "./Viewer.js";
 
 /** A second Ctrl+C within this window exits even while a run is being cancelled. */
 export const DOUBLE_CTRL_C_MS = 2000;
+const POPUP_MAX = 6;
 
 export interface AppProps {
   session: SessionApi;
@@ -35,10 +42,26 @@ export interface AppProps {
   initialPrompt?: string;
   /** Called once with the exit code when the user leaves; the App then unmounts. */
   onExit?: (code: number) => void;
+  /** The keys in force (`keys:` from config applied); the defaults when absent. */
+  keymap?: Keymap;
+  /** What the CLI around the dashboard offers: /agents, /skills, /sessions, /clear, /resume. */
+  host?: DashboardHost;
 }
 
-function createStore(session: SessionApi): { store: DashboardStore; detach: () => void } {
+interface Current {
+  session: SessionApi;
+  store: DashboardStore;
+  /** Detaches a store the App created itself. */
+  detach?: () => void;
+}
+
+/** A store following `session` from now on, starting from its logged past when it has one. */
+export function createStore(hosted: HostedSession): { store: DashboardStore; detach: () => void } {
+  const { session } = hosted;
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+  if (hosted.replay?.length) store.replay(hosted.replay);
+  store.notices(hosted.notices ?? []);
+  store.mcpSnapshot(session.mcpServers());
   const off = store.attach(session.bus);
   const offScheduler = store.attachScheduler(session);
   return {
@@ -53,32 +76,34 @@ function createStore(session: SessionApi): { store: DashboardStore; detach: () =
 
 export function App(props: AppProps): React.JSX.Element {
   return (
-    <KeyLayerProvider>
+    <KeyLayerProvider keymap={props.keymap ?? DEFAULT_KEYMAP}>
       <Main {...props} />
     </KeyLayerProvider>
   );
 }
 
-function Main({ session, approver, store: given, demo = false, initialPrompt, onExit }: AppProps): React.JSX.Element {
+function Main({ session: first, approver, store: given, demo = false, initialPrompt, onExit, host }: AppProps): React.JSX.Element {
   const app = useApp();
+  const keymap = useKeymap();
   // Subscribing during the first render means no event emitted after mount is missed.
-  const [owned] = useState(() => (given ? undefined : createStore(session)));
-  const store = given ?? owned!.store;
-  useEffect(() => () => owned?.detach(), [owned]);
+  const [current, setCurrent] = useState<Current>(() => {
+    if (given) return { session: first, store: given };
+    const made = createStore({ session: first });
+    return { session: first, store: made.store, detach: made.detach };
+  });
+  const currentRef = useRef(current);
+  currentRef.current = current;
+  useEffect(() => () => currentRef.current.detach?.(), []);
+  const { session, store } = current;
 
   const state = useDashboardState(store);
   const pending = usePendingPermissions(approver);
   const size = useTerminalSize();
   const [view, dispatchView] = useReducer(viewReducer, initialView);
-  // The ref is the truth between renders: keys that arrive in one read (a line and its Enter) are
-  // handled before React re-renders, and must see each other's edits.
-  const editorRef = useRef(emptyEditor);
-  const [editor, setEditor] = useState(emptyEditor);
-  const dispatchEdit = useCallback((action: EditorAction) => {
-    editorRef.current = editorReducer(editorRef.current, action);
-    setEditor(editorRef.current);
-  }, []);
-  const [startedAt] = useState(() => Date.now());
+  const [, refresh] = useReducer((n: number) => n + 1, 0);
+  const [startedAt, setStartedAt] = useState(() => Date.now());
+  /** Sub-agents the user asked to stop: "cancelling X…" shows while each still runs. */
+  const [cancelling, setCancelling] = useState<Record<string, string>>({});
 
   const lastCtrlC = useRef(0);
   const exited = useRef(false);
@@ -87,8 +112,6 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
     () => exited.current,
     () => (lastCtrlC.current = 0),
   );
-  const { runningRef, lastStatus, submit, cancelRun, setNotice } = runs;
-
   const busy = runs.running || session.busy;
   const anyRunning = busy || Object.keys(state.active).length > 0;
   // Spinners move only while something runs; idle, the header's clock ticks once a second.
@@ -106,147 +129,105 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
     [app, approver, onExit],
   );
 
-  const submitRef = useRef(submit);
-  submitRef.current = submit;
+  const switchTo = (next: HostedSession): void => {
+    const made = createStore(next);
+    currentRef.current.detach?.();
+    setCurrent({ session: next.session, store: made.store, detach: made.detach });
+    setStartedAt(Date.now());
+    setCancelling({});
+    dispatchView({ type: "unzoom" });
+    dispatchView({ type: "close" });
+    dispatchView({ type: "focus", id: null });
+  };
+
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo };
+  const onSubmit = (text: string): void => {
+    const parsed = parseSlash(text);
+    if (parsed) runCommand(parsed, commandContext);
+    else runs.submit(text);
+  };
+  const agents = subAgents(state);
+  const focusAgent = view.focus ? state.agents[view.focus] : undefined;
+  const focus = focusAgent ? view.focus : null;
+  const input = useInput({ submit: onSubmit, paneFocused: focus !== null });
+
+  const submitRef = useRef(runs.submit);
+  submitRef.current = runs.submit;
   useEffect(() => {
     if (initialPrompt?.trim()) submitRef.current(initialPrompt);
   }, [initialPrompt]);
 
-  const agents = subAgents(state);
-  const ids = useMemo(() => agents.map((a) => a.id), [agents]);
-  const focusAgent = view.focus ? state.agents[view.focus] : undefined;
-  const focus = focusAgent ? view.focus : null;
-  const layoutInput = {
+  const head = pending[0];
+  const zoomAgent = view.zoom ? state.agents[view.zoom] : undefined;
+  const layout = computeLayout({
     columns: size.columns,
     rows: size.rows,
-    inputLines: inputLineCount(editor.text, size.columns),
+    inputLines: inputLineCount(input.editor.text, size.columns),
     agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
     focus,
-  };
-  // A permission request takes the rows it needs (at most 60% of the body) below the dashboard.
-  const asking = pending[0];
-  const dialogRows = asking ? dialogHeight(asking.request, Math.max(7, Math.floor(computeLayout(layoutInput).bodyHeight * 0.6))) : 0;
-  const layout = computeLayout({ ...layoutInput, reservedRows: dialogRows });
-
-  const zoom = useZoom(state, view, dispatchView, layout.width, layout.bodyHeight);
-  const zoomAgent = zoom.agent;
-
-  const zoomTo = (id: string, up = 0): void => dispatchView({ type: "zoom", id, scroll: up });
-
-  useKeyLayer(DASHBOARD_LAYER, (key: KeyPress) => {
-    const empty = editorRef.current.text === "";
-    switch (key.name) {
-      case "ctrl":
-        if (key.text === "c") {
-          const t = Date.now();
-          if (runningRef.current || session.busy) {
-            if (t - lastCtrlC.current < DOUBLE_CTRL_C_MS) exit(130);
-            else {
-              lastCtrlC.current = t;
-              cancelRun();
-              setNotice("cancelling… Ctrl+C again to exit");
-            }
-          } else exit(lastStatus.current === "cancelled" ? 130 : 0);
-          return true;
-        }
-        if (key.text === "d" && empty && !runningRef.current) {
-          exit(lastStatus.current === "cancelled" ? 130 : 0);
-          return true;
-        }
-        return false;
-      case "escape":
-        if (focus === null) {
-          if (runningRef.current || session.busy) cancelRun();
-          else if (!empty) dispatchEdit({ type: "clear" });
-        } else if (focusAgent?.status === "running") {
-          // Only that sub-agent's scope: its parent gets `cancelled` and goes on.
-          session.cancel(focus);
-          setNotice(`cancelling ${focusAgent.name}…`);
-        } else dispatchView({ type: "focus", id: null });
-        return true;
-      case "tab":
-        dispatchView({ type: "focus_next", ids });
-        return true;
-      case "backtab":
-        dispatchView({ type: "focus_prev", ids });
-        return true;
-      case "pageup":
-        zoomTo(focus ?? session.rootAgentId, zoom.page);
-        return true;
-      case "return":
-        if (empty && focus !== null && !key.meta) {
-          zoomTo(focus);
-          return true;
-        }
-        return false;
-      case "text":
-        if (empty && focus !== null && key.text === "z") {
-          zoomTo(focus);
-          return true;
-        }
-        return false;
-      default:
-        return false;
-    }
+    zoomed: Boolean(zoomAgent || view.viewer),
+    dialogRows: head ? dialogWantedRows(head.request, size.columns) : undefined,
+    popupRows: Math.min(POPUP_MAX, input.popup.length),
   });
+  const zoom = useZoom(state, view, dispatchView, layout.width, layout.bodyHeight);
 
-  useKeyLayer(INPUT_LAYER, (key: KeyPress) => {
-    switch (key.name) {
-      case "text":
-        if (key.text) dispatchEdit({ type: "insert", text: key.text });
-        return true;
-      case "return":
-        if (key.meta) {
-          dispatchEdit({ type: "insert", text: "\n" });
-          return true;
+  useDashboardKeys({
+    session,
+    state,
+    view,
+    dispatchView,
+    layout,
+    focus,
+    zoomPage: zoom.page,
+    inputText: input.text,
+    clearInput: input.clear,
+    running: () => runs.runningRef.current || session.busy,
+    onInterrupt: () => {
+      const t = Date.now();
+      if (runs.runningRef.current || session.busy) {
+        if (t - lastCtrlC.current < DOUBLE_CTRL_C_MS) exit(130);
+        else {
+          lastCtrlC.current = t;
+          runs.cancelRun();
+          runs.setNotice("cancelling… Ctrl+C again to exit");
         }
-        if (editorRef.current.text.trim()) {
-          submit(editorRef.current.text);
-          dispatchEdit({ type: "submitted" });
-        }
-        return true;
-      case "backspace":
-        dispatchEdit({ type: "backspace" });
-        return true;
-      case "left":
-      case "right":
-      case "home":
-      case "end":
-        dispatchEdit({ type: key.name });
-        return true;
-      case "up":
-        dispatchEdit({ type: "history_prev" });
-        return true;
-      case "down":
-        dispatchEdit({ type: "history_next" });
-        return true;
-      case "ctrl": {
-        const map: Record<string, Parameters<typeof dispatchEdit>[0]> = {
-          a: { type: "home" },
-          e: { type: "end" },
-          u: { type: "kill_line" },
-          d: { type: "delete" },
-          b: { type: "left" },
-          f: { type: "right" },
-        };
-        const action = map[key.text];
-        if (action) dispatchEdit(action);
-        return Boolean(action);
-      }
-      default:
-        return false;
-    }
+      } else exit(runs.lastStatus.current === "cancelled" ? 130 : 0);
+    },
+    onExit: () => exit(runs.lastStatus.current === "cancelled" ? 130 : 0),
+    cancelRun: runs.cancelRun,
+    stopAgent: (id, name) => {
+      // Only that sub-agent's scope: its parent gets `cancelled` and goes on.
+      session.cancel(id);
+      setCancelling((c) => ({ ...c, [id]: name }));
+    },
+    cycleMode: () => setMode({ session, store, refresh }, nextMode(session.permissionMode)),
+    help: () => runCommand({ kind: "command", name: "help", arg: "" }, commandContext),
   });
 
   const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);
-  const head = pending[0];
 
-  const hints = keyHints({
-    pending: pending.length,
-    zoomed: Boolean(zoomAgent),
-    focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running" } : undefined,
-    busy,
-  });
+  const stopping = Object.entries(cancelling)
+    .filter(([id]) => state.agents[id]?.status === "running")
+    .map(([, name]) => `cancelling ${name}…`);
+  const notice = queueNote(runs.queued.length) + [...stopping, runs.notice].filter(Boolean).join(" · ");
+  const hints = keyHints(
+    {
+      pending: pending.length,
+      viewing: Boolean(view.viewer),
+      zoomed: Boolean(zoomAgent),
+      focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running" } : undefined,
+      selected: view.selected !== null,
+      busy,
+    },
+    keymap,
+  );
+
+  let body: React.JSX.Element;
+  if (view.viewer) body = <Viewer target={view.viewer} state={state} width={layout.width} height={layout.bodyHeight} onClose={() => dispatchView({ type: "close" })} />;
+  else if (zoomAgent) {
+    const where = `zoom${zoom.scroll ? ` · ↑${zoom.scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`;
+    body = <AgentPane agent={zoomAgent} rows={zoom.rows} width={layout.width} height={layout.bodyHeight} focused frame={frame} now={now} note={where} selected={view.selected} zoomed />;
+  } else body = <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />;
 
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
@@ -259,21 +240,10 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         now={now}
         demo={demo}
         busy={busy}
+        mode={session.permissionMode}
+        width={layout.width}
       />
-      {zoomAgent && !head ? (
-        <AgentPane
-          agent={zoomAgent}
-          rows={zoom.rows}
-          width={layout.width}
-          height={layout.bodyHeight}
-          focused
-          frame={frame}
-          now={now}
-          note={`zoom${zoom.scroll ? ` · ↑${zoom.scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`}
-        />
-      ) : (
-        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} />
-      )}
+      {body}
       {head ? (
         <PermissionDialog
           key={head.id}
@@ -281,19 +251,20 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
           queued={pending.length - 1}
           label={state.agents[head.request.agentId]?.label}
           width={layout.width}
-          height={dialogRows}
+          height={layout.dialogHeight}
           onAnswer={onAnswer}
         />
       ) : null}
+      <CommandPopup items={input.popup} index={input.popupIndex} height={layout.popupHeight} />
       <QueueLine state={state} />
       <InputBox
-        editor={editor}
+        editor={input.editor}
         width={layout.width}
         height={layout.inputHeight}
-        active={!head && !zoomAgent}
-        placeholder={head ? "" : zoomAgent ? "" : busy ? "type a message for after this run" : "Ask orca…"}
+        active={!zoomAgent && !view.viewer}
+        placeholder={head || zoomAgent || view.viewer ? "" : busy ? "type a message for after this run" : "Ask orca… (/ for commands, ? for help)"}
       />
-      <KeyHints hints={hints} notice={queueNote(runs.queued.length) + (runs.notice ?? "")} />
+      <KeyHints hints={hints} notice={notice} width={layout.width} />
     </Box>
   );
 }

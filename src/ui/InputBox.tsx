@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type React from "react";
 import wrapAnsi from "wrap-ansi";
 import type { EditorState } from "./state/editor.js";
+import { color } from "./theme.js";
 
 export interface InputBoxProps {
   editor: EditorState;
@@ -46,17 +47,17 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
   const start = Math.min(Math.max(0, at - visible + 1), Math.max(0, lines.length - visible));
   const shown = lines.slice(start, start + visible);
   return (
-    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={active ? "white" : "gray"} overflowY="hidden">
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={color(active ? "text" : "border")} overflowY="hidden">
       {editor.text === "" ? (
         <Text wrap="truncate-end">
-          <Text color="cyan">› </Text>
+          <Text color={color("accent")}>› </Text>
           {active ? <Text inverse> </Text> : null}
-          <Text color="gray">{placeholder}</Text>
+          <Text color={color("muted")}>{placeholder}</Text>
         </Text>
       ) : (
         shown.map((line, i) => (
           <Text key={start + i} wrap="truncate-end">
-            <Text color="cyan">{start + i === 0 ? "› " : "  "}</Text>
+            <Text color={color("accent")}>{start + i === 0 ? "› " : "  "}</Text>
             {line.cursor === undefined || !active ? (
               line.text
             ) : (

@@ -105,7 +105,9 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
       page_down: live(() => by(room - 1)),
     },
     text: (press) => {
-      if (!armed || press.pasted) return false;
+      if (!armed) return false;
+      // A paste never answers; it may only be the reason's text.
+      if (press.pasted && stage.kind !== "reason") return false;
       if (stage.kind === "confirm_always") {
         // Any key but a second "a" goes back to the choice.
         setStage({ kind: "choose" });
@@ -120,7 +122,7 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     },
     // Armed, the dialog is modal: keys do not reach the panes. Unarmed, or pasted, they go to the
     // input box; Ctrl+C always reaches the dashboard (it cancels the run, and so this request).
-    modal: (press) => armed && !press.pasted && !(press.name === "ctrl" && press.text === "c"),
+    modal: (press) => armed && (!press.pasted || stage.kind === "reason") && !(press.name === "ctrl" && press.text === "c"),
   });
 
   const path = (request.args as { path?: unknown } | null)?.path;

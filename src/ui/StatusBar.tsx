@@ -45,7 +45,7 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
   const failed = servers.some((s) => s.state === "failed");
   const fields: HeaderField[] = [
     { text: "orca", drop: 0, role: "brand", bold: true },
-    { text: p.state.session.model ?? p.model, drop: 1 },
+    { text: p.model, drop: 1 },
     { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
   ];
   if (servers.length) fields.push({ text: `mcp ${live}/${servers.length} up`, drop: 2, role: failed ? "error" : live < servers.length ? "warn" : "muted" });

@@ -209,7 +209,8 @@ function blocks(tokens: readonly Token[], width: number, depth: number, opts: Ma
 export function renderMarkdown(source: string, width: number, opts: MarkdownOptions = {}): string[] {
   let tokens: Token[];
   try {
-    tokens = Lexer.lex(source, { gfm: true });
+    // A single newline stays a line break: agents write lists and logs one item a line.
+    tokens = Lexer.lex(source, { gfm: true, breaks: true });
   } catch {
     return source.split("\n").flatMap((l) => wrap(l, width));
   }

@@ -123,17 +123,22 @@ describe("dashboard", () => {
     await vi.waitFor(() => expect(session.runs).toEqual(["hello in one go"]));
   });
 
-  it("moves focus with Tab and Shift+Tab", async () => {
+  it("moves focus with Tab; Shift+Tab cycles the permission mode shown in the header", async () => {
     const { session, press, see } = mount();
     session.startAgent("a1", "explorer");
     session.startAgent("a2", "editor");
     await see("editor");
+    await see("mode: default");
     await press(TAB);
     await see("Esc stop explorer");
     await press(TAB);
     await see("Esc stop editor");
     await press(SHIFT_TAB);
-    await see("Esc stop explorer");
+    await see("mode: accept-edits");
+    expect(session.permissionMode).toBe("accept-edits");
+    await see("Esc stop editor");
+    await press(SHIFT_TAB, SHIFT_TAB, SHIFT_TAB);
+    await see("mode: default");
   });
 
   it("Esc with the coordinator focused cancels the whole run", async () => {
@@ -166,12 +171,12 @@ describe("dashboard", () => {
     await press(TAB);
     await see("Esc stop explorer");
     await press("z");
-    await see("PgUp/PgDn");
+    await see("PgUp scroll");
     await press(PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP, PGUP);
     await see("task: look around");
     await vi.waitFor(() => expect(frame()).toMatch(/finding 0\s/));
     await press(ESC);
-    await notSee("PgUp/PgDn");
+    await notSee("PgUp scroll");
     await see("editor");
     expect(session.cancels).toEqual([]);
   });

@@ -54,6 +54,9 @@ describe("permission dialog", () => {
   let r: ReturnType<typeof render> | undefined;
   afterEach(() => r?.unmount());
 
+  /** The answer keys are shown once the dialog is armed (DIALOG_ARM_MS after it appeared, untouched). */
+  const ARMED = "y once";
+
   function mount() {
     const session = new TestSession();
     const approver = new DialogApprover();
@@ -67,7 +70,7 @@ describe("permission dialog", () => {
         await new Promise((res) => setTimeout(res, 20));
       }
     };
-    return { session, approver, frame, see, press };
+    return { session, approver, frame, see, press, r: rr };
   }
 
   it("shows who asks for which tool and arguments; y approves once", async () => {
@@ -76,6 +79,7 @@ describe("permission dialog", () => {
     const p = approver.request(req("c1"), new AbortController().signal);
     await see("Permission: editor [fix auth] wants to run bash");
     await see("echo c1");
+    await see(ARMED);
     await press("y");
     await expect(p).resolves.toEqual({ decision: "once" });
   });
@@ -83,7 +87,7 @@ describe("permission dialog", () => {
   it("a answers always", async () => {
     const { approver, see, press } = mount();
     const p = approver.request(req("c1"), new AbortController().signal);
-    await see("wants to run bash");
+    await see(ARMED);
     await press("a");
     await expect(p).resolves.toEqual({ decision: "always" });
   });
@@ -91,7 +95,7 @@ describe("permission dialog", () => {
   it("n asks for an optional reason the model receives; Enter submits", async () => {
     const { approver, see, press } = mount();
     const p = approver.request(req("c1"), new AbortController().signal);
-    await see("wants to run bash");
+    await see(ARMED);
     await press("n");
     await see("Reason for the model");
     await press("use the test script", ENTER);
@@ -103,12 +107,14 @@ describe("permission dialog", () => {
     const p1 = approver.request(req("c1"), new AbortController().signal);
     const p2 = approver.request(req("c2", { agentName: "tester" }), new AbortController().signal);
     await see("(+1 more waiting)");
+    await see(ARMED);
     await press(ESC);
     await expect(p1).resolves.toEqual({ decision: "deny" });
     await see("Permission: tester");
     await see("echo c2");
     expect(approver.getSnapshot().length).toBe(1);
     expect(session.cancels).toEqual([]);
+    await see(ARMED);
     await press("y");
     await expect(p2).resolves.toEqual({ decision: "once" });
   });
@@ -130,11 +136,79 @@ describe("permission dialog", () => {
   it("keeps typed keys away from the input box while the dialog is open", async () => {
     const { approver, see, press, frame } = mount();
     approver.request(req("c1"), new AbortController().signal);
-    await see("wants to run bash");
+    await see(ARMED);
     await press("x", "q");
     expect(approver.getSnapshot().length).toBe(1);
     await press("y");
     await see("Ask orca");
     expect(frame()).not.toContain("xq");
+  });
+
+  it("keys typed as the dialog appears go to the input box and never answer it; Enter queues the text", async () => {
+    const { session, approver, see, frame, r } = mount();
+    r.stdin.write("fix the bug\r");
+    await vi.waitFor(() => expect(session.runs).toEqual(["fix the bug"]));
+    const p = approver.request(req("c1"), new AbortController().signal);
+    await see("wants to run bash");
+    // "m", "a", Enter within a few ms: the "a" must not approve always, the text is queued.
+    r.stdin.write("m");
+    r.stdin.write("a");
+    r.stdin.write("\r");
+    await see("1 message queued");
+    expect(approver.getSnapshot().length).toBe(1);
+    await see(ARMED);
+    let settled = false;
+    void p.then(() => (settled = true));
+    await new Promise((res) => setImmediate(res));
+    expect(settled).toBe(false);
+    expect(frame()).toContain("1 message queued");
+  });
+
+  it("a paste never answers the dialog; its text goes to the input box", async () => {
+    const { approver, see, press, frame } = mount();
+    approver.request(req("c1"), new AbortController().signal);
+    await see(ARMED);
+    await press("\u001B[200~", "y", "a", "\u001B[201~");
+    await press("yes");
+    expect(approver.getSnapshot().length).toBe(1);
+    await vi.waitFor(() => expect(frame()).toContain("yayes"));
+  });
+
+  it("a for a whole tool (a rule wider than the call) asks for a second a", async () => {
+    const { approver, see, press } = mount();
+    const p = approver.request(
+      req("m1", { tool: "mcp__github__create_issue", args: { title: "x" }, always: { rule: "mcp__github__create_issue", broader: true } }),
+      new AbortController().signal,
+    );
+    await see(ARMED);
+    await press("a");
+    await see("Allow every mcp__github__create_issue call for this session?");
+    await press("x");
+    await see(ARMED);
+    expect(approver.getSnapshot().length).toBe(1);
+    await press("a", "a");
+    await expect(p).resolves.toEqual({ decision: "always" });
+  });
+
+  it("shows a command whole: a long run of spaces cannot push the rest of it out of sight, control characters are visible", async () => {
+    const { approver, see, frame } = mount();
+    approver.request(req("x1", { args: { command: `echo safe${" ".repeat(300)}&& touch X` } }), new AbortController().signal);
+    await see("&& touch X");
+    expect(frame()).toContain("⟨300 spaces⟩");
+    approver.answer(approver.getSnapshot()[0]!.id, { decision: "deny" });
+    approver.request(req("x2", { args: { command: "echo ok\u001b[2K\u202etxt.exe" } }), new AbortController().signal);
+    await see("\\x1b[2K");
+    expect(frame()).toContain("\\u{202e}");
+  });
+
+  it("scrolls a request longer than the dialog, saying how much is below", async () => {
+    const { approver, see, press, frame } = mount();
+    const command = Array.from({ length: 60 }, (_, i) => `echo line${i}`).join("\n");
+    approver.request(req("l1", { args: { command } }), new AbortController().signal);
+    await see("more lines");
+    await see(ARMED);
+    expect(frame()).not.toContain("echo line59");
+    await press(...Array.from({ length: 60 }, () => "\u001B[B"));
+    await see("echo line59");
   });
 });

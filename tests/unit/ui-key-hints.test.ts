@@ -1,24 +1,41 @@
 import { describe, expect, it } from "vitest";
+import { fitFields } from "../../src/ui/fit.js";
 import { keyHints, queueNote } from "../../src/ui/key-hints.js";
+import { DEFAULT_KEYMAP, resolveKeymap } from "../../src/ui/keymap.js";
+
+const line = (s: Parameters<typeof keyHints>[0], width = 400, keymap = DEFAULT_KEYMAP): string =>
+  fitFields(keyHints(s, keymap), width)
+    .map((f) => f.text)
+    .join(" · ");
 
 describe("keyHints", () => {
   it("says what the keys do in each state, the dialog first", () => {
-    expect(keyHints({ pending: 3, zoomed: true, busy: true })).toBe("2 more requests after this one · Ctrl+C cancel run");
-    expect(keyHints({ pending: 2, zoomed: false, busy: true })).toBe("1 more request after this one · Ctrl+C cancel run");
-    expect(keyHints({ pending: 1, zoomed: false, busy: true })).toBe("Ctrl+C cancel run");
-    expect(keyHints({ pending: 0, zoomed: true, busy: true })).toBe("PgUp/PgDn ↑/↓ scroll · Home/End · Esc back");
-    expect(keyHints({ pending: 0, zoomed: false, focused: { name: "explorer", running: true }, busy: true })).toBe(
-      "Esc stop explorer · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
+    expect(line({ pending: 3, zoomed: true, busy: true })).toBe("2 more requests after this one · Ctrl+C cancel run");
+    expect(line({ pending: 1, zoomed: false, busy: true })).toBe("Ctrl+C cancel run");
+    expect(line({ pending: 0, zoomed: true, busy: true })).toBe("↑ select · Enter open · PgUp scroll · Esc/q/z back · Ctrl+C cancel run");
+    expect(line({ pending: 0, zoomed: false, focused: { name: "explorer", running: true }, busy: true })).toBe(
+      "Esc stop explorer · ↑ select · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
     );
-    expect(keyHints({ pending: 0, zoomed: false, focused: { name: "explorer", running: false }, busy: false })).toBe(
-      "Esc back · Enter/z zoom · Tab next pane · Ctrl+C exit",
+    expect(line({ pending: 0, zoomed: false, focused: { name: "explorer", running: false }, selected: true, busy: false })).toBe(
+      "Esc back · ↑ select · Enter open · Tab next pane · Ctrl+C exit",
     );
-    expect(keyHints({ pending: 0, zoomed: false, busy: true })).toBe("Esc cancel run · Tab focus a pane · PgUp scroll · Ctrl+C cancel run");
-    expect(keyHints({ pending: 0, zoomed: false, busy: false })).toBe("Enter send · Alt+Enter newline · ↑↓ history · Tab focus a pane · PgUp scroll · Ctrl+C exit");
+    expect(line({ pending: 0, zoomed: false, busy: true })).toBe("Esc cancel run · Tab focus a pane · Shift+Tab mode · PgUp scroll · ? help · Ctrl+C cancel run");
+    expect(line({ pending: 0, zoomed: false, busy: false })).toBe(
+      "Enter send · Alt+Enter/Ctrl+J newline · ↑ history · Tab focus a pane · Shift+Tab mode · / commands · ? help · Ctrl+C exit",
+    );
   });
 
-  it("fits the line shown while a run goes on in 80 columns", () => {
-    expect([...keyHints({ pending: 0, zoomed: false, busy: true })].length).toBeLessThanOrEqual(80);
+  it("drops whole hints, never cutting one, and keeps Ctrl+C and help at 80 columns", () => {
+    const idle = line({ pending: 0, zoomed: false, busy: false }, 80);
+    expect([...idle].length).toBeLessThanOrEqual(80);
+    expect(idle).toContain("Ctrl+C exit");
+    expect(idle).toContain("? help");
+    expect(idle.endsWith("Ctrl+C exit")).toBe(true);
+  });
+
+  it("follows the keymap: a rebound action shows its new key", () => {
+    const { keymap } = resolveKeymap({ cycle_mode: "ctrl+t" });
+    expect(line({ pending: 0, zoomed: false, busy: true }, 400, keymap)).toContain("Ctrl+T mode");
   });
 
   it("counts queued messages", () => {

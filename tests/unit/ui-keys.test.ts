@@ -1,32 +1,86 @@
 import { describe, expect, it } from "vitest";
-import { KeyRouter, type KeyPress } from "../../src/ui/keys.js";
+import { canonicalKey } from "../../src/config/keys.js";
+import { KeyRouter, keyOf, type KeyPress, type LayerHandlers } from "../../src/ui/keys.js";
+import { BINDINGS, DEFAULT_KEYMAP, KeyPriority, keyLabel, resolveKeymap } from "../../src/ui/keymap.js";
 
 const text = (t: string): KeyPress => ({ name: "text", text: t, meta: false });
-const named = (name: KeyPress["name"]): KeyPress => ({ name, text: "", meta: false });
+const named = (name: KeyPress["name"], t = ""): KeyPress => ({ name, text: t, meta: false });
 
+/** A router with one input-like layer that records what reached it. */
 function route(presses: KeyPress[]): string[] {
   const router = new KeyRouter();
   const seen: string[] = [];
-  router.add(1, { current: (k) => (seen.push(k.name === "text" ? `text:${JSON.stringify(k.text)}` : k.name), true) });
+  const handlers: LayerHandlers = {
+    actions: { submit: () => void seen.push("submit"), newline: () => void seen.push("newline") },
+    text: (k) => (seen.push(`text:${JSON.stringify(k.text)}${k.pasted ? " (pasted)" : ""}`), true),
+  };
+  router.add(KeyPriority.Input, { current: handlers });
   for (const p of presses) router.dispatch(p);
   return seen;
 }
 
 describe("key routing of text chunks", () => {
   it("one line plus CR in a single read is the line, then Enter", () => {
-    expect(route([text("hello there\r")])).toEqual(['text:"hello there"', "return"]);
+    expect(route([text("hello there\r")])).toEqual(['text:"hello there" (pasted)', "submit"]);
   });
 
   it("several lines in one read stay text (a paste without bracketed-paste support)", () => {
-    expect(route([text("line one\rline two\r")])).toEqual(['text:"line one\\rline two\\r"']);
+    expect(route([text("line one\rline two\r")])).toEqual(['text:"line one\\rline two\\r" (pasted)']);
   });
 
   it("inside a bracketed paste, Enter and Tab are text", () => {
     expect(route([named("paste_start"), text("a"), named("return"), named("tab"), named("paste_end"), named("return")])).toEqual([
-      'text:"a"',
-      'text:"\\n"',
-      'text:"  "',
-      "return",
+      'text:"a" (pasted)',
+      'text:"\\n" (pasted)',
+      'text:"  " (pasted)',
+      "submit",
     ]);
+  });
+});
+
+describe("the keymap", () => {
+  it("routes a key to the highest layer whose handler takes it; a handler that declines passes it on", () => {
+    const router = new KeyRouter();
+    const seen: string[] = [];
+    let zoomTakes = false;
+    router.add(KeyPriority.Dashboard, { current: { actions: { zoom: () => void seen.push("dashboard zoom") } } });
+    router.add(KeyPriority.Input, { current: { actions: {}, text: (k) => (seen.push(`typed ${k.text}`), true) } });
+    router.add(KeyPriority.Zoom, { current: { actions: { unzoom: () => (zoomTakes ? void seen.push("unzoom") : false) } } });
+    router.dispatch(text("z"));
+    zoomTakes = true;
+    router.dispatch(text("z"));
+    router.dispatch(text("x"));
+    expect(seen).toEqual(["dashboard zoom", "unzoom", "typed x"]);
+  });
+
+  it("a modal layer stops every key it does not let through", () => {
+    const router = new KeyRouter();
+    const seen: string[] = [];
+    router.add(KeyPriority.Dashboard, { current: { actions: { interrupt: () => void seen.push("interrupt"), focus_next: () => void seen.push("tab") } } });
+    router.add(KeyPriority.Dialog, { current: { actions: {}, modal: (k) => !(k.name === "ctrl" && k.text === "c") } });
+    router.dispatch(named("tab"));
+    router.dispatch(named("ctrl", "c"));
+    expect(seen).toEqual(["interrupt"]);
+  });
+
+  it("rebinds actions from config and reports unknown actions and unreadable keys by their path", () => {
+    const { keymap, errors } = resolveKeymap({ cycle_mode: "ctrl+t", focus_prev: ["shift+tab"], frobnicate: "x", zoom: "ctrl+alt+nope" });
+    expect(keymap.match(KeyPriority.Dashboard, "ctrl+t")).toEqual(["cycle_mode"]);
+    expect(keymap.match(KeyPriority.Dashboard, "shift+tab")).toEqual(["focus_prev"]);
+    expect(errors[0]).toMatch(/^keys\.frobnicate: no such action/);
+    expect(errors[1]).toBe('keys.zoom: "ctrl+alt+nope" is not a key');
+  });
+
+  it("knows every key it binds by default, and labels them as the user reads them", () => {
+    for (const b of BINDINGS) for (const k of b.keys) expect(canonicalKey(k), `${b.action}: ${k}`).not.toBeNull();
+    expect(keyLabel("ctrl+c")).toBe("Ctrl+C");
+    expect(keyLabel("shift+tab")).toBe("Shift+Tab");
+    expect(keyLabel("up")).toBe("↑");
+    expect(canonicalKey("Shift+A")).toBe("A");
+    expect(canonicalKey("Ctrl++")).toBe("ctrl++");
+    expect(keyOf(named("backtab"))).toBe("shift+tab");
+    expect(keyOf({ name: "return", text: "", meta: true })).toBe("alt+enter");
+    expect(keyOf({ ...text("y"), pasted: true })).toBeNull();
+    expect(DEFAULT_KEYMAP.match(KeyPriority.Dialog, "y")).toEqual(["allow_once"]);
   });
 });

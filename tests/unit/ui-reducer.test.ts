@@ -49,7 +49,9 @@ describe("dashboard reducer", () => {
       { type: "assistant_message", agentId: "root", content: "Hello\nworld", toolCalls: [] },
       { type: "text_delta", agentId: "root", text: "next" },
     ]);
-    expect(texts(s.agents.root.entries)).toEqual(["Hello", "world", "next"]);
+    // The finished message is one markdown block; the line still streaming stays raw.
+    expect(texts(s.agents.root.entries)).toEqual(["Hello\nworld", "next"]);
+    expect(s.agents.root.entries.map((e) => e.kind)).toEqual(["md", "text"]);
   });
 
   it("shows an assistant message that was not streamed", () => {
@@ -244,7 +246,7 @@ describe("view state", () => {
     expect(v.scroll).toBe(20);
     v = viewReducer(v, { type: "scroll", by: -100, max: 20 });
     expect(v.scroll).toBe(0);
-    expect(viewReducer(v, { type: "unzoom" })).toEqual({ focus: null, zoom: null, scroll: 0 });
+    expect(viewReducer(v, { type: "unzoom" })).toEqual(initialView);
   });
 });
 
@@ -280,7 +282,7 @@ describe("layout", () => {
   it("is one row shorter than the terminal and gives the coordinator everything without sub-agents", () => {
     const l = computeLayout({ columns: 100, rows: 40, inputLines: 1, agents: [], focus: null });
     expect(l.height).toBe(39);
-    expect(l.coordinatorHeight).toBe(l.bodyHeight);
+    expect(l.coordinator.height).toBe(l.bodyHeight);
     expect(1 + l.bodyHeight + 1 + l.inputHeight + 1).toBe(l.height);
   });
 
@@ -293,7 +295,7 @@ describe("layout", () => {
     ]) {
       const l = computeLayout({ columns, rows, inputLines: 1, agents: agents(n), focus: null });
       const gridRows = Math.ceil(l.grid.panes.length / l.grid.columns);
-      const used = l.coordinatorHeight + gridRows * l.grid.paneHeight + l.grid.collapsed.length + (l.grid.hidden ? 1 : 0);
+      const used = l.coordinator.height + gridRows * l.grid.paneHeight + l.grid.collapsed.length + (l.grid.hidden ? 1 : 0);
       expect(used).toBeLessThanOrEqual(l.bodyHeight);
       expect(l.grid.panes.length + l.grid.hidden).toBe(n);
       expect(l.grid.paneWidth * l.grid.columns).toBeLessThanOrEqual(columns);

@@ -1,6 +1,6 @@
 import type { EventBus } from "../../events/bus.js";
 import type { OrcaEvent } from "../../events/types.js";
-import type { SchedulerCounts } from "../../orchestrator/types.js";
+import type { McpServerState, SchedulerCounts } from "../../orchestrator/types.js";
 import { coalesce } from "./coalesce.js";
 import { initialState, reduce } from "./reducer.js";
 import { replayState, notice } from "./replay.js";
@@ -64,6 +64,14 @@ export class DashboardStore {
   notices(lines: readonly string[]): void {
     if (!lines.length) return;
     for (const line of lines) this.state = notice(this.state, line, Date.now());
+    for (const listener of this.listeners) listener();
+  }
+
+  /** MCP servers as the session knows them before the dashboard listened (a failure is then a notice too). */
+  mcpSnapshot(servers: readonly McpServerState[]): void {
+    if (!servers.length) return;
+    const ts = Date.now();
+    for (const s of servers) this.state = reduce(this.state, { type: "mcp_status", ts, sessionId: "", agentId: this.state.rootAgentId, ...s });
     for (const listener of this.listeners) listener();
   }
 

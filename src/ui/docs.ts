@@ -1,0 +1,98 @@
+import stringWidth from "string-width";
+import type { McpServerState } from "../orchestrator/types.js";
+import { formatCost, formatTokens } from "./format.js";
+import type { DashboardHost } from "./host.js";
+import { helpRows, type Keymap } from "./keymap.js";
+import { SLASH_COMMANDS } from "./slash.js";
+import type { AgentView, DashboardState, McpView } from "./state/types.js";
+import type { DocLine } from "./state/ui.js";
+import { paint } from "./theme.js";
+
+/** The documents the slash commands open in the viewer: built from state, never sent to a model. */
+
+const heading = (text: string): DocLine => ({ text, styled: paint("heading", text, { bold: true }) });
+const blank: DocLine = { text: "" };
+
+/** Columns padded to their widest cell (the last column is not padded). */
+function table(rows: readonly string[][], header?: readonly string[]): DocLine[] {
+  const all = header ? [header, ...rows] : rows;
+  const widths = (all[0] ?? []).map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ""))));
+  const line = (r: readonly string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat(widths[i]! - stringWidth(c)))).join("  ");
+  const out: DocLine[] = [];
+  if (header) out.push({ text: line(header), styled: paint("muted", line(header), { bold: true }) });
+  for (const r of rows) out.push({ text: line(r) });
+  return out;
+}
+
+export function helpDoc(keymap: Keymap): DocLine[] {
+  const out: DocLine[] = [heading("Commands (type / for the list; Tab completes)"), ...table(SLASH_COMMANDS.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.help]))];
+  let layer = "";
+  for (const row of helpRows(keymap)) {
+    if (row.layer !== layer) {
+      layer = row.layer;
+      out.push(blank, heading(`Keys — ${layer}`));
+    }
+    out.push(...table([[row.keys, row.help]]));
+  }
+  out.push(blank, { text: "Rebind any action with keys: in config.yaml, e.g. keys: { cycle_mode: ctrl+t, focus_prev: shift+tab }." });
+  return out;
+}
+
+function costOf(tokens: AgentView["tokens"]): string {
+  return tokens.cost === undefined ? "—" : formatCost(tokens.cost);
+}
+
+/** Per agent: tokens in / out / cached and cost; then the session's totals. */
+export function costDoc(state: DashboardState): DocLine[] {
+  const agents = [state.agents[state.rootAgentId], ...state.order.map((id) => state.agents[id])].filter((a): a is AgentView => Boolean(a));
+  const rows = agents.map((a) => [
+    `${a.name}${a.label ? ` [${a.label}]` : ""}`,
+    formatTokens(a.tokens.input),
+    formatTokens(a.tokens.output),
+    formatTokens(a.tokens.cached ?? 0),
+    costOf(a.tokens),
+  ]);
+  const t = state.totals;
+  rows.push(["total", formatTokens(t.input), formatTokens(t.output), formatTokens(t.cached), t.cost === undefined ? "—" : formatCost(t.cost)]);
+  const out = [heading("Tokens and cost, per agent"), ...table(rows, ["agent", "in", "out", "cached", "cost"])];
+  if (t.cost === undefined) out.push(blank, { text: "Cost shows when orca knows the model's price (model.price in config.yaml sets one)." });
+  return out;
+}
+
+export function agentsDoc(state: DashboardState, host: DashboardHost | undefined): DocLine[] {
+  const out: DocLine[] = [];
+  const defs = host?.catalog?.().agents ?? [];
+  if (defs.length) out.push(heading("Agent definitions"), ...table(defs.map((d) => [d.name, d.description])), blank);
+  const running = state.order.map((id) => state.agents[id]).filter((a): a is AgentView => Boolean(a));
+  out.push(heading("Sub-agents of this session"));
+  if (!running.length) out.push({ text: "none yet: the coordinator starts them with delegate" });
+  else out.push(...table(running.map((a) => [a.id, `${a.name}${a.label ? ` [${a.label}]` : ""}`, a.status, `${a.steps} step${a.steps === 1 ? "" : "s"}`]), ["id", "agent", "status", "steps"]));
+  return out;
+}
+
+export function mcpDoc(state: DashboardState, initial: readonly McpServerState[]): DocLine[] {
+  const servers = new Map<string, McpView>(initial.map((s) => [s.server, { state: s.state, tools: s.tools, reason: s.reason }]));
+  for (const [name, view] of Object.entries(state.mcp)) servers.set(name, view);
+  if (!servers.size) return [heading("MCP servers"), { text: "none configured (mcp_servers: in config.yaml, or .mcp.json in the workspace)" }];
+  const rows = [...servers.entries()].map(([name, s]) => [name, s.state, s.tools === undefined ? "" : `${s.tools} tools`, s.reason ?? ""]);
+  return [heading("MCP servers"), ...table(rows, ["server", "state", "tools", "why"])];
+}
+
+export function skillsDoc(host: DashboardHost | undefined): DocLine[] {
+  const skills = host?.catalog?.().skills ?? [];
+  if (!skills.length) return [heading("Skills"), { text: "none found (.orca/skills, .agents/skills, ~/.config/orca/skills, skills.paths)" }];
+  return [heading("Skills (agents load them with get_skill)"), ...table(skills.map((s) => [s.name, s.description]))];
+}
+
+export function sessionsDoc(host: DashboardHost | undefined): DocLine[] {
+  const sessions = host?.listSessions?.() ?? [];
+  if (!sessions.length) return [heading("Sessions"), { text: "no logged sessions in this folder yet" }];
+  const when = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  return [
+    heading("Sessions of this folder (most recent first) — /resume ID continues one"),
+    ...table(
+      sessions.map((s) => [s.id, when(s.startedAt), s.status, s.firstPrompt]),
+      ["id", "started", "status", "first prompt"],
+    ),
+  ];
+}

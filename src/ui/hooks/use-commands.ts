@@ -1,0 +1,107 @@
+import type { Dispatch } from "react";
+import { permissionModeSchema, type PermissionMode } from "../../config/schema.js";
+import type { SessionApi } from "../../orchestrator/types.js";
+import { errorLine } from "../../util/text.js";
+import { agentsDoc, costDoc, helpDoc, mcpDoc, sessionsDoc, skillsDoc } from "../docs.js";
+import type { DashboardHost, HostedSession } from "../host.js";
+import type { Keymap } from "../keymap.js";
+import type { ParsedSlash } from "../slash.js";
+import type { DashboardStore } from "../state/store.js";
+import type { DocLine, ViewAction } from "../state/ui.js";
+
+export const MODES = permissionModeSchema.options;
+
+const MODE_MEANS: Record<PermissionMode, string> = {
+  default: "asks before anything that changes something",
+  "accept-edits": "file edits go through, bash asks",
+  plan: "read-only tools only: writes are refused",
+  bypass: "everything runs without asking, except deny rules",
+};
+
+/** The next mode in the Shift+Tab ring. */
+export function nextMode(mode: PermissionMode): PermissionMode {
+  return MODES[(MODES.indexOf(mode) + 1) % MODES.length]!;
+}
+
+export interface CommandContext {
+  session: SessionApi;
+  store: DashboardStore;
+  host?: DashboardHost;
+  keymap: Keymap;
+  busy: boolean;
+  dispatchView: Dispatch<ViewAction>;
+  /** Re-renders after a change the store does not see (the mode, the model). */
+  refresh(): void;
+  exit(code: number): void;
+  switchTo(next: HostedSession): void;
+}
+
+/** Switches the permission mode and says so in the transcript. */
+export function setMode(ctx: Pick<CommandContext, "session" | "store" | "refresh">, mode: PermissionMode): void {
+  ctx.session.setPermissionMode(mode);
+  ctx.store.notices([`mode: ${mode} — ${MODE_MEANS[mode]}`]);
+  ctx.refresh();
+}
+
+/** Runs a slash command. Everything it says goes to the transcript or the viewer; nothing reaches a model. */
+export function runCommand(parsed: Exclude<ParsedSlash, null>, ctx: CommandContext): void {
+  const say = (line: string): void => ctx.store.notices([line]);
+  const open = (title: string, lines: DocLine[]): void =>
+    ctx.dispatchView({ type: "open", target: { kind: "doc", title, lines } });
+  if (parsed.kind === "unknown") {
+    say(`✗ unknown command /${parsed.name} — /help lists the commands (it was not sent to the model)`);
+    return;
+  }
+  const state = ctx.store.getSnapshot();
+  const swap = (to: { resume?: string }, what: string): void => {
+    if (!ctx.host?.switchSession) return say(`✗ /${parsed.name} is not available here`);
+    if (ctx.busy) return say(`✗ /${parsed.name}: a run is in progress; Esc cancels it first`);
+    say(`${what}…`);
+    ctx.host.switchSession(to).then(ctx.switchTo, (error: unknown) => say(`✗ /${parsed.name}: ${errorLine(error)}`));
+  };
+  switch (parsed.name) {
+    case "help":
+      return open("help", helpDoc(ctx.keymap));
+    case "cost":
+      return open("cost", costDoc(state));
+    case "agents":
+      return open("agents", agentsDoc(state, ctx.host));
+    case "mcp":
+      return open("mcp", mcpDoc(state, ctx.session.mcpServers()));
+    case "skills":
+      return open("skills", skillsDoc(ctx.host));
+    case "sessions":
+      return open("sessions", sessionsDoc(ctx.host));
+    case "exit":
+      return ctx.exit(0);
+    case "mode": {
+      if (!parsed.arg) return say(`mode: ${ctx.session.permissionMode} — ${MODE_MEANS[ctx.session.permissionMode]} (modes: ${MODES.join(", ")}; Shift+Tab cycles)`);
+      const mode = MODES.find((m) => m === parsed.arg.toLowerCase());
+      if (!mode) return say(`✗ /mode: "${parsed.arg}" is not a mode (${MODES.join(", ")})`);
+      return setMode(ctx, mode);
+    }
+    case "model": {
+      if (!parsed.arg) return say(`model: ${ctx.session.modelName} (/model NAME switches; provider/name for another provider)`);
+      try {
+        ctx.session.setModel(parsed.arg);
+      } catch (error) {
+        return say(`✗ /model: ${errorLine(error)}`);
+      }
+      say(`model: ${ctx.session.modelName} from the next request on`);
+      return ctx.refresh();
+    }
+    case "compact":
+      if (ctx.busy) return say("✗ /compact: a run is in progress; compact when it ends");
+      say("compacting the coordinator's history…");
+      ctx.session.compact().then(
+        (done) => (done ? undefined : say("nothing to compact yet: the history is only the last few rounds")),
+        (error: unknown) => say(`✗ /compact: ${errorLine(error)}`),
+      );
+      return;
+    case "clear":
+      return swap({}, "starting a new session");
+    case "resume":
+      if (!parsed.arg) return open("sessions", sessionsDoc(ctx.host));
+      return swap({ resume: parsed.arg }, `resuming ${parsed.arg}`);
+  }
+}

@@ -1,0 +1,25 @@
+import type { OrcaEvent } from "../events/types.js";
+import type { SessionApi } from "../orchestrator/types.js";
+
+/** A session the dashboard switched to, with what to show of its past. */
+export interface HostedSession {
+  session: SessionApi;
+  /** A resumed session's logged events (folded into the view, never re-emitted). */
+  replay?: readonly OrcaEvent[];
+  notices?: readonly string[];
+}
+
+/**
+ * What the dashboard may ask of the program around it (the CLI): what is installed, the logged
+ * sessions, and another session. All optional: a dashboard without a host says a command is not
+ * available there.
+ */
+export interface DashboardHost {
+  catalog?(): { agents: { name: string; description: string }[]; skills: { name: string; description: string }[] };
+  listSessions?(): { id: string; startedAt: number; status: string; firstPrompt: string }[];
+  /**
+   * Closes the current session and starts another: a new one (/clear), or the logged one whose id
+   * starts with `resume` (/resume). Rejects with a one-line error (nothing changed then).
+   */
+  switchSession?(to: { resume?: string }): Promise<HostedSession>;
+}
