@@ -3,9 +3,14 @@ import { ConfigError } from "../config/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
 import { describeProjectSetting } from "../orchestrator/project-settings.js";
 import { createSession, ignoredWarning, type SessionSetup } from "../orchestrator/create.js";
-import type { ResumePlan } from "../sessions/resume-plan.js";
+import { dataDir } from "../config/load.js";
+import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
+import { listSessions } from "../sessions/store.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
+import type { DashboardHost } from "../ui/host.js";
+import { resolveKeymap } from "../ui/keymap.js";
 import { runDashboard } from "../ui/render.js";
+import { clip, oneLine } from "../util/text.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
@@ -34,9 +39,9 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   let started: SessionSetup | null = null;
   const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
-  try {
-    started = await createSession({
-      workspace,
+  const start = (resume: ResumePlan | undefined): Promise<SessionSetup> =>
+    createSession({
+      workspace: resume?.workspace ?? workspace,
       configFile,
       overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
       env,
@@ -45,10 +50,32 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       agentName: args.agent,
       version,
       requireEndpoint: setup.requireEndpoint,
-      resume: setup.resume,
+      resume,
       trustProject,
     });
+  try {
+    started = await start(setup.resume);
+    const keys = resolveKeymap(started.config.keys);
+    if (keys.errors.length) {
+      await started.session.close();
+      throw new ConfigError(keys.errors.join("; "));
+    }
     started.session.start();
+    const host = dashboardHost({
+      current: () => started!,
+      replace: async (resumeId) => {
+        const dir = dataDir(started!.config);
+        const plan = resumeId === undefined ? undefined : planResume({ dataDir: dir, resume: resumeId, workspace });
+        const next = await start(plan);
+        next.session.start();
+        const old = started!;
+        started = next;
+        await old.session.close("idle");
+        old.killChildrenSync();
+        return { session: next.session, replay: plan?.events, notices: startupNotices(next) };
+      },
+      workspace: path.resolve(workspace),
+    });
     const dashboard = runDashboard({
       session: started.session,
       approver,
@@ -58,6 +85,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       stdin: io.stdin,
       replay: setup.resume?.events,
       notices: startupNotices(started),
+      keymap: keys.keymap,
+      host,
     });
     const { exitCode } = await dashboard;
     await started.session.close(exitCode === 130 ? "cancelled" : "idle");
@@ -89,6 +118,28 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   if (answer === null) return null;
   if (answer === "always") store.trust(opts.workspace);
   return answer !== "no";
+}
+
+/** What the dashboard may ask of the CLI: the catalog for /agents and /skills, /sessions, and /clear and /resume. */
+function dashboardHost(o: {
+  current(): SessionSetup;
+  replace(resumeId: string | undefined): ReturnType<NonNullable<DashboardHost["switchSession"]>>;
+  workspace: string;
+}): DashboardHost {
+  return {
+    catalog: () => {
+      const s = o.current();
+      return {
+        agents: [...s.agents.definitions.values()].map((d) => ({ name: d.name, description: oneLine(d.description) })),
+        skills: s.skills.skills.map((k) => ({ name: k.name, description: clip(oneLine(k.description), 120) })),
+      };
+    },
+    listSessions: () =>
+      listSessions(dataDir(o.current().config))
+        .filter((s) => path.resolve(s.workspace) === o.workspace)
+        .map((s) => ({ id: s.id, startedAt: s.startedAt, status: s.status, firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)" })),
+    switchSession: (to) => o.replace(to.resume),
+  };
 }
 
 /** What the dashboard says before anything runs: settings not loaded, files that failed to load. */

@@ -6,6 +6,8 @@ import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
 import { clearOnResize } from "./full-screen.js";
 import { Screen, type Signal } from "./screen.js";
+import type { DashboardHost } from "./host.js";
+import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
 
 export interface DashboardOptions {
@@ -22,6 +24,10 @@ export interface DashboardOptions {
   replay?: readonly OrcaEvent[];
   /** Lines orca has to say before anything runs (project settings not loaded, files skipped). */
   notices?: readonly string[];
+  /** The keys in force (`keys:` in config applied). */
+  keymap?: Keymap;
+  /** What the CLI offers the slash commands (/agents, /skills, /sessions, /clear, /resume). */
+  host?: DashboardHost;
 }
 
 /**
@@ -38,6 +44,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
   if (opts.replay) store.replay(opts.replay);
   store.notices(opts.notices ?? []);
+  store.mcpSnapshot(session.mcpServers());
   const detachBus = store.attach(session.bus);
   const detachScheduler = store.attachScheduler(session);
 
@@ -62,6 +69,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
         store={store}
         demo={opts.demo}
         initialPrompt={opts.initialPrompt}
+        keymap={opts.keymap}
+        host={opts.host}
         onExit={(code) => {
           exitCode = code;
           if (session.busy) session.cancel();

@@ -1,6 +1,6 @@
 import { useInput, type Key } from "ink";
 import type React from "react";
-import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useLayoutEffect, useRef, type ReactNode } from "react";
 import { KeyRouter, normalizeKey, type LayerHandlers } from "../keys.js";
 import { DEFAULT_KEYMAP, type KeyPriority, type Keymap } from "../keymap.js";
 
@@ -25,12 +25,16 @@ export function useKeymap(): Keymap {
   return useContext(KeymapContext);
 }
 
-/** Registers a key layer while `active`; the handlers may change every render. */
+/**
+ * Registers a key layer while `active`; the handlers may change every render. A layout effect, so
+ * a layer is in place when its frame is committed: a passive effect may wait for the next render,
+ * and the key right after "?" opened the help would fall through to the input box.
+ */
 export function useKeyLayer(priority: KeyPriority, handlers: LayerHandlers, active = true): void {
   const router = useContext(RouterContext);
   const ref = useRef(handlers);
   ref.current = handlers;
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!router || !active) return;
     return router.add(priority, ref);
   }, [router, priority, active]);
