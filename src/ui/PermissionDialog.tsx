@@ -13,8 +13,9 @@ import { color } from "./theme.js";
  * Keys typed before the dialog has been on screen this long — or within this long of the last key
  * typed — never answer it: they were meant for the input box, and go there. So a sentence being
  * typed when the dialog appears ("make it…") cannot approve anything with its "a".
+ * ORCA_DIALOG_ARM_MS lengthens it (a slow link, where keys arrive late; the end-to-end tests).
  */
-export const DIALOG_ARM_MS = 400;
+export const DIALOG_ARM_MS = Math.max(400, Number(process.env.ORCA_DIALOG_ARM_MS) || 400);
 
 /** Border, title, "asked by" line, status line, answer line. */
 const CHROME = 6;

@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type React from "react";
 import { useMemo, useState } from "react";
 import wrapAnsi from "wrap-ansi";
+import { fitFields } from "./fit.js";
 import { formatDuration } from "./format.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText } from "./keymap.js";
@@ -104,6 +105,11 @@ export function Viewer({ target, state, width, height, onClose }: ViewerProps): 
         }
       : {},
     text: (press) => {
+      // "/150" that arrived in one read (fast typing, tmux send-keys) is a search too.
+      if (typing === null && press.name === "text" && press.pasted && press.text.startsWith("/")) {
+        setTyping(press.text.slice(1).replace(/[\r\n]+/g, " "));
+        return true;
+      }
       if (typing === null) return false;
       if (press.name === "escape") setTyping(null);
       else if (press.name === "return") {
@@ -125,18 +131,27 @@ export function Viewer({ target, state, width, height, onClose }: ViewerProps): 
   const q = query.toLowerCase();
   const lastShown = Math.min(rows.length, at + visible);
   const where = rows.length ? `lines ${at + 1}–${lastShown} of ${rows.length}` : "empty";
-  const found = query ? ` · "${query}": ${matches.length ? `${matches.filter((m) => m <= at).length || 1} of ${matches.length}` : "no match"}` : "";
-  const status =
-    typing !== null
-      ? null
-      : `${keysText(keymap, KeyPriority.Viewer, "search")} search · ${keysText(keymap, KeyPriority.Viewer, "next_match")}/${keysText(keymap, KeyPriority.Viewer, "prev_match")} next/prev · ${keysText(keymap, KeyPriority.Viewer, "line_up")} ${keysText(keymap, KeyPriority.Viewer, "page_up")} scroll · ${keysText(keymap, KeyPriority.Viewer, "close")} back`;
+  const found = query ? `"${query}": ${matches.length ? `${matches.filter((m) => m <= at).length || 1} of ${matches.length}` : "no match"}` : "";
+  const k = (action: Parameters<typeof keysText>[2]): string => keysText(keymap, KeyPriority.Viewer, action);
+  // The match count first; key hints go whole, from the right, when the line is short.
+  const status = fitFields(
+    [
+      ...(found ? [{ text: found, drop: 0 }] : []),
+      { text: `${k("search")} search`, drop: 1 },
+      { text: `${k("next_match")}/${k("prev_match")} next/prev`, drop: 3 },
+      { text: `${k("line_up")} ${k("page_up")} scroll`, drop: 4 },
+      { text: `${k("close")} back`, drop: 2 },
+    ],
+    inner,
+  )
+    .map((f) => f.text)
+    .join(" · ");
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={color("focus")} overflowY="hidden">
       <Text wrap="truncate-end">
         <Text bold color={color("focus")}>{doc.title}</Text>
         <Text color={color("muted")}>
           {" "}· {where}
-          {found}
         </Text>
       </Text>
       {shown.map((row, i) => {

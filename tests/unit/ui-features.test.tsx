@@ -127,8 +127,9 @@ describe("slash commands", () => {
     const { press, type, see, session } = mount({ host });
     await type("hello");
     await press(ENTER);
-    await see("hello");
+    await vi.waitFor(() => expect(session.runs).toEqual(["hello"]));
     session.finishRun();
+    await vi.waitFor(() => expect(session.busy).toBe(false));
     await type("/agents");
     await press(ENTER);
     await see("reads the code");

@@ -1,0 +1,163 @@
+/**
+ * The dashboard a user lives in, in a real terminal at 80×24, 120×40 and 200×60: the built orca
+ * in tmux against a scripted model (real HTTP, the openai SDK), driven with keys like a user.
+ * Covers: markdown rendered; the permission dialog not answered by keys typed as it opens (they
+ * are queued as a message) and nothing overlapping while it is open; a bash row opened to its 300
+ * lines and scrolled; the diff under an applied edit; /help, /cost, /mode plan refusing a write.
+ * Needs a build (npm test builds); CI is removed from orca's environment (Ink would otherwise
+ * write only the final frame).
+ */
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { lastMessage, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { TmuxTerminal } from "./tmux.js";
+
+let term: TmuxTerminal | undefined;
+let ws: TempWorkspace | undefined;
+let server: ScriptedServer | undefined;
+
+afterEach(async () => {
+  term?.kill();
+  term = undefined;
+  ws?.cleanup();
+  ws = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const usage = { prompt: 1200, completion: 80 };
+const MARKDOWN = "Here is the **plan** for it:\n\n```js\nconst answer = 42;\n```\n\nThat is all.";
+
+/** The model: answers by the user's last words; after a tool result, says it is done. */
+function script(request: RecordedRequest): ScriptedReply {
+  const last = lastMessage(request);
+  if (last?.role === "tool") return { text: `Done: ${String(last.content).split("\n")[0]?.slice(0, 40)}`, usage };
+  const said = String(last?.content ?? "");
+  if (said === "md") return { text: MARKDOWN, usage };
+  if (said === "bash") return { toolCalls: [{ name: "bash", args: { command: "seq 1 300" } }], usage };
+  if (said === "edit") return { toolCalls: [{ name: "edit_file", args: { path: "src/a.js", old_string: "const b = 1;", new_string: "const b = 2;" } }], usage };
+  if (said === "write") return { toolCalls: [{ name: "write_file", args: { path: "new.txt", content: "x" } }], usage };
+  return { text: `noted: ${said}`, usage };
+}
+
+function start(name: string, columns: number, rows: number): TmuxTerminal {
+  const t = new TmuxTerminal(name);
+  const env = [`HOME=${quote(ws!.home)}`, `ORCA_DATA_DIR=${quote(ws!.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`, "ORCA_DIALOG_ARM_MS=1500"].join(" ");
+  t.start(`env -u CI -u NO_COLOR ${env} ${quote(process.execPath)} ${quote(BIN)} -m gpt-4.1-mini --base-url ${server!.url}; echo EXIT=$?; sleep 60`, columns, rows, ws!.dir);
+  return t;
+}
+
+/** Rows drawn over each other lose borders: every box that opens closes, the header is row 0, once. */
+function expectWhole(screen: string, columns: number, rows: number, dialog = true): void {
+  const lines = screen.replace(/\n$/, "").split("\n");
+  expect(lines.length).toBeLessThanOrEqual(rows);
+  for (const l of lines) expect([...l].length).toBeLessThanOrEqual(columns);
+  expect(lines[0]).toMatch(/^orca · gpt-4\.1-mini/);
+  expect(lines.filter((l) => /^orca · /.test(l))).toHaveLength(1);
+  const opens = lines.filter((l) => /^[╭╔]/.test(l)).length;
+  const closes = lines.filter((l) => /^[╰╚]/.test(l)).length;
+  expect(opens).toBe(closes);
+  expect(lines.filter((l) => l.startsWith("╔"))).toHaveLength(dialog ? 1 : 0);
+  expect(lines.filter((l) => l.startsWith("╚"))).toHaveLength(dialog ? 1 : 0);
+}
+
+async function send(t: TmuxTerminal, text: string): Promise<void> {
+  t.keys("-l", text);
+  t.keys("Enter");
+}
+
+const SIZES: [number, number][] = [
+  [80, 24],
+  [120, 40],
+  [200, 60],
+];
+
+describe("the dashboard in tmux", () => {
+  for (const [columns, rows] of SIZES) {
+    it(`${columns}×${rows}: markdown, a dialog typing cannot answer, a 300-line output, an applied diff, /help, /cost, /mode plan`, { timeout: 120_000 }, async () => {
+      ws = tempWorkspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
+      server = await startScriptedServer(script);
+      term = start(`features-${columns}`, columns, rows);
+      const t = term;
+      await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
+
+      // Markdown: the bold word without its stars, the code block without its fence.
+      await send(t, "md");
+      const md = await t.waitFor("the markdown answer", (s) => s.includes("That is all."));
+      expect(md).toContain("Here is the plan for it:");
+      expect(md).not.toContain("**plan**");
+      expect(md).toContain("│ const answer = 42;");
+      expect(md).not.toContain("```");
+
+      // The dialog opens; "ma" + Enter typed at once neither answers it nor is lost: it is queued.
+      await send(t, "bash");
+      const asked = await t.waitFor("the permission dialog", (s) => s.includes("Permission:"), 30_000);
+      t.keys("m", "a", "Enter");
+      const queued = await t.waitFor("the queued message", (s) => s.includes("1 message queued"));
+      expect(queued).toContain("Permission:");
+      expect(queued).toContain("seq 1 300");
+      expectWhole(asked, columns, rows);
+      expectWhole(queued, columns, rows);
+      const armed = await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
+      expectWhole(armed, columns, rows);
+      t.keys("y");
+      await t.waitFor("the bash row", (s) => /✓ bash seq 1 300/.test(s));
+      await t.waitFor("the queued message sent", (s) => s.includes("noted: ma"), 30_000);
+
+      // PgUp zooms the coordinator; ↑ selects the bash call; Enter opens its 300 lines; End, PgUp scroll.
+      t.keys("PageUp");
+      await t.waitFor("the zoomed coordinator", (s) => s.includes("zoom"));
+      t.keys("Up");
+      t.keys("Enter");
+      // 300 lines and bash's "[exit code: 0]".
+      const opened = await t.waitFor("the whole output", (s) => / of 301\b/.test(s));
+      expect(opened).toMatch(/│1\s/);
+      t.keys("End");
+      const end = await t.waitFor("the last line", (s) => /–301 of 301/.test(s));
+      expect(end).toMatch(/│300\s/);
+      expect(end).toContain("[exit code: 0]");
+      t.keys("PageUp");
+      await t.waitFor("a page up", (s) => / of 301/.test(s) && !/–301 of 301/.test(s));
+      t.keys("/");
+      await t.waitFor("the search prompt", (s) => s.includes("Enter find"));
+      t.keys("-l", "150");
+      t.keys("Enter");
+      await t.waitFor("the search hit", (s) => s.includes('"150": 1 of 1') && /│150\s/.test(s));
+      t.keys("Escape");
+      await t.waitFor("the viewer closed", (s) => !/ of 301/.test(s));
+      t.keys("Escape");
+      await t.waitFor("the zoom left", (s) => s.includes("Ask orca"));
+
+      // An applied edit shows its diff under the row.
+      await send(t, "edit");
+      await t.waitFor("the edit's dialog", (s) => s.includes("edit_file") && s.includes("y once"), 30_000);
+      t.keys("y");
+      const edited = await t.waitFor("the applied diff", (s) => s.includes("+const b = 2;") && s.includes("Done: Edited"));
+      expect(edited).toContain("-const b = 1;");
+      expect(ws.read("src/a.js")).toBe("const a = 1;\nconst b = 2;\n");
+
+      // /help and /cost open in the viewer; Esc closes.
+      await send(t, "/help");
+      await t.waitFor("the help", (s) => s.includes("Keys — Input box") || s.includes("Commands (type /"));
+      t.keys("Escape");
+      await send(t, "/cost");
+      const cost = await t.waitFor("the cost", (s) => s.includes("Tokens and cost, per agent"));
+      expect(cost).toMatch(/coordinator\s+\d/);
+      expect(cost).toMatch(/total\s+[\d.]+k?\s+\d+\s+\d+\s+\$0\.\d+/);
+      t.keys("Escape");
+
+      // /mode plan: the header says so, and a write is refused.
+      await send(t, "/mode plan");
+      const plan = await t.waitFor("plan mode in the header", (s) => /^orca · gpt-4\.1-mini · mode: plan/.test(s));
+      expectWhole(plan, columns, rows, false);
+      await send(t, "write");
+      await t.waitFor("the refused write", (s) => /✗ write_file new\.txt/.test(s) && s.includes("Done: Error"), 30_000);
+      expect(fs.existsSync(ws.file("new.txt"))).toBe(false);
+
+      t.keys("C-c");
+      await t.waitFor("orca to exit", (s) => /EXIT=0/.test(s));
+    });
+  }
+});
