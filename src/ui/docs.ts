@@ -96,3 +96,13 @@ export function sessionsDoc(host: DashboardHost | undefined): DocLine[] {
     ),
   ];
 }
+
+/** The README's table of commands and keys (a test keeps the README equal to it). */
+export function keysMarkdown(keymap: Keymap): string {
+  const cell = (s: string): string => s.replace(/\|/g, "\\|");
+  const out = ["| command | does |", "|---|---|"];
+  for (const c of SLASH_COMMANDS) out.push(`| \`/${c.name}${c.args ? ` ${cell(c.args)}` : ""}\` | ${cell(c.help)} |`);
+  out.push("", "| where | key | does |", "|---|---|---|");
+  for (const row of helpRows(keymap)) out.push(`| ${row.layer} | ${cell(row.keys)} | ${cell(row.help)} |`);
+  return out.join("\n");
+}

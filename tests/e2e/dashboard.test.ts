@@ -57,6 +57,8 @@ describe("orca --demo in tmux", () => {
     expect(dialog).toContain("write_file");
     expect(dialog).toContain("CHANGELOG.md");
     expect(dialog).toContain("+- Added `multiply(a, b)` to src/math.js.");
+    // Keys answer the dialog once it has been on screen, untouched, for a moment.
+    await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
     t.keys("y");
 
     const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
@@ -78,7 +80,7 @@ describe("orca --demo in tmux", () => {
 
     // Smaller and back, while everything runs: one header, panes redrawn, no stale rows.
     t.resize(80, 24);
-    const small = await t.waitFor("the 80×24 frame", (s) => s.split("\n").length >= 24 && s.split("\n")[0].includes(HEADER) && s.includes("Esc cancel run"));
+    const small = await t.waitFor("the 80×24 frame", (s) => s.split("\n").length >= 24 && s.split("\n")[0]!.includes(HEADER) && s.includes("Esc cancel run"));
     expect(count(small, HEADER)).toBe(1);
     expect(count(small, "Esc cancel run")).toBe(1);
     expect(small).toContain("explorer");

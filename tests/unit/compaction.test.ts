@@ -67,6 +67,18 @@ describe("compactHistory", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("forced (/compact), compacts under the threshold too, keeping the last N rounds; with no more than N rounds, does nothing", async () => {
+    const rounds = Array.from({ length: 6 }, (_, i) => round(`f${i}`, 1, 100));
+    const history = [...head(), ...rounds.flat()];
+    const model = new SummaryModel();
+    const settings = { window: 100_000, compactAt: 0.8, keepRounds: 2 };
+    const out = await compactHistory(history, { model, tools: [], signal, settings, force: true });
+    expect(out).toMatchObject({ roundsSummarised: 4 });
+    expect(history.slice(3)).toEqual(rounds.slice(-2).flat());
+    const short = [...head(), ...rounds.slice(0, 2).flat()];
+    expect(await compactHistory(short, { model, tools: [], signal, settings, force: true })).toBeNull();
+  });
+
   it("keeps the system prompt, the task and the last N rounds; one summary stands for the rest", async () => {
     const rounds = Array.from({ length: 30 }, (_, i) => round(`r${i}`, (i % 3) + 1, 200));
     const history = [...head(), ...rounds.flat()];
