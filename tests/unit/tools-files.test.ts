@@ -133,8 +133,10 @@ describe("write_file", () => {
     expect(first).toMatchObject({ ok: true, content: "Created deep/er/new.ts (11 bytes)" });
     expect(first.meta?.filesChanged).toEqual([abs]);
     expect(fs.readFileSync(abs, "utf8")).toBe("export {};\n");
+    expect(first.meta?.diff).toBe("--- /dev/null\n+++ b/deep/er/new.ts\n@@ -0,0 +1,1 @@\n+export {};\n");
     const second = await run("write_file", { path: "deep/er/new.ts", content: "é" });
     expect(second.content).toBe("Overwrote deep/er/new.ts (2 bytes, was 11 bytes)");
+    expect(second.meta?.diff).toBe("--- a/deep/er/new.ts\n+++ b/deep/er/new.ts\n@@ -1,1 +1,1 @@\n-export {};\n+é\n");
     expect(fs.readFileSync(abs, "utf8")).toBe("é");
   });
 
@@ -154,6 +156,8 @@ describe("edit_file", () => {
     expect(r.content).toContain("     2\tconst b = 20;");
     expect(r.meta?.filesChanged).toEqual([abs]);
     expect(fs.readFileSync(abs, "utf8")).toBe("const a = 1;\nconst b = 20;\nconst c = 3;\n");
+    // The applied change, for the dashboard (the model gets `content`).
+    expect(r.meta?.diff).toBe("--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 20;\n const c = 3;\n");
   });
 
   it("refuses a non-unique old_string and leaves the file untouched", async () => {
