@@ -1,5 +1,5 @@
 import type { Key } from "ink";
-import { DEFAULT_KEYMAP, KeyPriority, type Action, type Keymap } from "./keymap.js";
+import { DEFAULT_KEYMAP, type KeyPriority, type Action, type Keymap } from "./keymap.js";
 
 export type KeyName =
   | "escape"

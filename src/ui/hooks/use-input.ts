@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from "react";
 import { KeyPriority } from "../keymap.js";
-import { slashCompletions, SLASH_COMMANDS } from "../slash.js";
+import { slashCompletions, type SLASH_COMMANDS } from "../slash.js";
 import { editorReducer, emptyEditor, type EditorAction, type EditorState } from "../state/editor.js";
 import { useKeyLayer } from "./key-layers.js";
 

@@ -15,75 +15,103 @@ function closes(line: string, fence: string): boolean {
   return Boolean(m && m[1]![0] === fence[0] && m[1]!.length >= fence.length);
 }
 
-/** [from, to] ranges (inclusive, indices into `lines`) that are finished blocks. */
-export function finishedBlocks(lines: readonly string[], final: boolean): [number, number][] {
-  const blocks: [number, number][] = [];
-  let fence: string | null = null;
-  let start = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!;
-    if (fence !== null) {
-      if (closes(t, fence)) {
-        blocks.push([start, i]);
-        start = -1;
-        fence = null;
-      }
-      continue;
-    }
-    const open = FENCE.exec(t);
-    if (open) {
-      if (start >= 0) blocks.push([start, i - 1]);
-      start = i;
-      fence = open[1]!;
-      continue;
-    }
-    if (t.trim() === "") {
-      if (start >= 0) blocks.push([start, i - 1]);
-      start = -1;
-      continue;
-    }
-    if (HEADING.test(t)) {
-      if (start >= 0) blocks.push([start, i - 1]);
-      blocks.push([i, i]);
-      start = -1;
-      continue;
-    }
-    if (start < 0) start = i;
+/** Where the scan of an agent's streamed lines stands, so each line is looked at once. */
+export interface MdScan {
+  /** The opening fence while inside a code block. */
+  readonly fence: string | null;
+  /** The seq of the first line of the block not finished yet. */
+  readonly start: number | null;
+  /** The seq of the first line not scanned yet. */
+  readonly next: number;
+}
+
+const FRESH: MdScan = { fence: null, start: null, next: 0 };
+
+/** The first index whose entry's seq is ≥ `seq` (entries are in seq order). */
+function lowerBound(entries: readonly Entry[], seq: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid]!.seq < seq) lo = mid + 1;
+    else hi = mid;
   }
-  if (final && start >= 0) blocks.push([start, lines.length - 1]);
-  return blocks;
+  return lo;
 }
 
 /**
- * Folds the agent's finished blocks into "md" entries. `final`: the message has ended, so the
- * open line and an unclosed fence are finished too. Returns the agent itself when nothing settled.
+ * Folds the agent's finished blocks into "md" entries, looking only at lines it has not seen:
+ * a long paragraph being streamed costs one check per new line, not one per line per frame.
+ * `final`: the message has ended, so the open line and an unclosed fence are finished too.
+ * Returns the agent itself when nothing changed.
  */
 export function settleMarkdown(agent: AgentView, final: boolean): AgentView {
   const entries = agent.entries;
-  let first = entries.length;
-  while (first > 0 && entries[first - 1]!.kind === "text") first--;
-  if (first === entries.length) return agent;
+  const scan = agent.md ?? FRESH;
   // The line being streamed is not finished until a newline (or the message end) closes it.
   const end = !final && agent.open === "text" ? entries.length - 1 : entries.length;
-  if (end <= first) return agent;
-  const suffix = entries.slice(first, end);
-  const blocks = finishedBlocks(
-    suffix.map((e) => (e as { text: string }).text),
-    final,
-  );
-  if (blocks.length === 0) return agent;
-  const out: Entry[] = entries.slice(0, first);
-  let at = 0;
-  for (const [from, to] of blocks) {
-    for (; at < from; at++) out.push(suffix[at]!);
-    const text = suffix
-      .slice(from, to + 1)
+  const from = lowerBound(entries, scan.next);
+  if (from >= end && !(final && scan.start !== null)) return final && scan.fence !== null ? { ...agent, md: { ...scan, fence: null, start: null } } : agent;
+  const blocks: [number, number][] = [];
+  let fence = scan.fence;
+  let start = scan.start;
+  // The last line scanned before this call: a blank line now closes the block it ended.
+  let lastSeq = from > 0 ? entries[from - 1]!.seq : -1;
+  const close = (toSeq: number): void => {
+    if (start !== null && toSeq >= start) blocks.push([start, toSeq]);
+    start = null;
+  };
+  for (let i = from; i < end; i++) {
+    const e = entries[i]!;
+    if (e.kind !== "text") {
+      // Something else came between: what was pending ends here.
+      close(lastSeq);
+      fence = null;
+      lastSeq = e.seq;
+      continue;
+    }
+    const t = e.text;
+    if (fence !== null) {
+      if (closes(t, fence)) {
+        close(e.seq);
+        fence = null;
+      }
+    } else {
+      const open = FENCE.exec(t);
+      if (open) {
+        close(lastSeq);
+        start = e.seq;
+        fence = open[1]!;
+      } else if (t.trim() === "") close(lastSeq);
+      else if (HEADING.test(t)) {
+        close(lastSeq);
+        start = e.seq;
+        close(e.seq);
+      } else if (start === null) start = e.seq;
+    }
+    lastSeq = e.seq;
+  }
+  if (final) {
+    const tail = end > 0 ? entries[end - 1]!.seq : lastSeq;
+    close(Math.max(lastSeq, tail));
+    fence = null;
+  }
+  const scanned = end > from ? entries[end - 1]!.seq + 1 : scan.next;
+  const next: MdScan = final ? { fence: null, start: null, next: scanned } : { fence, start, next: scanned };
+  if (blocks.length === 0) return { ...agent, md: next };
+  const out = entries.slice();
+  // From the last block back, so earlier indices stay valid.
+  for (let b = blocks.length - 1; b >= 0; b--) {
+    const [fromSeq, toSeq] = blocks[b]!;
+    const i = lowerBound(out, fromSeq);
+    let j = i;
+    while (j < out.length && out[j]!.seq <= toSeq && out[j]!.kind === "text") j++;
+    if (j === i) continue;
+    const text = out
+      .slice(i, j)
       .map((e) => (e as { text: string }).text)
       .join("\n");
-    out.push({ seq: suffix[from]!.seq, kind: "md", text });
-    at = to + 1;
+    out.splice(i, j - i, { seq: out[i]!.seq, kind: "md", text });
   }
-  for (; at < suffix.length; at++) out.push(suffix[at]!);
-  for (let i = end; i < entries.length; i++) out.push(entries[i]!);
-  return { ...agent, entries: out };
+  return { ...agent, entries: out, md: next };
 }

@@ -4,15 +4,13 @@ import { sanitize } from "./sanitize.js";
 import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
 import { settleMarkdown } from "./blocks.js";
+import { boundOutputs, keptOutput } from "./outputs.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
 /** A streamed line longer than this is broken, so one wrap never measures megabytes. */
 const MAX_LINE_CHARS = 4000;
-/** One call's output kept for the viewer; tools cut their output long before this. */
-const MAX_OUTPUT_CHARS = 400_000;
-/** Outputs one pane keeps in all; the oldest calls lose theirs first (the session log has them). */
-const MAX_PANE_OUTPUT_CHARS = 4_000_000;
+
 
 export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES): DashboardState {
   return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, mcp: {}, scheduler: { running: 0, waiting: 0 } };
@@ -214,8 +212,7 @@ function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
   const state: ToolState = e.ok ? "ok" : prior === "denied" ? "denied" : cancelled ? "cancelled" : "failed";
   const errorText = e.ok ? undefined : sanitize(e.error ?? e.content).trim();
   const error = errorText?.split("\n")[0];
-  const output = sanitize(e.content.length > MAX_OUTPUT_CHARS ? `${e.content.slice(0, MAX_OUTPUT_CHARS)}\n… cut at ${MAX_OUTPUT_CHARS} characters` : e.content);
-  const diff = e.diff ? sanitize(e.diff) : undefined;
+  const { output, diff } = keptOutput(e.content, e.diff);
   const patch = { state, durationMs: e.durationMs, error, errorText, output, diff };
   if (index >= 0) agent = updateTool(agent, index, patch);
   else {
@@ -231,21 +228,6 @@ function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
     const other = Object.values(draft.active).find((c) => c.agentId === e.agentId && c.state === "running");
     if (other) draft.setAgent({ ...agent, currentTool: { callId: other.callId, name: other.name, summary: other.summary } });
   }
-}
-
-/** Drops the outputs of the oldest calls once a pane holds more than its share. */
-function boundOutputs(agent: AgentView): AgentView {
-  let total = 0;
-  for (const e of agent.entries) if (e.kind === "tool" && e.output) total += e.output.length + (e.diff?.length ?? 0);
-  if (total <= MAX_PANE_OUTPUT_CHARS) return agent;
-  const entries = agent.entries.slice();
-  for (let i = 0; i < entries.length && total > MAX_PANE_OUTPUT_CHARS; i++) {
-    const e = entries[i]!;
-    if (e.kind !== "tool" || !e.output) continue;
-    total -= e.output.length + (e.diff?.length ?? 0);
-    entries[i] = { ...e, output: undefined, diff: undefined, outputDropped: true };
-  }
-  return { ...agent, entries };
 }
 
 function setToolState(draft: Draft, agentId: string, callId: string, ts: number, state: ToolState): void {

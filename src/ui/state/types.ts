@@ -1,4 +1,5 @@
 import type { AgentStatus } from "../../events/types.js";
+import type { MdScan } from "./blocks.js";
 
 /** A tool call's life as the dashboard shows it. */
 export type ToolState = "queued" | "waiting" | "asking" | "running" | "ok" | "failed" | "denied" | "cancelled";
@@ -53,6 +54,8 @@ export interface AgentView {
   readonly dropped: number;
   /** The kind of the last entry while it is still being streamed into. */
   readonly open: "text" | "thinking" | null;
+  /** How far the streamed lines have been scanned for finished markdown blocks. */
+  readonly md?: MdScan;
   /** Text deltas seen since the last assistant_message (so its content is not shown twice). */
   readonly streamed: boolean;
   readonly currentTool?: { readonly callId: string; readonly name: string; readonly summary: string };
