@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- render`: the real dashboard (runDashboard: the store, the App, Ink, the
  * alternate screen) in a real terminal — tmux at a fixed size — with 8 sub-agent panes, each
- * streaming 50 text deltas a second for 5 s.
+ * streaming 50 text deltas a second for 5 s, in markdown (paragraphs, emphasis, code blocks).
  *
  * This module has two halves. `run()` (called by bench/run.ts) starts tmux and, inside it, this
  * same file with `--driver`: a child process with NODE_ENV=production set before React loads, which
@@ -45,6 +45,18 @@ const TARGETS: Record<keyof RenderResult, string> = {
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The n-th delta of a pane: markdown as agents write it — lines with **bold** and `code`, a blank
+ * line every fourth line (a paragraph ends, is parsed and drawn as markdown), a fenced code block
+ * now and then (highlighted) — so the render cost includes parsing and highlighting.
+ */
+function markdownDelta(n: number): string {
+  if (n % 120 === 0) return "\n```ts\nconst total = items.reduce((sum, x) => sum + x.price, 0);\n```\n\n";
+  if (n % 24 === 0) return `token ${n} ends a **paragraph**.\n\n`;
+  if (n % 6 === 0) return `token ${n} ends a \`line\`\n`;
+  return `token ${n} `;
+}
 
 // ——— the driver: runs inside tmux ———
 
@@ -100,7 +112,7 @@ async function driver(outFile: string): Promise<void> {
   const sent = new Array<number>(PANES).fill(0);
   const delta = (i: number): void => {
     const n = ++sent[i];
-    bus.emit({ type: "text_delta", agentId: `a${i}`, text: n % 6 === 0 ? `token ${n} ends a line\n` : `token ${n} ` });
+    bus.emit({ type: "text_delta", agentId: `a${i}`, text: markdownDelta(n) });
   };
 
   // Paced: 50 deltas a second per pane. Ticks are scheduled against the clock, so a slow
@@ -195,7 +207,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
     console.log(JSON.stringify(result));
     return;
   }
-  console.log(`tmux ${COLUMNS}×${ROWS}, ${PANES} sub-agent panes × ${RATE} deltas/s for ${SECONDS} s (production React)\n`);
+  console.log(`tmux ${COLUMNS}×${ROWS}, ${PANES} sub-agent panes × ${RATE} markdown deltas/s for ${SECONDS} s (production React)\n`);
   console.log("| metric | value | target |");
   console.log("|---|---|---|");
   for (const key of Object.keys(result) as (keyof RenderResult)[]) console.log(`| ${key} | ${result[key]} | ${TARGETS[key]} |`);
