@@ -1,7 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
 import { useMemo, useState } from "react";
-import wrapAnsi from "wrap-ansi";
 import { fitFields } from "./fit.js";
 import { formatDuration } from "./format.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
@@ -10,6 +9,7 @@ import type { DashboardState, ToolEntry } from "./state/types.js";
 import type { DocLine, ViewerTarget } from "./state/ui.js";
 import { color, paint } from "./theme.js";
 import { diffLine } from "./wrap.js";
+import { wrapStyled } from "./wrap-styled.js";
 
 /** What the viewer shows for a target: a tool call's diff and whole output, or a document. */
 export function viewerDocument(target: ViewerTarget, state: DashboardState): { title: string; lines: DocLine[] } {
@@ -49,8 +49,8 @@ function wrapDoc(lines: readonly DocLine[], width: number): ViewRow[] {
       rows.push({ text: "" });
       continue;
     }
-    const plain = wrapAnsi(line.text, width, { hard: true, trim: false }).split("\n");
-    const styled = line.styled ? wrapAnsi(line.styled, width, { hard: true, trim: false }).split("\n") : undefined;
+    const plain = wrapStyled(line.text, width, false);
+    const styled = line.styled ? wrapStyled(line.styled, width, false) : undefined;
     plain.forEach((text, i) => rows.push({ text, styled: styled && styled.length === plain.length ? styled[i] : undefined }));
   }
   return rows;

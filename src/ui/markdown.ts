@@ -1,8 +1,7 @@
 import { Lexer, type Token, type Tokens } from "marked";
-import stringWidth from "string-width";
-import wrapAnsi from "wrap-ansi";
 import { highlightLines } from "./highlight.js";
 import { paint } from "./theme.js";
+import { textWidth as stringWidth, wrapStyled } from "./wrap-styled.js";
 
 /**
  * The assistant's markdown as terminal rows: marked's lexer gives the tokens (GFM: tables,
@@ -84,7 +83,7 @@ function unescape(text: string): string {
 }
 
 function wrap(text: string, width: number): string[] {
-  return wrapAnsi(text, Math.max(1, width), { hard: true, trim: true }).split("\n");
+  return wrapStyled(text, Math.max(1, width));
 }
 
 /** Prefixes the first line with `first` and the rest with spaces of its width. */
@@ -139,7 +138,7 @@ function code(token: Tokens.Code, width: number): string[] {
   const out: string[] = [];
   if (token.lang) out.push(paint("muted", `╭ ${token.lang}`));
   for (const line of highlightLines(token.text.replace(/\t/g, "  "), token.lang)) {
-    const rows = stringWidth(line) > inner ? wrapAnsi(line, inner, { hard: true, trim: false }).split("\n") : [line];
+    const rows = stringWidth(line) > inner ? wrapStyled(line, inner, false) : [line];
     for (const row of rows) out.push(gutter + row);
   }
   return out;

@@ -1,7 +1,7 @@
-import wrapAnsi from "wrap-ansi";
 import type { PermissionRequest } from "../tools/approver.js";
 import { paint } from "./theme.js";
 import { diffLine } from "./wrap.js";
+import { wrapStyled } from "./wrap-styled.js";
 
 /**
  * What the permission dialog shows of a request, made so nothing can hide: the whole command,
@@ -47,7 +47,7 @@ export function requestRows(request: PermissionRequest, width: number): string[]
     return request.preview
       .replace(/\n$/, "")
       .split("\n")
-      .flatMap((l) => wrapAnsi(diffLine(visibleLine(l), Number.MAX_SAFE_INTEGER), w, { hard: true, trim: false }).split("\n"));
+      .flatMap((l) => wrapStyled(diffLine(visibleLine(l), Number.MAX_SAFE_INTEGER), w, false));
   }
-  return argText(request.args).flatMap((l) => (l === "" ? [""] : wrapAnsi(visibleLine(l), w, { hard: true, trim: false }).split("\n")));
+  return argText(request.args).flatMap((l) => (l === "" ? [""] : wrapStyled(visibleLine(l), w, false)));
 }

@@ -1,8 +1,8 @@
-import wrapAnsi from "wrap-ansi";
 import { formatDuration } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 import type { Entry, ToolEntry } from "./state/types.js";
 import { paint } from "./theme.js";
+import { wrapStyled } from "./wrap-styled.js";
 
 /** One screen row of a pane. Tool rows are drawn at render time (their spinner moves). */
 export interface Row {
@@ -78,7 +78,7 @@ const caches: Record<Detail, WeakMap<Entry, Wrapped>> = { pane: new WeakMap(), z
 
 function wrapNote(text: string, width: number): string[] {
   const inner = Math.max(1, width - NOTE_INDENT.length);
-  return PLAIN.test(text) ? wrapPlain(text, inner) : wrapAnsi(text, inner, { hard: true, trim: false }).split("\n");
+  return PLAIN.test(text) ? wrapPlain(text, inner) : wrapStyled(text, inner, false);
 }
 
 function diffRole(line: string): "diffMeta" | "diffAdd" | "diffDel" | "diffHunk" | null {
@@ -129,8 +129,8 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);
     // Most lines are short printable ASCII: one column per character, nothing to wrap. The
-    // streaming line is re-wrapped on every flush, so skipping wrap-ansi here matters.
-    const lines = PLAIN.test(entry.text) ? wrapPlain(entry.text, inner) : wrapAnsi(entry.text, inner, { hard: true, trim: false }).split("\n");
+    // streaming line is re-wrapped on every flush, so measuring nothing here matters.
+    const lines = PLAIN.test(entry.text) ? wrapPlain(entry.text, inner) : wrapStyled(entry.text, inner, false);
     rows = lines.map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: (i === 0 ? prefix : " ".repeat(prefix.length)) + line }));
   }
   cache.set(entry, { width, rows });
