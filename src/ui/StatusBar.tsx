@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
-import stringWidth from "string-width";
+import { textWidth as stringWidth } from "./wrap-styled.js";
 import type { PermissionMode } from "../config/schema.js";
 import { fitFields, type Field } from "./fit.js";
 import { formatCost, formatDuration, formatTokens } from "./format.js";

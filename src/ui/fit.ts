@@ -1,4 +1,4 @@
-import stringWidth from "string-width";
+import { textWidth as stringWidth } from "./wrap-styled.js";
 
 /** A piece of a status line: dropped whole (never cut) when the line is too narrow. */
 export interface Field {
