@@ -6,6 +6,7 @@ import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { sanitize } from "./state/sanitize.js";
 import { displayLine } from "./format.js";
+import { color } from "./theme.js";
 
 export interface SessionPickerProps {
   /** Newest first, as listSessions returns them. */
@@ -39,18 +40,18 @@ function shortPath(path: string, home: string | undefined, max: number): string 
   return p.length > max ? `…${p.slice(p.length - max + 1)}` : p;
 }
 
-function statusColor(status: string): string {
+function statusColor(status: string): string | undefined {
   switch (status) {
     case "done":
     case "idle":
-      return "green";
+      return color("ok");
     case "failed":
-      return "red";
+      return color("error");
     case "interrupted":
     case "cancelled":
-      return "yellow";
+      return color("warn");
     default:
-      return "magenta";
+      return color("label");
   }
 }
 
@@ -163,12 +164,12 @@ export function SessionPicker({ sessions, onDone, home }: SessionPickerProps): R
     <Box flexDirection="column" width={width} height={height} overflowY="hidden">
       <Box height={1}>
         <Text wrap="truncate-end">
-          <Text bold color="cyan">
+          <Text bold color={color("accent")}>
             orca
           </Text>
-          <Text color="gray"> · </Text>
+          <Text color={color("muted")}> · </Text>
           <Text>resume a session</Text>
-          <Text color="gray">
+          <Text color={color("muted")}>
             {" "}
             · {count} session{sessions.length === 1 ? "" : "s"}, most recent first
           </Text>
@@ -176,23 +177,23 @@ export function SessionPicker({ sessions, onDone, home }: SessionPickerProps): R
       </Box>
       <Box height={1}>
         <Text wrap="truncate-end">
-          <Text color="cyan">filter › </Text>
-          {query ? <Text>{query}</Text> : <Text color="gray">type to filter by id, workspace, prompt or status</Text>}
+          <Text color={color("accent")}>filter › </Text>
+          {query ? <Text>{query}</Text> : <Text color={color("muted")}>type to filter by id, workspace, prompt or status</Text>}
         </Text>
       </Box>
-      <Box flexDirection="column" borderStyle="round" borderColor="cyan" height={height - 3} overflowY="hidden">
-        <Text wrap="truncate-end" color="gray">
+      <Box flexDirection="column" borderStyle="round" borderColor={color("accent")} height={height - 3} overflowY="hidden">
+        <Text wrap="truncate-end" color={color("muted")}>
           {"  "}
           {"ID".padEnd(idWidth)} {"STARTED".padEnd(16)} {"STATUS".padEnd(STATUS_WIDTH)} {"WORKSPACE".padEnd(workspaceWidth)} FIRST PROMPT
         </Text>
-        {rows.length === 0 ? <Text color="yellow">{"  "}no session matches “{query}”</Text> : null}
+        {rows.length === 0 ? <Text color={color("warn")}>{"  "}no session matches “{query}”</Text> : null}
         {rows.map((s, i) => {
           const current = top + i === at;
           return (
             <Text key={s.id} wrap="truncate-end" inverse={current}>
-              <Text color="cyan">{current ? "▸ " : "  "}</Text>
+              <Text color={color("accent")}>{current ? "▸ " : "  "}</Text>
               <Text bold={current}>{s.id.padEnd(idWidth)}</Text>
-              <Text color="gray"> {formatStart(s.startedAt)} </Text>
+              <Text color={color("muted")}> {formatStart(s.startedAt)} </Text>
               <Text color={statusColor(s.status)}>{s.status.padEnd(STATUS_WIDTH)}</Text>
               <Text> {shortPath(s.workspace, home, workspaceWidth).padEnd(workspaceWidth)} </Text>
               <Text>{displayLine(s.firstPrompt) || "(no prompt)"}</Text>
@@ -201,7 +202,7 @@ export function SessionPicker({ sessions, onDone, home }: SessionPickerProps): R
         })}
       </Box>
       <Box height={1}>
-        <Text wrap="truncate-end" color="gray">
+        <Text wrap="truncate-end" color={color("muted")}>
           ↑/↓ move · Enter open · type to filter · Ctrl+U clear filter · Esc quit
         </Text>
       </Box>

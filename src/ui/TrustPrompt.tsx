@@ -4,6 +4,7 @@ import { useRef } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { displayLine } from "./format.js";
+import { color } from "./theme.js";
 
 /** always: trusted and remembered · once: trusted for this run · no: run without the project settings. */
 export type TrustAnswer = "always" | "once" | "no";
@@ -91,21 +92,21 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
     <Box flexDirection="column" width={width} height={height} overflowY="hidden">
       <Box height={1}>
         <Text wrap="truncate-end">
-          <Text bold color="cyan">
+          <Text bold color={color("accent")}>
             orca
           </Text>
-          <Text color="gray"> · </Text>
+          <Text color={color("muted")}> · </Text>
           <Text>do you trust the files in this folder?</Text>
         </Text>
       </Box>
-      <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} flexShrink={0}>
+      <Box flexDirection="column" borderStyle="round" borderColor={color("warn")} paddingX={1} flexShrink={0}>
         <Text wrap="truncate-end" bold>
           {displayLine(shortPath(workspace, home))}
         </Text>
         <Text> </Text>
         <Text wrap="wrap">This folder has its own orca settings. They can run commands and grant permissions without asking you:</Text>
         {rows.map((row, i) => (
-          <Text key={i} wrap="truncate-end" color={row.kind === "name" ? "yellow" : "gray"} bold={row.kind === "name"}>
+          <Text key={i} wrap="truncate-end" color={color(row.kind === "name" ? "warn" : "muted")} bold={row.kind === "name"}>
             {row.text}
           </Text>
         ))}
@@ -113,26 +114,26 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
         <Text wrap="wrap">Load them only if you trust where this folder came from.</Text>
         <Text> </Text>
         <Text wrap="truncate-end">
-          <Text bold color="cyan">
+          <Text bold color={color("accent")}>
             y
           </Text>{" "}
-          trust this folder <Text color="gray">(remembered; covers its sub-folders)</Text>
+          trust this folder <Text color={color("muted")}>(remembered; covers its sub-folders)</Text>
         </Text>
         <Text wrap="truncate-end">
-          <Text bold color="cyan">
+          <Text bold color={color("accent")}>
             o
           </Text>{" "}
           trust it for this session only
         </Text>
         <Text wrap="truncate-end">
-          <Text bold color="cyan">
+          <Text bold color={color("accent")}>
             n
           </Text>{" "}
           run without the project settings
         </Text>
       </Box>
       <Box height={1}>
-        <Text wrap="truncate-end" color="gray">
+        <Text wrap="truncate-end" color={color("muted")}>
           y trust · o this session only · n ignore them · Esc quit
         </Text>
       </Box>
