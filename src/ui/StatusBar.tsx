@@ -48,11 +48,13 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
     { text: p.model, drop: 1 },
     { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
   ];
+  // A resumed session says so until the last field goes: what is on screen came from the log.
+  if (p.state.session.resumed) fields.push({ text: "resumed", drop: 2, role: "label" });
   if (servers.length) fields.push({ text: `mcp ${live}/${servers.length} up`, drop: 2, role: failed ? "error" : live < servers.length ? "warn" : "muted" });
   fields.push({ text: `${formatTokens(tokens)} tok${t.cached ? ` (${formatTokens(t.cached)} cached)` : ""}`, drop: 3 });
   if (t.cost !== undefined) fields.push({ text: formatCost(t.cost), drop: 2 });
   fields.push({ text: shortPath(p.state.session.workspace ?? p.workspace, 40), drop: 5 });
-  fields.push({ text: `session ${p.sessionId}${p.state.session.resumed ? " resumed" : ""}`, drop: 6, role: "muted" });
+  fields.push({ text: `session ${p.sessionId}`, drop: 6, role: "muted" });
   fields.push({ text: formatDuration(p.now - p.startedAt), drop: 4, role: "muted" });
   if (p.busy) fields.push({ text: "running", drop: 3, role: "running" });
   return fields;

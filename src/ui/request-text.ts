@@ -40,9 +40,18 @@ function argText(args: unknown): string[] {
   return json.split("\n");
 }
 
+const cache = new WeakMap<PermissionRequest, { width: number; rows: string[] }>();
+
 /** The request's body as rows of at most `width` columns: the diff preview, or the arguments. */
 export function requestRows(request: PermissionRequest, width: number): string[] {
-  const w = Math.max(1, width);
+  const hit = cache.get(request);
+  if (hit && hit.width === width) return hit.rows;
+  const rows = buildRows(request, Math.max(1, width));
+  cache.set(request, { width, rows });
+  return rows;
+}
+
+function buildRows(request: PermissionRequest, w: number): string[] {
   if (request.preview) {
     return request.preview
       .replace(/\n$/, "")

@@ -141,12 +141,15 @@ describe("the dashboard in tmux", () => {
       // /help and /cost open in the viewer; Esc closes.
       await send(t, "/help");
       await t.waitFor("the help", (s) => s.includes("Keys — Input box") || s.includes("Commands (type /"));
+      // Esc then at once more keys would read as Alt+key: wait for it to land (tmux's escape-time).
       t.keys("Escape");
+      await t.waitFor("the help closed", (s) => !s.includes("Commands (type /") && s.includes("Ask orca"));
       await send(t, "/cost");
       const cost = await t.waitFor("the cost", (s) => s.includes("Tokens and cost, per agent"));
       expect(cost).toMatch(/coordinator\s+\d/);
       expect(cost).toMatch(/total\s+[\d.]+k?\s+\d+\s+\d+\s+\$0\.\d+/);
       t.keys("Escape");
+      await t.waitFor("the cost closed", (s) => !s.includes("Tokens and cost") && s.includes("Ask orca"));
 
       // /mode plan: the header says so, and a write is refused.
       await send(t, "/mode plan");

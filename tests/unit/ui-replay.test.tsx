@@ -169,7 +169,8 @@ describe("runDashboard with a replay", () => {
     expect(out.text).toContain("Looking at it now.");
     expect(out.text).toContain("tester [run] cancelled");
     expect(out.text).toContain("explorer [map] done");
-    expect(out.text).toMatch(/session sess-1234abcd resumed/);
+    expect(out.text).toMatch(/ · resumed · /);
+    expect(out.text).toContain("session sess-1234abcd");
     // The tokens so far: 1.2k + 300 + 500 + 40.
     expect(out.text).toContain("2.0k tok");
     expect(seen).toEqual([]);
