@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalKey } from "../../src/config/keys.js";
+import { configSchema } from "../../src/config/schema.js";
 import { KeyRouter, keyOf, type KeyPress, type LayerHandlers } from "../../src/ui/keys.js";
 import { BINDINGS, DEFAULT_KEYMAP, KeyPriority, keyLabel, resolveKeymap } from "../../src/ui/keymap.js";
 
@@ -69,6 +70,13 @@ describe("the keymap", () => {
     expect(keymap.match(KeyPriority.Dashboard, "shift+tab")).toEqual(["focus_prev"]);
     expect(errors[0]).toMatch(/^keys\.frobnicate: no such action/);
     expect(errors[1]).toBe('keys.zoom: "ctrl+alt+nope" is not a key');
+  });
+
+  it("config.yaml's keys: is checked for keys that cannot be typed, by path", () => {
+    expect(configSchema.safeParse({ keys: { zoom: ["z", "ctrl+z"], cycle_mode: "ctrl+t" } }).success).toBe(true);
+    const bad = configSchema.safeParse({ keys: { zoom: "hyper+z" } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(["keys", "zoom"]);
   });
 
   it("knows every key it binds by default, and labels them as the user reads them", () => {
