@@ -130,6 +130,16 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   );
 
   const switchTo = (next: HostedSession): void => {
+    // The mode and model the user chose here go on in the next session (as /clear does in Claude Code).
+    const before = currentRef.current.session;
+    if (next.session.permissionMode !== before.permissionMode) next.session.setPermissionMode(before.permissionMode);
+    if (next.session.modelName !== before.modelName) {
+      try {
+        next.session.setModel(before.modelName);
+      } catch {
+        // The other session's provider may not know this model: it keeps its own.
+      }
+    }
     const made = createStore(next);
     currentRef.current.detach?.();
     setCurrent({ session: next.session, store: made.store, detach: made.detach });

@@ -76,7 +76,7 @@ const SIZES: [number, number][] = [
 
 describe("the dashboard in tmux", () => {
   for (const [columns, rows] of SIZES) {
-    it(`${columns}×${rows}: markdown, a dialog typing cannot answer, a 300-line output, an applied diff, /help, /cost, /mode plan`, { timeout: 120_000 }, async () => {
+    it(`${columns}×${rows}: markdown, a dialog typing cannot answer, a 300-line output, an applied diff, /help, /cost, /mode plan${columns >= 200 ? ", /clear and /resume" : ""}`, { timeout: 120_000 }, async () => {
       ws = tempWorkspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
       server = await startScriptedServer(script);
       term = start(`features-${columns}`, columns, rows);
@@ -158,6 +158,19 @@ describe("the dashboard in tmux", () => {
       await send(t, "write");
       await t.waitFor("the refused write", (s) => /✗ write_file new\.txt/.test(s) && s.includes("Done: Error"), 30_000);
       expect(fs.existsSync(ws.file("new.txt"))).toBe(false);
+
+      if (columns >= 200) {
+        // /clear starts a new session (the header's id changes, the transcript is empty);
+        // /resume ID brings the old one back with its conversation.
+        const before = /session (\S+)/.exec(t.screen().split("\n")[0]!)?.[1];
+        expect(before).toBeTruthy();
+        await send(t, "/clear");
+        const cleared = await t.waitFor("a new session", (s) => /session (\S+)/.exec(s.split("\n")[0]!)?.[1] !== before && !s.includes("That is all."), 30_000);
+        expect(cleared.split("\n")[0]).toContain("mode: plan");
+        await send(t, `/resume ${before}`);
+        const back = await t.waitFor("the resumed session", (s) => s.split("\n")[0]!.includes(`session ${before}`) && s.includes("resumed"), 30_000);
+        expect(back).toContain("— resumed: the conversation above is from the session log —");
+      }
 
       t.keys("C-c");
       await t.waitFor("orca to exit", (s) => /EXIT=0/.test(s));
