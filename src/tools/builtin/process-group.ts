@@ -10,14 +10,35 @@ import os from "node:os";
 export const KILL_GRACE_MS = 2_000;
 const POLL_MS = 50;
 
-export function spawnInGroup(command: string, cwd: string): ChildProcess {
-  return spawn("bash", ["-c", command], {
-    cwd,
+/** A process to start: `file args…` in `cwd`, with `fd3` written to its fd 3 (bwrap's seccomp filter). */
+export interface LaunchSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  fd3?: Buffer;
+}
+
+/** `bash -c command`, outside any sandbox. */
+export function plainBash(command: string, cwd: string, env: NodeJS.ProcessEnv): LaunchSpec {
+  return { file: "bash", args: ["-c", command], cwd, env };
+}
+
+export function spawnInGroup(spec: LaunchSpec): ChildProcess {
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
     detached: true,
     // A command waiting for input would hang until its timeout: give it end-of-file instead.
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" },
+    stdio: spec.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+    env: spec.env,
   });
+  const fd3 = child.stdio[3];
+  if (spec.fd3 && fd3 && "end" in fd3) {
+    // The reader may be gone already (bwrap failed to start): that shows in its exit, not here.
+    fd3.on("error", () => {});
+    fd3.end(spec.fd3);
+  }
+  return child;
 }
 
 /** Sends `signal` to the group; false when the group no longer exists. */

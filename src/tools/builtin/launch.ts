@@ -1,0 +1,68 @@
+import type { ChildProcess } from "node:child_process";
+import { childEnv } from "../child-env.js";
+import { Sandbox, SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
+import { plainBash, spawnInGroup, type LaunchSpec } from "./process-group.js";
+
+export interface Launched {
+  child: ChildProcess;
+  pid: number;
+  /** How it runs: in which sandbox, or `none`. */
+  sandbox: SandboxMode | "none";
+  /** Call once the process and its group have ended: frees what the sandbox set up for it. */
+  release(): void;
+}
+
+/**
+ * Starts shell commands — foreground and background alike — in their own process group, inside
+ * the sandbox unless the request says otherwise, with an environment that holds no model key.
+ */
+export class CommandLauncher {
+  constructor(
+    readonly sandbox: Sandbox = Sandbox.unavailable("not configured"),
+    readonly env: NodeJS.ProcessEnv = childEnv(process.env),
+  ) {}
+
+  /**
+   * How a request is honoured. Unset: the sandbox when there is one. A sandbox asked for where
+   * there is none is refused rather than run outside: plan mode must never write.
+   */
+  modeFor(request: SandboxRequest | undefined): SandboxMode | "none" {
+    if (request === "none") return "none";
+    if (this.sandbox.available) return request ?? "workspace-write";
+    if (request === undefined) return "none";
+    throw new SandboxError(`this command must run in a ${request} sandbox, and there is none: ${this.sandbox.status.reason ?? "unavailable"}`);
+  }
+
+  /** Rejects with a SandboxError (no sandbox, a path that cannot be protected) or the spawn error. */
+  async launch(command: string, cwd: string, request?: SandboxRequest): Promise<Launched> {
+    const mode = this.modeFor(request);
+    let spec: LaunchSpec;
+    let release = () => {};
+    if (mode === "none") spec = plainBash(command, cwd, this.env);
+    else {
+      const wrapped = await this.sandbox.wrap(command, mode);
+      release = wrapped.release;
+      spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3 };
+    }
+    try {
+      const child = await spawnChecked(spec);
+      return { child, pid: child.pid as number, sandbox: mode, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+}
+
+/** Spawns in its own group; rejects with the spawn error (no bash, no bwrap, bad cwd). */
+function spawnChecked(spec: LaunchSpec): Promise<ChildProcess> {
+  const child = spawnInGroup(spec);
+  if (child.pid !== undefined) {
+    // A later 'error' (a failed signal) must not become an uncaught exception.
+    child.on("error", () => {});
+    return Promise.resolve(child);
+  }
+  return new Promise((_, reject) => {
+    child.once("error", (err) => reject(err));
+  });
+}

@@ -1,0 +1,65 @@
+import type { Unreadable } from "./deny-read.js";
+import type { SandboxMode } from "./types.js";
+
+/** Everything one bwrap invocation needs, decided beforehand: this module only spells it out. */
+export interface BwrapPlan {
+  mode: SandboxMode;
+  workspace: string;
+  /** Writable besides the workspace and temp dirs (permissions.additional_dirs, sandbox.writable). */
+  writable: string[];
+  /** The system temp dirs: shared and writable, or private and empty in read-only mode. */
+  tempDirs: string[];
+  pins: string[];
+  readOnly: string[];
+  unreadable: Unreadable;
+  /** A mode-000 file and directory mounted over what must not be read. */
+  blank: { file: string; dir: string };
+  /** orca's own files for this session (blanks, the proxy socket): read-only to commands. */
+  sessionDir: string;
+  /** Keep the host's network (allow: ["*"]). */
+  shareNetwork: boolean;
+  /** Pass a seccomp filter on fd 3. */
+  seccomp: boolean;
+  /** bwrap knows --disable-userns (0.8+). */
+  disableUserns: boolean;
+}
+
+/** The namespaces and privileges every sandboxed command runs with; the probe uses the same. */
+export function isolationArgs(opts: { shareNetwork: boolean; disableUserns: boolean; seccomp: boolean }): string[] {
+  return [
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    ...(opts.shareNetwork ? [] : ["--unshare-net"]),
+    // bwrap run by root keeps every capability in its namespace unless told: with them a command
+    // could mount, unmount or remount its way out of the read-only view.
+    "--cap-drop",
+    "ALL",
+    ...(opts.disableUserns ? ["--disable-userns"] : []),
+    // No --new-session: the command must stay in the process group orca signals on cancel. It
+    // has no terminal to inject keystrokes into anyway: orca starts it in a new session.
+    "--die-with-parent",
+    ...(opts.seccomp ? ["--seccomp", "3"] : []),
+  ];
+}
+
+/** bwrap's arguments up to and including `--`; the command to run follows. */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const args = [...isolationArgs(plan), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const areas = [plan.workspace, ...plan.writable];
+  if (plan.mode === "workspace-write") {
+    for (const dir of plan.tempDirs) args.push("--bind", dir, dir);
+    for (const dir of areas) args.push("--bind", dir, dir);
+    for (const dir of plan.pins) args.push("--bind", dir, dir);
+    for (const p of plan.readOnly) args.push("--ro-bind", p, p);
+  } else {
+    for (const dir of plan.tempDirs) args.push("--tmpfs", dir);
+    // A workspace under the temp dir would vanish under the private one: show it again, read-only.
+    for (const dir of areas) args.push("--ro-bind", dir, dir);
+  }
+  args.push("--ro-bind", plan.sessionDir, plan.sessionDir);
+  for (const file of plan.unreadable.files) args.push("--ro-bind", plan.blank.file, file);
+  for (const dir of plan.unreadable.dirs) args.push("--ro-bind", plan.blank.dir, dir);
+  args.push("--chdir", plan.workspace, "--");
+  return args;
+}
