@@ -3,7 +3,7 @@ import { ConfigError } from "../config/errors.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "doctor";
 
 export interface CliArgs {
   prompt?: string;
@@ -25,7 +25,7 @@ export interface CliArgs {
   subcommand?: Subcommand;
 }
 
-const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions"];
+const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "doctor"];
 
 export const HELP = `orca — a terminal multi-agent orchestrator
 
@@ -35,6 +35,7 @@ Usage
   orca --demo                   the dashboard on a built-in scripted model and a sample project (no API key)
   orca agents | tools | mcp | skills | sessions
                                 list what is loaded, and why something failed to load
+  orca doctor                   whether commands are sandboxed here (and why not), outside programs, Node
 
 Options
   -w, --workspace DIR           the directory agents work in (default: current directory)

@@ -48,6 +48,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   const killOnExit = () => orchestra?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
+    if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, io, PACKAGE_DIR, packageVersion());
     if (args.subcommand) return await runListCommand(args, io, PACKAGE_DIR);
     if (args.demo) {
       const { runDemo } = await import("./demo.js");

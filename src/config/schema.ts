@@ -53,6 +53,26 @@ export const DEFAULT_READ_ONLY_COMMANDS = [
   "tree*",
 ];
 
+/**
+ * Credential stores commands have no business reading: the sandbox hides them (they stay readable
+ * to you, and to orca itself). orca's own config and sessions are among them.
+ */
+export const DEFAULT_SANDBOX_DENY_READ = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.kube",
+  "~/.docker/config.json",
+  "~/.config/gh",
+  "~/.config/gcloud",
+  "~/.netrc",
+  "~/.npmrc",
+  "~/.pypirc",
+  "~/.git-credentials",
+  "~/.config/orca/config.yaml",
+  "~/.orca",
+];
+
 export const configSchema = z.strictObject({
   model: z
     .strictObject({
@@ -107,6 +127,26 @@ export const configSchema = z.strictObject({
       bash_timeout: z.number().int().positive().default(120_000),
       /** Tool output beyond this many tokens is cut to its head and tail. */
       max_output_tokens: z.number().int().positive().default(8_000),
+      /** Give commands the model's API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, model.api_key). */
+      pass_model_key: z.boolean().default(false),
+    })
+    .prefault({}),
+  sandbox: z
+    .strictObject({
+      /** auto: sandbox commands where the platform can; true: refuse to start without; false: never. */
+      enabled: z.union([z.literal("auto"), z.boolean()]).default("auto"),
+      network: z
+        .strictObject({
+          /** [] no network; ["*"] the host's network; else these hosts (`*.example.com` for subdomains). */
+          allow: z.array(z.string().min(1)).default([]),
+        })
+        .prefault({}),
+      /** More directories commands may write (caches such as ~/.cache/go-build). */
+      writable: z.array(z.string().min(1)).default([]),
+      /** More paths kept read-only inside the writable areas (workspace-relative or absolute). */
+      read_only: z.array(z.string().min(1)).default([]),
+      /** Paths commands cannot read at all; read_file(PATTERN) deny rules are added to these. */
+      deny_read: z.array(z.string().min(1)).default(DEFAULT_SANDBOX_DENY_READ),
     })
     .prefault({}),
   mcp_servers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"), mcpServerSchema).default({}),

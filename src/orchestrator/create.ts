@@ -12,6 +12,9 @@ import { OpenAIModel } from "../model/openai.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { CommandLauncher } from "../tools/builtin/launch.js";
+import { childEnv } from "../tools/child-env.js";
+import { Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -117,7 +120,11 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     return model;
   };
 
-  const shells = new ShellManager();
+  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
+  if (notice) warnings.push(notice);
+  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
+  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment) });
   // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
     ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
@@ -184,11 +191,11 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         emit: (event) => session?.bus.emit(event),
       }),
       onClose: async () => {
-        await Promise.all([shells.killAll(), mcp?.close()]);
+        await Promise.all([shells.close(), mcp?.close()]);
       },
     });
   } catch (error) {
-    await Promise.all([shells.killAll(), mcp?.close()]);
+    await Promise.all([shells.close(), mcp?.close()]);
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
   }

@@ -2,3 +2,4 @@ export { Sandbox, networkPolicy, type SandboxOptions, type WrappedCommand } from
 export { readDenyPatterns } from "./deny-read.js";
 export { PROTECTED_NAMES } from "./protected.js";
 export { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxRequest, type SandboxStatus } from "./types.js";
+export { sandboxNotice, sandboxOptions } from "./from-config.js";
