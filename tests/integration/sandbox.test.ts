@@ -96,12 +96,17 @@ describe("the sandbox, through the bash tool", () => {
     expect(r.content).toContain("done");
     expect(r.content).toContain(".git/config: Read-only file system");
     expect(fs.readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
-    expect(exists(".git/hooks")).toBe(false);
-    expect(exists(".git/commondir")).toBe(false);
+    // While the session lasts, the stand-ins are there, empty and inert.
+    expect(fs.readdirSync(path.join(root, ".git", "hooks"))).toEqual([]);
+    expect(fs.readFileSync(path.join(root, ".git", "commondir"), "utf8")).toBe(".\n");
     expect(exists(".git-old")).toBe(false);
     // The repository still works, inside the sandbox and out.
     const commit = await bash("git -c user.email=a@b -c user.name=a commit -q --allow-empty -m sandboxed && git log --format=%s");
     expect(commit.content).toContain("sandboxed");
+    expect(git("log", "--format=%s").trim()).toBe("sandboxed");
+    await shells.close();
+    expect(exists(".git/hooks")).toBe(false);
+    expect(exists(".git/commondir")).toBe(false);
     expect(git("log", "--format=%s").trim()).toBe("sandboxed");
   });
 
@@ -116,6 +121,8 @@ describe("the sandbox, through the bash tool", () => {
       ].join("; "),
     );
     expect(r.content).toContain("done");
+    for (const name of [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea", ".git"]) expect(fs.readdirSync(path.join(root, name)), name).toEqual([]);
+    await shells.close();
     for (const name of [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea", ".git"]) expect(exists(name), name).toBe(false);
   });
 
@@ -282,16 +289,15 @@ describe("the sandbox, through the bash tool", () => {
     }
   });
 
-  it("keeps stand-ins while any command needs them, and removes them after the last", async () => {
+  it("keeps stand-ins for the session, so a running background shell stays protected, and removes them at the end", async () => {
     await setup();
-    const started = await run("bash", { command: "while [ ! -f go ]; do sleep 0.02; done", run_in_background: true });
-    await vi.waitFor(() => expect(exists(".orca")).toBe(true), { timeout: 5_000, interval: 20 });
-    await bash("echo short-lived");
-    // The background shell still runs: its protection must stay.
-    expect(exists(".orca")).toBe(true);
-    const r = await bash("mkdir .orca/agents; echo x > go; echo done");
+    const started = await run("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; mkdir .orca/agents; echo end", run_in_background: true });
+    await bash("echo another command");
+    const r = await bash("mkdir .claude/x; echo x > go; echo done");
     expect(r.content).toContain("Read-only file system");
-    await vi.waitFor(async () => expect((await run("bash_output", { shell_id: started.meta?.shellId })).content).toMatch(/status: exited/), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await run("bash_output", { shell_id: started.meta?.shellId })).content).toMatch(/status: exited[\s\S]*Read-only file system/), { timeout: 10_000, interval: 50 });
+    expect(exists(".orca")).toBe(true);
+    await shells.close();
     for (const name of [".orca", ".mcp.json", ".git", ".claude"]) expect(exists(name), name).toBe(false);
   });
 });

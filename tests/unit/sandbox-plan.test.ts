@@ -85,6 +85,12 @@ describe("protected paths", () => {
     expect(rel(p.placeholders.map((x) => x.path))).toEqual([".agents", ".claude", ".git", ".idea", ".mcp.json", ".orca", ".vscode"]);
     expect(p.placeholders.every((x) => x.kind === "dir")).toBe(true);
     expect(rel(p.readOnly)).toEqual(rel(p.placeholders.map((x) => x.path)));
+    // Once orca's empty .git stand-in is there, it is still no repository to fill with more.
+    fs.mkdirSync(path.join(root, ".git"));
+    const again = protectedPaths(root, inRoot, [], new Set([path.join(root, ".git")]));
+    expect(rel(again.readOnly)).toContain(".git");
+    expect(again.pins).toEqual([]);
+    expect(again.readOnly.filter((p) => p.startsWith(path.join(root, ".git") + path.sep))).toEqual([]);
   });
 
   it("in a repository: pins .git, protects config and hooks, and fills a missing commondir and hooks", () => {
@@ -116,23 +122,24 @@ describe("protected paths", () => {
     expect(rel(narrow.readOnly).filter((x) => x.startsWith("main"))).toEqual([]);
   });
 
-  it("stand-ins live while any command holds them and go with the last, unless someone filled them", () => {
+  it("stand-ins are made once, again if removed, and go at the end unless someone filled them", () => {
     const holder = new Placeholders();
+    const orca = path.join(root, ".orca");
+    const commondir = path.join(root, "commondir");
     const list = [
-      { path: path.join(root, ".orca"), kind: "dir" as const },
-      { path: path.join(root, "commondir"), kind: "file" as const, content: ".\n" },
+      { path: orca, kind: "dir" as const },
+      { path: commondir, kind: "file" as const, content: ".\n" },
     ];
-    const first = holder.acquire(list);
-    const second = holder.acquire(list);
-    expect(fs.readFileSync(path.join(root, "commondir"), "utf8")).toBe(".\n");
-    first();
-    first();
-    expect(fs.existsSync(path.join(root, ".orca"))).toBe(true);
-    fs.writeFileSync(path.join(root, ".orca", "mine.md"), "the user's\n");
-    second();
-    expect(fs.existsSync(path.join(root, "commondir"))).toBe(false);
-    expect(fs.readFileSync(path.join(root, ".orca", "mine.md"), "utf8")).toBe("the user's\n");
-    expect(() => holder.acquire([{ path: path.join(root, "no", "such", "dir"), kind: "dir" }])).toThrow(/cannot protect .*ENOENT/);
+    holder.ensure(list);
+    expect(fs.readFileSync(commondir, "utf8")).toBe(".\n");
+    fs.rmSync(commondir);
+    holder.ensure(list);
+    expect(fs.existsSync(commondir)).toBe(true);
+    fs.writeFileSync(path.join(orca, "mine.md"), "the user's\n");
+    holder.removeAll();
+    expect(fs.existsSync(commondir)).toBe(false);
+    expect(fs.readFileSync(path.join(orca, "mine.md"), "utf8")).toBe("the user's\n");
+    expect(() => holder.ensure([{ path: path.join(root, "no", "such", "dir"), kind: "dir" }])).toThrow(/cannot protect .*ENOENT/);
   });
 });
 

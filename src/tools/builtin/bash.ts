@@ -106,7 +106,6 @@ async function runForeground(
   // Returning before the group is gone would hand back control while it still runs.
   await stopping;
   untrack();
-  launched.release();
 
   const text = output.text();
   const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens).text.replace(/\n$/, "");

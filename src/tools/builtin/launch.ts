@@ -8,8 +8,6 @@ export interface Launched {
   pid: number;
   /** How it runs: in which sandbox, or `none`. */
   sandbox: SandboxMode | "none";
-  /** Call once the process and its group have ended: frees what the sandbox set up for it. */
-  release(): void;
 }
 
 /**
@@ -37,20 +35,13 @@ export class CommandLauncher {
   async launch(command: string, cwd: string, request?: SandboxRequest): Promise<Launched> {
     const mode = this.modeFor(request);
     let spec: LaunchSpec;
-    let release = () => {};
     if (mode === "none") spec = plainBash(command, cwd, this.env);
     else {
       const wrapped = await this.sandbox.wrap(command, mode);
-      release = wrapped.release;
       spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3 };
     }
-    try {
-      const child = await spawnChecked(spec);
-      return { child, pid: child.pid as number, sandbox: mode, release };
-    } catch (error) {
-      release();
-      throw error;
-    }
+    const child = await spawnChecked(spec);
+    return { child, pid: child.pid as number, sandbox: mode };
   }
 }
 

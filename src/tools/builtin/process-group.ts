@@ -86,8 +86,10 @@ export function groupAlive(pgid: number): boolean {
 export async function terminateGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await sleep(POLL_MS);
+  // Most groups are gone within a few milliseconds (a sandbox's init finishing after bwrap has
+  // returned): look again soon, then less often.
+  for (let wait = 2; Date.now() < deadline; wait = Math.min(wait * 2, POLL_MS)) {
+    await sleep(wait);
     if (!groupAlive(pgid)) return;
   }
   signalGroup(pgid, "SIGKILL");

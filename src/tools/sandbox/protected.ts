@@ -10,10 +10,11 @@ export const PROTECTED_NAMES = [".orca", ".mcp.json", ".claude", ".agents", ".vs
 
 /**
  * A protected path that does not exist yet. A read-only mount needs something to mount on, so
- * orca creates an inert stand-in for the time a sandboxed command runs: an empty directory (git
- * ignores empty directories, so nothing shows in `git status`), an empty git config, or a
- * `commondir` that names the git dir itself. Inside the sandbox the stand-in is read-only and,
- * being a mount point, cannot be removed or renamed, so the real thing cannot be created.
+ * orca creates an inert stand-in, kept until the session ends: an empty directory (git ignores
+ * empty directories, so nothing shows in `git status`), an empty git config, or a `commondir`
+ * that names the git dir itself. Inside the sandbox the stand-in is read-only and, being a mount
+ * point, cannot be removed or renamed, so the real thing cannot be created. Made once per session
+ * rather than per command: a watcher (a dev server, an editor) would see them come and go.
  */
 export interface Placeholder {
   path: string;
@@ -32,9 +33,15 @@ export interface Protection {
 
 /**
  * What to protect in `root` for a sandbox whose writable areas are `isWritable`. Paths outside
- * every writable area are read-only already and are left alone.
+ * every writable area are read-only already and are left alone. `standIns` are orca's own
+ * placeholders: an empty `.git` of orca's is no repository to look into.
  */
-export function protectedPaths(root: string, isWritable: (p: string) => boolean, extraReadOnly: readonly string[] = []): Protection {
+export function protectedPaths(
+  root: string,
+  isWritable: (p: string) => boolean,
+  extraReadOnly: readonly string[] = [],
+  standIns: ReadonlySet<string> = new Set(),
+): Protection {
   const out: Protection = { pins: [], readOnly: [], placeholders: [] };
   const protect = (p: string, missing: Omit<Placeholder, "path"> | null) => {
     if (!isWritable(p)) return;
@@ -45,7 +52,7 @@ export function protectedPaths(root: string, isWritable: (p: string) => boolean,
       out.readOnly.push(p);
     }
   };
-  protectGit(root, isWritable, out, protect);
+  protectGit(root, isWritable, out, protect, standIns);
   for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
   for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
   return out;
@@ -53,10 +60,10 @@ export function protectedPaths(root: string, isWritable: (p: string) => boolean,
 
 type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
 
-function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect): void {
+function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, standIns: ReadonlySet<string>): void {
   const dotGit = path.join(root, ".git");
   const stat = lstat(dotGit);
-  if (!stat) {
+  if (!stat || standIns.has(dotGit)) {
     // No repository yet: one created in the sandbox would come with its own config and hooks.
     protect(dotGit, { kind: "dir" });
     return;
@@ -133,50 +140,27 @@ function realpathOr(p: string): string {
   }
 }
 
-/**
- * Creates and removes placeholders, counting the running commands that use each: the stand-in
- * goes once the last of them has ended, and only while it is still the inert thing orca made.
- */
+/** The stand-ins of one session: made when first needed (again if removed), removed at the end. */
 export class Placeholders {
-  private readonly users = new Map<string, { placeholder: Placeholder; count: number }>();
+  private readonly made = new Map<string, Placeholder>();
 
-  /** Creates what is missing; returns the function that releases them. Throws when one cannot be made. */
-  acquire(list: readonly Placeholder[]): () => void {
-    const taken: Placeholder[] = [];
-    try {
-      for (const placeholder of list) {
-        const held = this.users.get(placeholder.path);
-        if (held) held.count++;
-        else if (create(placeholder)) this.users.set(placeholder.path, { placeholder, count: 1 });
-        else continue;
-        taken.push(placeholder);
-      }
-    } catch (error) {
-      this.release(taken);
-      throw error;
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.release(taken);
-    };
+  /** The paths of the stand-ins made so far. */
+  get paths(): ReadonlySet<string> {
+    return new Set(this.made.keys());
   }
 
-  private release(list: readonly Placeholder[]): void {
-    for (const { path: p } of list) {
-      const held = this.users.get(p);
-      if (!held) continue;
-      if (--held.count > 0) continue;
-      this.users.delete(p);
-      remove(held.placeholder);
+  /** Makes whatever of `list` is missing. Throws a one-line Error when one cannot be made. */
+  ensure(list: readonly Placeholder[]): void {
+    for (const placeholder of list) {
+      if (fs.existsSync(placeholder.path)) continue;
+      if (create(placeholder)) this.made.set(placeholder.path, placeholder);
     }
   }
 
-  /** Removes every placeholder still held (session end). */
-  releaseAll(): void {
-    for (const { placeholder } of this.users.values()) remove(placeholder);
-    this.users.clear();
+  /** Removes each stand-in that is still the inert thing orca made; what someone filled stays. */
+  removeAll(): void {
+    for (const placeholder of this.made.values()) remove(placeholder);
+    this.made.clear();
   }
 }
 

@@ -34,8 +34,6 @@ export interface WrappedCommand {
   args: string[];
   fd3?: Buffer;
   env: Record<string, string>;
-  /** Call once the process (and everything it started) has ended. */
-  release(): void;
 }
 
 /** What every command of the session shares, decided once at start-up. */
@@ -122,7 +120,7 @@ export class Sandbox {
 
   /**
    * bwrap's command line for `command` run with bash in `mode`. Resolves the unreadable paths and
-   * creates the placeholders for missing protected paths now; `release()` removes them again.
+   * makes the stand-ins for missing protected paths now, so both are as they are at the start.
    */
   async wrap(command: string, mode: SandboxMode): Promise<WrappedCommand> {
     const setup = this.setup;
@@ -132,11 +130,10 @@ export class Sandbox {
     const writableAreas = [root, ...setup.writable, ...setup.tempDirs];
     const protection =
       mode === "workspace-write"
-        ? protectedPaths(root, (p) => writableAreas.some((dir) => isInside(dir, p)), setup.readOnly)
+        ? protectedPaths(root, (p) => writableAreas.some((dir) => isInside(dir, p)), setup.readOnly, this.placeholders.paths)
         : { pins: [], readOnly: [], placeholders: [] };
-    let release: () => void;
     try {
-      release = this.placeholders.acquire(protection.placeholders);
+      this.placeholders.ensure(protection.placeholders);
     } catch (error) {
       throw new SandboxError((error as Error).message);
     }
@@ -162,10 +159,10 @@ export class Sandbox {
       env.NO_PROXY = env.no_proxy = "";
       inner = ["bash", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
     }
-    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, release };
+    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env };
   }
 
-  /** Removes placeholders, stops the proxy, deletes the session's files. Commands must have ended. */
+  /** Removes the stand-ins, stops the proxy, deletes the session's files. Commands must have ended. */
   async close(): Promise<void> {
     const proxy = this.setup?.proxy;
     this.closeSync();
@@ -176,7 +173,7 @@ export class Sandbox {
   closeSync(): void {
     if (this.closed) return;
     this.closed = true;
-    this.placeholders.releaseAll();
+    this.placeholders.removeAll();
     if (!this.setup) return;
     try {
       fs.chmodSync(path.join(this.setup.sessionDir, "blank-dir"), 0o700);
