@@ -9,6 +9,7 @@ import os from "node:os";
 
 export const KILL_GRACE_MS = 2_000;
 const POLL_MS = 50;
+const SETTLE_MS = 25;
 
 /** A process to start: `file args…` in `cwd`, with `fd3` written to its fd 3 (bwrap's seccomp filter). */
 export interface LaunchSpec {
@@ -117,9 +118,11 @@ export function whenFinished(child: ChildProcess, graceMs = KILL_GRACE_MS): Prom
   return new Promise((resolve) => {
     child.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
       const pid = child.pid;
-      // Processes left running in the group would be orphans: stop them now.
-      const leftovers = pid !== undefined && groupAlive(pid) ? terminateGroup(pid, graceMs) : Promise.resolve();
-      void leftovers
+      // A sandbox's init is still finishing when bwrap has returned; it holds the output pipes
+      // until it is gone. Give it a moment rather than signal a group about to end by itself.
+      void Promise.race([closed, sleep(SETTLE_MS, true)])
+        // Processes left running in the group would be orphans: stop them now.
+        .then(() => (pid !== undefined && groupAlive(pid) ? terminateGroup(pid, graceMs) : undefined))
         .then(() => Promise.race([closed, sleep(graceMs, true)]))
         .then(() => {
           child.stdout?.destroy();

@@ -8,6 +8,9 @@ import path from "node:path";
  */
 export const PROTECTED_NAMES = [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea"] as const;
 
+/** Protected when present (a workspace that is a home directory): a shell or git runs what they say. */
+const PROTECTED_IF_PRESENT = [".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".gitconfig"] as const;
+
 /**
  * A protected path that does not exist yet. A read-only mount needs something to mount on, so
  * orca creates an inert stand-in, kept until the session ends: an empty directory (git ignores
@@ -54,6 +57,7 @@ export function protectedPaths(
   };
   protectGit(root, isWritable, out, protect, standIns);
   for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
+  for (const name of PROTECTED_IF_PRESENT) protect(path.join(root, name), null);
   for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
   return out;
 }
