@@ -62,7 +62,7 @@ export const DEFAULT_SANDBOX_DENY_READ = [
   "~/.aws",
   "~/.gnupg",
   "~/.kube",
-  "~/.docker/config.json",
+  "~/.docker",
   "~/.config/gh",
   "~/.config/gcloud",
   "~/.netrc",
@@ -139,6 +139,8 @@ export const configSchema = z.strictObject({
         .strictObject({
           /** [] no network; ["*"] the host's network; else these hosts (`*.example.com` for subdomains). */
           allow: z.array(z.string().min(1)).default([]),
+          /** Commands may use Unix sockets (the host's in /run and /tmp stay hidden); false refuses them all. */
+          unix_sockets: z.boolean().default(true),
         })
         .prefault({}),
       /** More directories commands may write (caches such as ~/.cache/go-build). */

@@ -67,15 +67,18 @@ describe("the sandbox, through the bash tool", () => {
   it("refuses writes outside the workspace and temp dir, and allows them inside", async () => {
     await setup();
     const marker = path.join(outside.dir, "marker");
-    const tmpFile = path.join(base, "tmp-marker");
-    const r = await bash(`echo pwned > ${marker}; echo $? ; echo ok > inside.txt && echo ok > ${tmpFile} && echo wrote`);
+    const hostTmp = path.join(base, "tmp-marker");
+    const r = await bash(`echo pwned > ${marker}; echo pwned > ${hostTmp}; echo ok > inside.txt && echo ok > /tmp/orca-private-marker && echo wrote`);
     expect(r.ok).toBe(true);
     expect(r.content).toContain("Read-only file system");
     expect(r.content).toContain("wrote");
     expect(r.meta).toMatchObject({ sandboxed: true, sandbox: "workspace-write" });
     expect(fs.existsSync(marker)).toBe(false);
     expect(fs.readFileSync(path.join(root, "inside.txt"), "utf8")).toBe("ok\n");
-    expect(fs.readFileSync(tmpFile, "utf8")).toBe("ok\n");
+    // /tmp is the session's own: shared by its commands, not the host's.
+    expect(fs.existsSync(hostTmp)).toBe(false);
+    expect(fs.existsSync("/tmp/orca-private-marker")).toBe(false);
+    expect((await bash("cat /tmp/orca-private-marker")).content).toContain("ok");
   });
 
   it("keeps .git/config and .git/hooks read-only, and .git/hooks cannot be created when missing", async () => {
@@ -153,10 +156,10 @@ describe("the sandbox, through the bash tool", () => {
     }
   });
 
-  it("cannot reach Unix sockets on the host's file system", async () => {
+  it("cannot reach the host's Unix sockets in /tmp and /run, and can use its own", async () => {
     await setup();
-    const socketPath = path.join(base, "host.sock");
     const net = await import("node:net");
+    const socketPath = path.join(base, "host.sock");
     let connections = 0;
     const server = net.createServer((s) => {
       connections++;
@@ -164,9 +167,32 @@ describe("the sandbox, through the bash tool", () => {
     });
     await new Promise<void>((resolve) => server.listen(socketPath, resolve));
     try {
-      const r = await bash(`node -e "require('net').connect('${socketPath}').on('error', e => { console.log(e.code); process.exit(3) }).on('data', d => console.log(String(d)))"`);
-      expect(r.content).toContain("EPERM");
+      const probe = (p: string) => `node -e "require('net').connect('${p}').on('error', e => console.log('${path.basename(p)}', e.code)).on('data', d => console.log(String(d)))"`;
+      const r = await bash([probe(socketPath), "ls /run", probe("/tmp/own.sock").replace("require", "require('net').createServer(s => s.end('own server')).listen('/tmp/own.sock', () => require")].join("; "));
+      expect(r.content).toContain("host.sock ENOENT");
       expect(r.content).not.toContain("hello");
+      expect(connections).toBe(0);
+      // /run is empty: no Docker socket, no session bus, no systemd.
+      expect(r.content).not.toMatch(/docker|dbus|systemd/);
+      expect(r.content).toContain("own server");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("with unix_sockets: false, no Unix socket can be made at all, wherever the host's live", async () => {
+    await setup({}, { unixSockets: false });
+    const net = await import("node:net");
+    const socketPath = path.join(root, "in-workspace.sock");
+    let connections = 0;
+    const server = net.createServer((s) => {
+      connections++;
+      s.end("hello\n");
+    });
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      const r = await bash(`node -e "require('net').connect('${socketPath}').on('error', e => console.log(e.code)).on('data', d => console.log(String(d)))"`);
+      expect(r.content).toContain("EPERM");
       expect(connections).toBe(0);
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -200,13 +226,13 @@ describe("the sandbox, through the bash tool", () => {
 
   it("runs a read-only sandbox (plan mode): nothing on disk can be written, not even the temp dir", async () => {
     await setup();
-    const tmpFile = path.join(base, "plan-marker");
-    const r = await bash(`echo x > inside.txt; echo x > ${tmpFile}; ls; echo scratch > /tmp/scratch && cat /tmp/scratch`, { sandbox: "read-only" });
+    const r = await bash(`echo x > inside.txt; ls; echo scratch > /tmp/scratch && cat /tmp/scratch`, { sandbox: "read-only" });
     expect(r.content).toContain("Read-only file system");
     expect(r.content).toContain("scratch");
     expect(r.meta).toMatchObject({ sandboxed: true, sandbox: "read-only" });
     expect(exists("inside.txt")).toBe(false);
-    expect(fs.existsSync(tmpFile)).toBe(false);
+    // Its temp dir was a scratch space of its own, gone with it.
+    expect((await bash("cat /tmp/scratch; echo end")).content).toContain("No such file");
     expect(fs.existsSync("/tmp/scratch")).toBe(false);
   });
 
@@ -295,7 +321,15 @@ describe("the sandbox, through the bash tool", () => {
     await bash("echo another command");
     const r = await bash("mkdir .claude/x; echo x > go; echo done");
     expect(r.content).toContain("Read-only file system");
-    await vi.waitFor(async () => expect((await run("bash_output", { shell_id: started.meta?.shellId })).content).toMatch(/status: exited[\s\S]*Read-only file system/), { timeout: 10_000, interval: 50 });
+    let seen = "";
+    await vi.waitFor(
+      async () => {
+        seen += (await run("bash_output", { shell_id: started.meta?.shellId })).content;
+        expect(seen).toMatch(/status: exited/);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(seen).toContain("Read-only file system");
     expect(exists(".orca")).toBe(true);
     await shells.close();
     for (const name of [".orca", ".mcp.json", ".git", ".claude"]) expect(exists(name), name).toBe(false);

@@ -29,6 +29,8 @@ function plan(extra: Partial<BwrapPlan> = {}): BwrapPlan {
     workspace: "/w",
     writable: ["/extra"],
     tempDirs: ["/tmp"],
+    privateTmp: "/s/tmp",
+    hideRun: true,
     pins: ["/w/.git"],
     readOnly: ["/w/.git/config"],
     unreadable: { files: ["/w/.env"], dirs: ["/home/u/.ssh"] },
@@ -54,14 +56,15 @@ describe("bwrap arguments", () => {
     expect(args.slice(0, 11)).toEqual(["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--cap-drop", "ALL", "--disable-userns", "--die-with-parent", "--seccomp", "3", "--ro-bind"]);
     expect(args).not.toContain("--new-session");
     const root = at(args, "--ro-bind", "/", "/");
-    const tmp = at(args, "--bind", "/tmp", "/tmp");
+    const run = at(args, "--tmpfs", "/run");
+    const tmp = at(args, "--bind", "/s/tmp", "/tmp");
     const ws = at(args, "--bind", "/w", "/w");
     const pin = at(args, "--bind", "/w/.git", "/w/.git");
     const config = at(args, "--ro-bind", "/w/.git/config", "/w/.git/config");
     const session = at(args, "--ro-bind", "/s", "/s");
     const env = at(args, "--ro-bind", "/s/blank", "/w/.env");
     const ssh = at(args, "--ro-bind", "/s/blank-dir", "/home/u/.ssh");
-    expect([root, tmp, ws, pin, config, session, env, ssh]).toEqual([...[root, tmp, ws, pin, config, session, env, ssh]].sort((a, b) => a - b));
+    expect([root, run, tmp, ws, pin, config, session, env, ssh]).toEqual([...[root, run, tmp, ws, pin, config, session, env, ssh]].sort((a, b) => a - b));
     expect(args.slice(-3)).toEqual(["--chdir", "/w", "--"]);
   });
 
@@ -71,8 +74,11 @@ describe("bwrap arguments", () => {
     expect(at(args, "--tmpfs", "/tmp")).toBeLessThan(at(args, "--ro-bind", "/w", "/w"));
   });
 
-  it("keeps the host network only for allow: ['*']", () => {
-    expect(bwrapArgs(plan({ shareNetwork: true, seccomp: false }))).not.toContain("--unshare-net");
+  it("keeps the host network, /run and /tmp only for allow: ['*']", () => {
+    const full = bwrapArgs(plan({ shareNetwork: true, seccomp: false, privateTmp: null, hideRun: false }));
+    expect(full).not.toContain("--unshare-net");
+    expect(full).not.toContain("--tmpfs");
+    at(full, "--bind", "/tmp", "/tmp");
     expect(networkPolicy([])).toEqual({ kind: "off" });
     expect(networkPolicy(["*"])).toEqual({ kind: "full" });
     expect(networkPolicy(["registry.npmjs.org", " "])).toEqual({ kind: "allow-list", hosts: ["registry.npmjs.org"] });

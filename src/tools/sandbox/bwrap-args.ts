@@ -7,8 +7,16 @@ export interface BwrapPlan {
   workspace: string;
   /** Writable besides the workspace and temp dirs (permissions.additional_dirs, sandbox.writable). */
   writable: string[];
-  /** The system temp dirs: shared and writable, or private and empty in read-only mode. */
+  /** The system temp dirs (/tmp, $TMPDIR): replaced by `privateTmp`, or left as they are when it is null. */
   tempDirs: string[];
+  /**
+   * The session's own temp dir, mounted on every temp dir path: the commands of a session share it,
+   * and the host's /tmp — where other programs keep their sockets (X11, tmux, ssh-agent) — is out
+   * of sight. Read-only mode gets an empty one per command instead. Null: the host's, writable.
+   */
+  privateTmp: string | null;
+  /** Mount an empty /run over the host's: where system and user services keep their sockets. */
+  hideRun: boolean;
   pins: string[];
   readOnly: string[];
   unreadable: Unreadable;
@@ -43,18 +51,22 @@ export function isolationArgs(opts: { shareNetwork: boolean; disableUserns: bool
   ];
 }
 
-/** bwrap's arguments up to and including `--`; the command to run follows. */
+/**
+ * bwrap's arguments up to and including `--`; the command to run follows. Mounts are made in
+ * order, a later one over an earlier: the workspace and writable dirs come after the temp dirs
+ * (a workspace under /tmp shows through the private one), protected and hidden paths come last.
+ */
 export function bwrapArgs(plan: BwrapPlan): string[] {
   const args = [...isolationArgs(plan), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  if (plan.hideRun) args.push("--tmpfs", "/run");
   const areas = [plan.workspace, ...plan.writable];
   if (plan.mode === "workspace-write") {
-    for (const dir of plan.tempDirs) args.push("--bind", dir, dir);
+    for (const dir of plan.tempDirs) args.push("--bind", plan.privateTmp ?? dir, dir);
     for (const dir of areas) args.push("--bind", dir, dir);
     for (const dir of plan.pins) args.push("--bind", dir, dir);
     for (const p of plan.readOnly) args.push("--ro-bind", p, p);
   } else {
     for (const dir of plan.tempDirs) args.push("--tmpfs", dir);
-    // A workspace under the temp dir would vanish under the private one: show it again, read-only.
     for (const dir of areas) args.push("--ro-bind", dir, dir);
   }
   args.push("--ro-bind", plan.sessionDir, plan.sessionDir);

@@ -15,6 +15,7 @@ export function sandboxOptions(config: Config, workspace: Workspace, home: strin
     denyRead: [...config.sandbox.deny_read.map(expand), dataDir],
     denyReadPatterns: readDenyPatterns(config.permissions.deny),
     networkAllow: config.sandbox.network.allow,
+    unixSockets: config.sandbox.network.unix_sockets,
   };
 }
 

@@ -26,6 +26,12 @@ export interface SandboxOptions {
   denyReadPatterns?: readonly string[];
   /** `sandbox.network.allow`: [] off, ["*"] the host's network, else these hosts through a proxy. */
   networkAllow?: readonly string[];
+  /**
+   * `sandbox.network.unix_sockets`: false refuses every socket(AF_UNIX) with a seccomp filter, so
+   * no Unix socket anywhere on the host is reachable. Default true: commands may use their own,
+   * and the host's usual places for them (/run, /tmp) are hidden.
+   */
+  unixSockets?: boolean;
 }
 
 /** One command, ready to spawn: `file args…`, with `fd3` written to its fd 3 and `env` laid over its own. */
@@ -43,8 +49,10 @@ interface Setup {
   denyRead: readonly string[];
   denyReadPatterns: readonly string[];
   disableUserns: boolean;
-  /** orca's files for this session: the blanks mounted over unreadable paths, the proxy socket. */
+  /** orca's files for this session: the blanks mounted over unreadable paths, the proxy socket, the private tmp. */
   sessionDir: string;
+  /** No host network: the host's /run and /tmp are hidden too (their sockets are local services). */
+  isolated: boolean;
   tempDirs: string[];
   writable: string[];
   filter: Buffer | null;
@@ -87,15 +95,20 @@ export class Sandbox {
       notes.push("sandbox.network.allow needs socat, which is not installed: network stays off");
       effective = { kind: "off" };
     }
-    const probe = await probeBwrap({ seccomp: effective.kind === "off" });
+    const blockUnix = opts.unixSockets === false && effective.kind !== "full";
+    if (blockUnix && effective.kind === "allow-list") notes.push("sandbox.network.unix_sockets: false cannot hold with an allow-list (the bridge to the proxy is a Unix socket)");
+    const seccomp = blockUnix && effective.kind === "off";
+    const probe = await probeBwrap({ seccomp });
     if (!probe.ok) {
       if (opts.enabled === true) throw new ConfigError(`sandbox.enabled is true but ${probe.reason}`);
       return Sandbox.unavailable(probe.reason ?? "unknown");
     }
-    const filter = effective.kind === "off" ? unixSocketFilter() : null;
+    const filter = seccomp ? unixSocketFilter() : null;
+    if (seccomp && !filter) notes.push(`sandbox.network.unix_sockets: false is not supported on ${process.arch}`);
     const sessionDir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-sandbox-"));
     fs.writeFileSync(path.join(sessionDir, "blank"), "", { mode: 0o000 });
     fs.mkdirSync(path.join(sessionDir, "blank-dir"), { mode: 0o000 });
+    fs.mkdirSync(path.join(sessionDir, "tmp"), { mode: 0o700 });
     let proxy: FilteringProxy | null = null;
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
@@ -107,6 +120,7 @@ export class Sandbox {
       disableUserns: probe.disableUserns,
       sessionDir,
       tempDirs: outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir)),
+      isolated: effective.kind !== "full",
       writable: outermost([...opts.workspace.additionalDirs, ...(opts.writable ?? []).map((p) => expandHome(p))].flatMap(existingRealDir)),
       filter,
       network: effective,
@@ -127,7 +141,7 @@ export class Sandbox {
     if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
     const root = setup.root;
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
-    const writableAreas = [root, ...setup.writable, ...setup.tempDirs];
+    const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
     const protection =
       mode === "workspace-write"
         ? protectedPaths(root, (p) => writableAreas.some((dir) => isInside(dir, p)), setup.readOnly, this.placeholders.paths)
@@ -142,6 +156,8 @@ export class Sandbox {
       workspace: root,
       writable: setup.writable,
       tempDirs: setup.tempDirs,
+      privateTmp: setup.isolated ? path.join(setup.sessionDir, "tmp") : null,
+      hideRun: setup.isolated,
       pins: protection.pins,
       readOnly: protection.readOnly,
       unreadable,
