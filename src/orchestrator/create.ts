@@ -14,7 +14,7 @@ import type { Approver } from "../tools/approver.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
-import { Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
+import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -74,6 +74,8 @@ export function loadEnvironment(
     throw new ConfigError(`workspace ${opts.workspace} does not exist`);
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${opts.workspace} is not a directory`);
+  // Before the folder's settings are read: a killed session's stand-ins (.mcp.json…) are not settings.
+  removeAbandoned(os.tmpdir());
   const project = opts.trustProject !== false;
   const loaded = loadConfig({ ...opts, workspace: workspaceRoot, project });
   const home = opts.home ?? os.homedir();

@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { runAndKill } from "../fixtures/crash-kill.js";
 import { bin } from "../fixtures/mcp-servers.js";
+import { processesWith } from "../fixtures/processes.js";
 import { countingServer, outsideDir } from "../fixtures/sandbox.js";
 
 /**
@@ -145,4 +147,24 @@ describe("orca -p --yes: commands run in the sandbox", () => {
     expect(result).toContain('"PATH"');
     for (const leaked of ["OPENAI_API_KEY", TEST_KEY, "ANTHROPIC_API_KEY", "sk-ant-0123456789abcdef", "ORCA_ONLY_VARIABLE"]) expect(result).not.toContain(leaked);
   }, 90_000);
+
+  it("after orca is killed mid-command, the sandbox dies with it and the next start removes its stand-ins", async () => {
+    server = await startScriptedServer([bash("touch started; sleep 30.0505"), { kind: "hang" }]);
+    ws = tempWorkspace();
+    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start");
+    // bwrap --die-with-parent: nothing of the command outlives orca.
+    await new Promise<void>((resolve, reject) => {
+      const end = Date.now() + 5_000;
+      const poll = () => (processesWith("30.0505").length === 0 ? resolve() : Date.now() > end ? reject(new Error("sandbox outlived orca")) : setTimeout(poll, 20));
+      poll();
+    });
+    // Left behind by the kill: empty stand-ins.
+    expect(fs.readdirSync(ws.file(".mcp.json"))).toEqual([]);
+    await server.close();
+    server = await startScriptedServer([{ text: "clean" }]);
+    const next = await runOrca(["-p", "again", "--base-url", server.url], { ws });
+    expect(next.stderr).toBe("");
+    expect(next.code).toBe(0);
+    expect(fs.readdirSync(ws.dir).sort()).toEqual(["started"]);
+  });
 });

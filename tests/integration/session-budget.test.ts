@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { killGroup, pidFrom } from "../fixtures/crash-kill.js";
+import { groupRunning, killGroup } from "../fixtures/crash-kill.js";
+import { processesWith } from "../fixtures/processes.js";
 import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let server: ScriptedServer | undefined;
@@ -81,18 +82,17 @@ describe("run budgets (exit 3, a message on stderr, the partial result)", () => 
 
   it("budget.max_duration stops a run stuck in a long bash call and kills it", async () => {
     const { server, ws } = await setup(
-      [step("starting the long job", [{ name: "bash", args: { command: "echo $$ > shell.pid; sleep 30" } }]), { text: "never sent" }],
+      [step("starting the long job", [{ name: "bash", args: { command: "sleep 30.0101" } }]), { text: "never sent" }],
       "  max_duration: 1.5\n",
     );
     const pending = runOrca(["-p", "work", "--base-url", server.url, "--yes"], { ws });
-    const shell = await pidFrom(ws.file("shell.pid"));
-    groups.push(shell);
+    groups.push(await groupRunning("sleep 30.0101"));
     const run = await pending;
     expect(run.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     expect(run.stderr).toMatch(/time budget reached \(1\.5s\)/);
     expect(run.stdout).toContain("starting the long job");
-    expect(() => process.kill(shell, 0)).toThrow();
+    expect(processesWith("30.0101")).toEqual([]);
     const events = readLog(sessionLogs(ws)[0]!).events;
     expect(events.find((e) => e.type === "tool_finished")).toMatchObject({ name: "bash", ok: false });
     expect(events.find((e) => e.type === "agent_finished")).toMatchObject({ status: "budget" });

@@ -7,7 +7,7 @@ import { childEnv } from "../../src/tools/child-env.js";
 import { bwrapArgs, type BwrapPlan } from "../../src/tools/sandbox/bwrap-args.js";
 import { readDenyPatterns, resolveUnreadable } from "../../src/tools/sandbox/deny-read.js";
 import { networkPolicy } from "../../src/tools/sandbox/index.js";
-import { Placeholders, protectedPaths } from "../../src/tools/sandbox/protected.js";
+import { Placeholders, protectedPaths, readManifest } from "../../src/tools/sandbox/protected.js";
 import { hostMatcher } from "../../src/tools/sandbox/proxy.js";
 import { unixSocketFilter } from "../../src/tools/sandbox/seccomp.js";
 import { isInside } from "../../src/tools/workspace.js";
@@ -91,9 +91,9 @@ describe("protected paths", () => {
     expect(rel(p.placeholders.map((x) => x.path))).toEqual([".agents", ".claude", ".git", ".idea", ".mcp.json", ".orca", ".vscode"]);
     expect(p.placeholders.every((x) => x.kind === "dir")).toBe(true);
     expect(rel(p.readOnly)).toEqual(rel(p.placeholders.map((x) => x.path)));
-    // Once orca's empty .git stand-in is there, it is still no repository to fill with more.
+    // Once an empty .git stand-in is there, it is still no repository to fill with more.
     fs.mkdirSync(path.join(root, ".git"));
-    const again = protectedPaths(root, inRoot, [], new Set([path.join(root, ".git")]));
+    const again = protectedPaths(root, inRoot);
     expect(rel(again.readOnly)).toContain(".git");
     expect(again.pins).toEqual([]);
     expect(again.readOnly.filter((p) => p.startsWith(path.join(root, ".git") + path.sep))).toEqual([]);
@@ -109,7 +109,6 @@ describe("protected paths", () => {
     expect(rel(p.readOnly)).toEqual(expect.arrayContaining([".git/config", ".git/hooks", ".git/commondir", ".orca"]));
     expect(p.placeholders).toContainEqual({ path: path.join(root, ".git", "commondir"), kind: "file", content: ".\n" });
     expect(p.placeholders).toContainEqual({ path: path.join(root, ".git", "hooks"), kind: "dir" });
-    expect(p.placeholders.map((x) => x.path)).not.toContain(path.join(root, ".orca"));
     // A configured extra is protected only while it exists.
     expect(rel(p.readOnly)).not.toContain("missing-file");
   });
@@ -147,6 +146,26 @@ describe("protected paths", () => {
     expect(fs.readFileSync(path.join(orca, "mine.md"), "utf8")).toBe("the user's\n");
     expect(() => holder.ensure([{ path: path.join(root, "no", "such", "dir"), kind: "dir" }])).toThrow(/cannot protect .*ENOENT/);
   });
+
+  it("a stand-in stays while another session uses it; the last one out removes it", () => {
+    const manifests = { a: path.join(root, "a.json"), b: path.join(root, "b.json") };
+    const listed = (file: string) => new Set(readManifest(file).map((p) => p.path));
+    const a = new Placeholders(manifests.a, () => listed(manifests.b));
+    const b = new Placeholders(manifests.b, () => listed(manifests.a));
+    const orca = { path: path.join(root, ".orca"), kind: "dir" as const };
+    const userDir = { path: path.join(root, ".vscode"), kind: "dir" as const };
+    fs.mkdirSync(userDir.path);
+    a.ensure([orca]);
+    b.ensure([orca, userDir]);
+    // b took a's stand-in on, but not an empty folder no session made.
+    expect(readManifest(manifests.b).map((p) => p.path)).toEqual([orca.path]);
+    a.removeAll();
+    expect(fs.existsSync(orca.path)).toBe(true);
+    fs.writeFileSync(manifests.a, "[]");
+    b.removeAll();
+    expect(fs.existsSync(orca.path)).toBe(false);
+    expect(fs.existsSync(userDir.path)).toBe(true);
+  });
 });
 
 describe("unreadable paths", () => {
@@ -163,6 +182,11 @@ describe("unreadable paths", () => {
     expect(rel(found.files)).toEqual([".env", ".env.local", "src/.env"]);
     // secrets/a.pem is inside a hidden folder already.
     expect(rel(found.dirs)).toEqual(["secrets"]);
+    // Installed packages are walked only when a pattern names them, as the search tools do.
+    fs.mkdirSync(path.join(root, "node_modules", "pkg"), { recursive: true });
+    fs.writeFileSync(path.join(root, "node_modules", "pkg", ".env"), "x");
+    expect(rel((await resolveUnreadable(root, ["**/.env"], [])).files)).toEqual([".env", "src/.env"]);
+    expect(rel((await resolveUnreadable(root, ["node_modules/**/.env"], [])).files)).toEqual(["node_modules/pkg/.env"]);
   });
 });
 

@@ -15,6 +15,8 @@ export function readDenyPatterns(deny: readonly string[]): string[] {
   return out;
 }
 
+const SKIPPED = ["node_modules", ".git"];
+
 export interface Unreadable {
   files: string[];
   dirs: string[];
@@ -24,12 +26,15 @@ export interface Unreadable {
  * The existing paths to hide: the workspace entries matching `patterns` (matched as the permission
  * rules match paths: workspace-relative, dot-files included) and the `absolute` paths (home dirs
  * of credentials). Read at every command start, so a `.env` created a moment ago is hidden too.
- * Symlinks are followed to what they name, since a mount lands on the target.
+ * Symlinks are followed to what they name, since a mount lands on the target. Like the search
+ * tools, the walk skips node_modules and .git unless a pattern names them: a `**` pattern would
+ * otherwise read every installed package before each command.
  */
 export async function resolveUnreadable(root: string, patterns: readonly string[], absolute: readonly string[]): Promise<Unreadable> {
   const candidates: string[] = absolute.map((p) => expandHome(p));
   if (patterns.length) {
-    const matches = await glob([...patterns], { cwd: root, dot: true, onlyFiles: false, expandDirectories: false, followSymbolicLinks: false, absolute: true });
+    const ignore = SKIPPED.filter((dir) => !patterns.some((p) => p.includes(dir))).map((dir) => `**/${dir}`);
+    const matches = await glob([...patterns], { cwd: root, dot: true, onlyFiles: false, expandDirectories: false, followSymbolicLinks: false, absolute: true, ignore });
     candidates.push(...matches.map((m) => m.replace(/\/$/, "")));
   }
   const kinds = new Map<string, "file" | "dir">();

@@ -1,4 +1,4 @@
-export { Sandbox, networkPolicy, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
+export { networkPolicy, removeAbandoned, Sandbox, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
 export { readDenyPatterns } from "./deny-read.js";
 export { PROTECTED_NAMES } from "./protected.js";
 export { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxRequest, type SandboxStatus } from "./types.js";

@@ -29,33 +29,24 @@ export interface Placeholder {
 export interface Protection {
   /** Writable directories bound onto themselves, so they cannot be renamed away and replaced. */
   pins: string[];
-  /** Paths mounted read-only (after the writable ones); includes the placeholders. */
+  /** Paths mounted read-only (after the writable ones), stand-ins included. */
   readOnly: string[];
+  /** Every protected path that needs a stand-in when missing, whether it is missing now or not. */
   placeholders: Placeholder[];
 }
 
 /**
  * What to protect in `root` for a sandbox whose writable areas are `isWritable`. Paths outside
- * every writable area are read-only already and are left alone. `standIns` are orca's own
- * placeholders: an empty `.git` of orca's is no repository to look into.
+ * every writable area are read-only already and are left alone.
  */
-export function protectedPaths(
-  root: string,
-  isWritable: (p: string) => boolean,
-  extraReadOnly: readonly string[] = [],
-  standIns: ReadonlySet<string> = new Set(),
-): Protection {
+export function protectedPaths(root: string, isWritable: (p: string) => boolean, extraReadOnly: readonly string[] = []): Protection {
   const out: Protection = { pins: [], readOnly: [], placeholders: [] };
-  const protect = (p: string, missing: Omit<Placeholder, "path"> | null) => {
+  const protect = (p: string, standIn: Omit<Placeholder, "path"> | null) => {
     if (!isWritable(p)) return;
-    const stat = lstat(p);
-    if (stat) out.readOnly.push(p);
-    else if (missing) {
-      out.placeholders.push({ path: p, ...missing });
-      out.readOnly.push(p);
-    }
+    if (standIn) out.placeholders.push({ path: p, ...standIn });
+    if (standIn || lstat(p)) out.readOnly.push(p);
   };
-  protectGit(root, isWritable, out, protect, standIns);
+  protectGit(root, isWritable, out, protect);
   for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
   for (const name of PROTECTED_IF_PRESENT) protect(path.join(root, name), null);
   for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
@@ -64,10 +55,11 @@ export function protectedPaths(
 
 type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
 
-function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, standIns: ReadonlySet<string>): void {
+function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect): void {
   const dotGit = path.join(root, ".git");
   const stat = lstat(dotGit);
-  if (!stat || standIns.has(dotGit)) {
+  // An empty .git (a stand-in) is no repository: git looks past it.
+  if (!stat || (stat.isDirectory() && isInert({ path: dotGit, kind: "dir" }))) {
     // No repository yet: one created in the sandbox would come with its own config and hooks.
     protect(dotGit, { kind: "dir" });
     return;
@@ -144,27 +136,70 @@ function realpathOr(p: string): string {
   }
 }
 
-/** The stand-ins of one session: made when first needed (again if removed), removed at the end. */
+/**
+ * The stand-ins a session made or relies on. Sessions list theirs in a manifest in their session
+ * dir (`manifests` reads those of the other live sessions), so that one session's end never
+ * removes a stand-in another still has mounted, and a session killed before it could clean up
+ * (kill -9, a power cut) has its stand-ins removed by the next one (see removeAbandoned).
+ */
 export class Placeholders {
-  private readonly made = new Map<string, Placeholder>();
+  private readonly mine = new Map<string, Placeholder>();
 
-  /** The paths of the stand-ins made so far. */
-  get paths(): ReadonlySet<string> {
-    return new Set(this.made.keys());
-  }
+  constructor(
+    private readonly manifest: string | null = null,
+    private readonly othersInUse: () => Set<string> = () => new Set(),
+  ) {}
 
-  /** Makes whatever of `list` is missing. Throws a one-line Error when one cannot be made. */
+  /**
+   * Makes whatever of `list` is missing, and takes on an existing stand-in of another session.
+   * Throws a one-line Error when one cannot be made.
+   */
   ensure(list: readonly Placeholder[]): void {
+    let others: Set<string> | null = null;
     for (const placeholder of list) {
-      if (fs.existsSync(placeholder.path)) continue;
-      if (create(placeholder)) this.made.set(placeholder.path, placeholder);
+      const exists = fs.existsSync(placeholder.path);
+      if (exists) {
+        if (this.mine.has(placeholder.path) || !isInert(placeholder)) continue;
+        others ??= this.othersInUse();
+        if (others.has(placeholder.path)) this.record(placeholder);
+        continue;
+      }
+      // Listed before it is made: a crash in between leaves a name to check, not a stray.
+      if (!this.mine.has(placeholder.path)) this.record(placeholder);
+      create(placeholder);
     }
   }
 
-  /** Removes each stand-in that is still the inert thing orca made; what someone filled stays. */
+  /** Removes each stand-in no other live session uses, while it is still the inert thing made. */
   removeAll(): void {
-    for (const placeholder of this.made.values()) remove(placeholder);
-    this.made.clear();
+    const others = this.mine.size ? this.othersInUse() : new Set<string>();
+    for (const placeholder of this.mine.values()) if (!others.has(placeholder.path)) remove(placeholder);
+    this.mine.clear();
+  }
+
+  private record(placeholder: Placeholder): void {
+    this.mine.set(placeholder.path, placeholder);
+    if (this.manifest) fs.writeFileSync(this.manifest, JSON.stringify([...this.mine.values()]));
+  }
+}
+
+/** The stand-ins a session's manifest lists (nothing for a missing or damaged one). */
+export function readManifest(file: string): Placeholder[] {
+  try {
+    const list: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (!Array.isArray(list)) return [];
+    return (list as Placeholder[]).filter((p) => p && typeof p.path === "string" && path.isAbsolute(p.path) && (p.kind === "dir" || p.kind === "file"));
+  } catch {
+    return [];
+  }
+}
+
+/** Still what orca made: an empty directory, or a file holding exactly the stand-in's content. */
+function isInert(p: Placeholder): boolean {
+  try {
+    return p.kind === "dir" ? fs.readdirSync(p.path).length === 0 : fs.readFileSync(p.path, "utf8") === (p.content ?? "");
+  } catch {
+    return false;
   }
 }
 
@@ -180,11 +215,12 @@ function create(p: Placeholder): boolean {
   }
 }
 
-function remove(p: Placeholder): void {
+export function remove(p: Placeholder): void {
+  if (!isInert(p)) return;
   try {
     if (p.kind === "dir") fs.rmdirSync(p.path);
-    else if (fs.readFileSync(p.path, "utf8") === (p.content ?? "")) fs.unlinkSync(p.path);
+    else fs.unlinkSync(p.path);
   } catch {
-    // Someone put something in it, or removed it: theirs now.
+    // Removed meanwhile.
   }
 }
