@@ -3,16 +3,13 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { groupRunning, killGroup } from "../fixtures/crash-kill.js";
 import { processesWith } from "../fixtures/processes.js";
 import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
-const groups: number[] = [];
 
 afterEach(async () => {
-  for (const pid of groups.splice(0)) killGroup(pid);
   await server?.close();
   ws?.cleanup();
   server = undefined;
@@ -82,12 +79,10 @@ describe("run budgets (exit 3, a message on stderr, the partial result)", () => 
 
   it("budget.max_duration stops a run stuck in a long bash call and kills it", async () => {
     const { server, ws } = await setup(
-      [step("starting the long job", [{ name: "bash", args: { command: "sleep 30.0101" } }]), { text: "never sent" }],
+      [step("starting the long job", [{ name: "bash", args: { command: "echo started; sleep 30.0101" } }]), { text: "never sent" }],
       "  max_duration: 1.5\n",
     );
-    const pending = runOrca(["-p", "work", "--base-url", server.url, "--yes"], { ws });
-    groups.push(await groupRunning("sleep 30.0101"));
-    const run = await pending;
+    const run = await runOrca(["-p", "work", "--base-url", server.url, "--yes"], { ws });
     expect(run.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     expect(run.stderr).toMatch(/time budget reached \(1\.5s\)/);

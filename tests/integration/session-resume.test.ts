@@ -4,15 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/orchestrator/resume.js";
-import { groupRunning, killGroup, logText, runAndKill } from "../fixtures/crash-kill.js";
+import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
+import { processesWith } from "../fixtures/processes.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 
 const servers: ScriptedServer[] = [];
-const groups: number[] = [];
 let ws: TempWorkspace | undefined;
 
 afterEach(async () => {
-  for (const pid of groups.splice(0)) killGroup(pid);
   await Promise.all(servers.splice(0).map((s) => s.close()));
   ws?.cleanup();
   ws = undefined;
@@ -41,8 +40,9 @@ describe("crash and resume", () => {
       () => logText(ws!).includes('"type":"tool_started"') && fs.existsSync(ws!.file("shell.pid")),
       "the bash call to start",
     );
-    groups.push(await groupRunning("sleep 30.0202"));
     expect(killed.signal).toBe("SIGKILL");
+    // The command ran in the sandbox, which dies with orca (bwrap --die-with-parent).
+    await waitFor(() => processesWith("30.0202").length === 0, "the sandboxed command to die with orca");
 
     const [file] = sessionLogs(ws);
     const before = readLog(file!);
@@ -99,7 +99,7 @@ describe("crash and resume", () => {
       () => logText(ws!).includes('"callId":"call_suite"') && fs.existsSync(ws!.file("shell.pid")),
       "the sub-agent's bash call",
     );
-    groups.push(await groupRunning("sleep 30.0303"));
+    await waitFor(() => processesWith("30.0303").length === 0, "the sandboxed command to die with orca");
 
     const second = await server(
       perAgent({

@@ -56,8 +56,10 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
       if (args.run_in_background) {
         try {
           const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox);
+          // A sandboxed shell has a pid namespace of its own: its host pid means nothing to other commands.
+          const where = mode === "none" ? `pid ${pid}` : "in the sandbox";
           return ok(
-            `Started ${id} in the background (pid ${pid}). Read its output with bash_output {"shell_id": "${id}"}; stop it with bash_kill.`,
+            `Started ${id} in the background (${where}). Read its output with bash_output {"shell_id": "${id}"}; stop it with bash_kill.`,
             { shellId: id, pid, ...sandboxMeta(mode) },
           );
         } catch (err) {

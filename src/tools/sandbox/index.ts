@@ -1,4 +1,5 @@
-export { networkPolicy, removeAbandoned, Sandbox, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
+export { networkPolicy, Sandbox, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
+export { removeAbandoned } from "./session-dir.js";
 export { readDenyPatterns } from "./deny-read.js";
 export { PROTECTED_NAMES } from "./protected.js";
 export { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxRequest, type SandboxStatus } from "./types.js";

@@ -7,7 +7,8 @@ import { isInside, type Workspace } from "../workspace.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { expandHome, resolveUnreadable } from "./deny-read.js";
 import { probeBwrap } from "./probe.js";
-import { Placeholders, protectedPaths, readManifest, remove as removeStandIn } from "./protected.js";
+import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
+import { Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
@@ -60,76 +61,6 @@ interface Setup {
   proxy: FilteringProxy | null;
 }
 
-const SESSION_PREFIX = "orca-sandbox-";
-const OWNER = "owner.pid";
-const STAND_INS = "stand-ins.json";
-
-/** The session dirs of this user's orca processes, with whether their owner still runs. */
-function sessionDirs(tmpDir: string): Array<{ dir: string; running: boolean }> {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(tmpDir).filter((e) => e.startsWith(SESSION_PREFIX));
-  } catch {
-    return [];
-  }
-  const out: Array<{ dir: string; running: boolean }> = [];
-  for (const entry of entries) {
-    const dir = path.join(tmpDir, entry);
-    try {
-      if (fs.lstatSync(dir).uid !== process.getuid?.()) continue;
-      const owner = Number(fs.readFileSync(path.join(dir, OWNER), "utf8"));
-      // No owner yet: a session dir being made right now.
-      if (Number.isInteger(owner) && owner > 0) out.push({ dir, running: isRunning(owner) });
-    } catch {
-      // not ours, or not finished being made
-    }
-  }
-  return out;
-}
-
-/** The stand-ins other running orca sessions have listed: not to be removed from under them. */
-function standInsInUse(tmpDir: string, ownDir?: string): Set<string> {
-  const paths = new Set<string>();
-  for (const { dir, running } of sessionDirs(tmpDir)) {
-    if (!running || dir === ownDir) continue;
-    for (const p of readManifest(path.join(dir, STAND_INS))) paths.add(p.path);
-  }
-  return paths;
-}
-
-/**
- * Cleans up after orca processes that died without doing it themselves: their stand-ins in the
- * workspace (an empty .mcp.json directory would otherwise stay, and warn at every start) and their
- * session dirs.
- */
-export function removeAbandoned(tmpDir: string): void {
-  const dead = sessionDirs(tmpDir).filter((s) => !s.running);
-  if (!dead.length) return;
-  const inUse = standInsInUse(tmpDir);
-  for (const { dir } of dead) {
-    for (const p of readManifest(path.join(dir, STAND_INS))) if (!inUse.has(p.path)) removeStandIn(p);
-    removeSessionDir(dir);
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function removeSessionDir(dir: string): void {
-  try {
-    fs.chmodSync(path.join(dir, "blank-dir"), 0o700);
-  } catch {
-    // already gone
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
-}
-
 /** Inside the sandbox's own network namespace: no clash with anything on the host. */
 const PROXY_PORT = 3128;
 
@@ -179,11 +110,7 @@ export class Sandbox {
     const filter = seccomp ? unixSocketFilter() : null;
     if (seccomp && !filter) notes.push(`sandbox.network.unix_sockets: false is not supported on ${process.arch}`);
     removeAbandoned(os.tmpdir());
-    const sessionDir = fs.mkdtempSync(path.join(os.tmpdir(), SESSION_PREFIX));
-    fs.writeFileSync(path.join(sessionDir, OWNER), String(process.pid));
-    fs.writeFileSync(path.join(sessionDir, "blank"), "", { mode: 0o000 });
-    fs.mkdirSync(path.join(sessionDir, "blank-dir"), { mode: 0o000 });
-    fs.mkdirSync(path.join(sessionDir, "tmp"), { mode: 0o700 });
+    const sessionDir = makeSessionDir(os.tmpdir());
     let proxy: FilteringProxy | null = null;
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
