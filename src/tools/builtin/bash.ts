@@ -137,7 +137,7 @@ function sandboxMeta(mode: SandboxMode | "none"): { sandboxed: boolean; sandbox:
 
 function sandboxNote(network: string): string {
   const net = network === "off" ? "no network" : network === "full" ? "full network" : "network only to the hosts in sandbox.network.allow, through HTTP(S)_PROXY";
-  return `Commands run in a sandbox: only the workspace and the temp dir are writable (.git/config, .git/hooks, .orca, .mcp.json, .claude, .agents, .vscode and .idea stay read-only), ${net}.`;
+  return `Commands run in a sandbox: only the workspace and /tmp (this session's own) are writable, and .git/config, .git/hooks, .orca, .mcp.json, .claude, .agents, .vscode and .idea stay read-only; each command sees only its own processes; ${net}.`;
 }
 
 /** A refusal the model could take for a broken machine: say it was the sandbox. */
