@@ -71,7 +71,8 @@ export async function run({ json }: { json: boolean }): Promise<void> {
     console.log(JSON.stringify(result));
     return;
   }
-  console.log(`median of ${RUNS} runs of \`true\` each, Node ${process.version}\n`);
+  // Both sides slow down on a busy machine, the sandbox's namespaces more: say how busy it was.
+  console.log(`median of ${RUNS} runs of \`true\` each, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores\n`);
   console.log("| command | ms | added | target |");
   console.log("|---|---|---|---|");
   console.log(`| bash -c true (no sandbox) | ${result.plain_ms} | | |`);

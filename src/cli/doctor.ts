@@ -42,7 +42,7 @@ export async function runDoctor(args: CliArgs, io: MainIo, packageDir: string, v
   }
   const enabled = env.config.sandbox.enabled;
   if (status.available) {
-    const network = { off: "no network, no Unix sockets", "allow-list": `network only to ${env.config.sandbox.network.allow.join(", ")}`, full: "the host's network" }[status.network];
+    const network = { off: env.config.sandbox.network.unix_sockets ? "no network" : "no network, no Unix sockets", "allow-list": `network only to ${env.config.sandbox.network.allow.join(", ")}`, full: "the host's network" }[status.network];
     out(`sandbox: on (${status.backend}) · ${network}`);
     if (status.reason) out(`  note: ${status.reason}`);
   } else if (enabled === false) {

@@ -127,6 +127,14 @@ describe("orca -p --yes: commands run in the sandbox", () => {
     const run = await runOrca(["-p", "go", "--base-url", server.url], { ws, env: { PATH: bin } });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("orca: warning: sandbox unavailable: bubblewrap (bwrap) is not installed");
+    const doctor = await runOrca(["doctor"], { ws, env: { PATH: bin } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain("sandbox: unavailable: bubblewrap (bwrap) is not installed");
+    expect(doctor.stdout).toMatch(/bwrap +not found/);
+    const healthy = await runOrca(["doctor"], { ws });
+    expect(healthy.code, healthy.stdout).toBe(0);
+    expect(healthy.stdout).toMatch(/^sandbox: on \(bubblewrap [\d.]+\) · no network$/m);
+    expect(healthy.stdout).toMatch(/^ {2}socat +socat \d/m);
 
     fs.mkdirSync(ws.file(".orca"));
     fs.writeFileSync(ws.file(".orca/config.yaml"), "sandbox:\n  enabled: true\n");
