@@ -31,7 +31,7 @@ function median(values: number[]): number {
 async function once(launcher: CommandLauncher, cwd: string, request: SandboxRequest): Promise<number> {
   const started = performance.now();
   const launched = await launcher.launch("true", cwd, request);
-  const exit = await whenFinished(launched.child);
+  const exit = await whenFinished(launched.child, undefined, launched.emptied);
   if (exit.code !== 0) throw new Error(`true exited with ${exit.code ?? exit.signal} (${request})`);
   return performance.now() - started;
 }

@@ -53,7 +53,7 @@ function at(args: string[], ...triple: string[]): number {
 describe("bwrap arguments", () => {
   it("bind the writable areas, then pin and protect inside them, then hide: later mounts win", () => {
     const args = bwrapArgs(plan());
-    expect(args.slice(0, 11)).toEqual(["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--cap-drop", "ALL", "--disable-userns", "--die-with-parent", "--seccomp", "3", "--ro-bind"]);
+    expect(args.slice(0, 12)).toEqual(["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--cap-drop", "ALL", "--disable-userns", "--die-with-parent", "--seccomp", "3", "--info-fd", "4"]);
     expect(args).not.toContain("--new-session");
     const root = at(args, "--ro-bind", "/", "/");
     const run = at(args, "--tmpfs", "/run");

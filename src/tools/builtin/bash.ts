@@ -102,7 +102,7 @@ async function runForeground(
   const onAbort = () => stop("cancelled");
   signal.addEventListener("abort", onAbort, { once: true });
 
-  const exit = await whenFinished(child, opts.shells.killGraceMs);
+  const exit = await whenFinished(child, opts.shells.killGraceMs, launched.emptied);
   clearTimeout(timer);
   signal.removeEventListener("abort", onAbort);
   // Returning before the group is gone would hand back control while it still runs.

@@ -1,13 +1,15 @@
 import type { ChildProcess } from "node:child_process";
 import { childEnv } from "../child-env.js";
 import { Sandbox, SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
-import { plainBash, spawnInGroup, type LaunchSpec } from "./process-group.js";
+import { namespaceEmptied, plainBash, spawnInGroup, type LaunchSpec } from "./process-group.js";
 
 export interface Launched {
   child: ChildProcess;
   pid: number;
   /** How it runs: in which sandbox, or `none`. */
   sandbox: SandboxMode | "none";
+  /** For whenFinished: true once nothing of a sandboxed command is left (undefined outside one). */
+  emptied?: () => boolean;
 }
 
 /**
@@ -38,10 +40,15 @@ export class CommandLauncher {
     if (mode === "none") spec = plainBash(command, cwd, this.env);
     else {
       const wrapped = await this.sandbox.wrap(command, mode);
-      spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3 };
+      spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3, infoFd: true };
     }
     const child = await spawnChecked(spec);
-    return { child, pid: child.pid as number, sandbox: mode };
+    const launched: Launched = { child, pid: child.pid as number, sandbox: mode };
+    if (spec.infoFd) {
+      const initPid = readInitPid(child);
+      launched.emptied = () => initPid.value !== null && namespaceEmptied(initPid.value);
+    }
+    return launched;
   }
 }
 
@@ -56,4 +63,19 @@ function spawnChecked(spec: LaunchSpec): Promise<ChildProcess> {
   return new Promise((_, reject) => {
     child.once("error", (err) => reject(err));
   });
+}
+
+/** bwrap's --info-fd report on fd 4: the host pid of the sandbox's init, once written. */
+function readInitPid(child: ChildProcess): { value: number | null } {
+  const out: { value: number | null } = { value: null };
+  const info = child.stdio[4];
+  if (!info || !("setEncoding" in info)) return out;
+  let text = "";
+  info.on("error", () => {});
+  info.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+    const pid = Number(/"child-pid":\s*(\d+)/.exec(text)?.[1]);
+    if (pid > 0) out.value = pid;
+  });
+  return out;
 }

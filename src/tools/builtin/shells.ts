@@ -59,7 +59,7 @@ export class ShellManager {
    * Rejects when the shell cannot be spawned or the sandbox asked for is not there.
    */
   async start(command: string, cwd: string, request?: SandboxRequest): Promise<{ id: string; pid: number; sandbox: SandboxMode | "none" }> {
-    const { child, pid, sandbox } = await this.launcher.launch(command, cwd, request);
+    const { child, pid, sandbox, emptied } = await this.launcher.launch(command, cwd, request);
     const shell: Shell = {
       id: `shell_${this.nextId++}`,
       command,
@@ -73,7 +73,7 @@ export class ShellManager {
     const append = (chunk: string) => shell.buffer.push(chunk);
     child.stdout?.setEncoding("utf8").on("data", append);
     child.stderr?.setEncoding("utf8").on("data", append);
-    shell.finished = whenFinished(child, this.killGraceMs).then((exit) => {
+    shell.finished = whenFinished(child, this.killGraceMs, emptied).then((exit) => {
       shell.exitCode = shellExitCode(exit);
       shell.status = shell.killRequested ? "killed" : "exited";
     });

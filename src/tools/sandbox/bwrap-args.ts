@@ -57,7 +57,8 @@ export function isolationArgs(opts: { shareNetwork: boolean; disableUserns: bool
  * (a workspace under /tmp shows through the private one), protected and hidden paths come last.
  */
 export function bwrapArgs(plan: BwrapPlan): string[] {
-  const args = [...isolationArgs(plan), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  // fd 4 gets the host pid of the sandbox's init: once it has ended, so has everything inside.
+  const args = [...isolationArgs(plan), "--info-fd", "4", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   if (plan.hideRun) args.push("--tmpfs", "/run");
   const areas = [plan.workspace, ...plan.writable];
   if (plan.mode === "workspace-write") {
