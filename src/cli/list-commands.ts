@@ -89,7 +89,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return listMcp(env.servers, workspace, out, true);
     }
     case "sessions":
-      for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
+      for (const line of formatSessions(dataDir(env.config, env.home), { all: args.all })) out(line);
       return 0;
     case "hooks": {
       const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [] }).map((t) => t.name);

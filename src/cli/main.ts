@@ -5,7 +5,7 @@ import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
-import { listSessions } from "../sessions/store.js";
+import { listedSessions, listSessions } from "../sessions/store.js";
 import { createSession, type SessionSetup } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
 import { HELP, parseCli } from "./args.js";
@@ -93,8 +93,12 @@ function resumePlan(args: CliArgs, io: MainIo, project = true): ResumePlan {
 async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<ResumePlan | null> {
   const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR, project });
   const dir = dataDir(config);
-  const sessions = listSessions(dir);
-  if (sessions.length === 0) throw new ConfigError("no sessions yet");
+  const every = listSessions(dir);
+  const sessions = listedSessions(every);
+  if (sessions.length === 0) {
+    const others = listedSessions(every, { all: true }).length;
+    throw new ConfigError(others ? "no sessions yet that got an answer (orca sessions --all lists the others)" : "no sessions yet");
+  }
   const { pickSession } = await import("../ui/pick.js");
   const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME });
   if (id === null) return null;
