@@ -2,7 +2,7 @@ import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
 import { describeProjectSetting } from "../orchestrator/project-settings.js";
-import { createSession, ignoredWarning, type SessionSetup } from "../orchestrator/create.js";
+import { createSession, ignoredWarning, type CreateSessionOptions, type SessionSetup } from "../orchestrator/create.js";
 import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
@@ -18,6 +18,8 @@ export interface InteractiveSetup {
   requireEndpoint?: boolean;
   /** `--resume` / `--continue`: the session to continue, in the workspace it recorded. */
   resume?: ResumePlan;
+  /** The demo paces its edits (see createSession's wrapTool). */
+  wrapTool?: CreateSessionOptions["wrapTool"];
 }
 
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
@@ -47,12 +49,14 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       requireEndpoint: setup.requireEndpoint,
       resume: setup.resume,
       trustProject,
+      wrapTool: setup.wrapTool,
     });
     started.session.start();
+    const initialPrompt = setup.initialPrompt ?? args.prompt;
     const dashboard = runDashboard({
       session: started.session,
       approver,
-      initialPrompt: setup.initialPrompt ?? args.prompt,
+      initialPrompt,
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
