@@ -6,6 +6,7 @@ import { createSession, ignoredWarning, type CreateSessionOptions, type SessionS
 import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
+import type { WelcomeInfo } from "../ui/Welcome.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
@@ -62,6 +63,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       stdin: io.stdin,
       replay: setup.resume?.events,
       notices: startupNotices(started),
+      welcome: initialPrompt || setup.resume ? undefined : welcomeInfo(started, version, env.HOME),
     });
     const { exitCode } = await dashboard;
     await started.session.close(exitCode === 130 ? "cancelled" : "idle");
@@ -93,6 +95,23 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   if (answer === null) return null;
   if (answer === "always") store.trust(opts.workspace);
   return answer !== "no";
+}
+
+/** What the welcome screen lists: what this session loaded. */
+function welcomeInfo(started: SessionSetup, version: string, home: string | undefined): WelcomeInfo {
+  const { session, config, mcp } = started;
+  const provider = config.model.provider ? config.providers[config.model.provider] : undefined;
+  const names = [...started.agents.definitions.keys()];
+  return {
+    version,
+    model: session.modelName,
+    endpoint: (provider ? provider.base_url : config.model.base_url) || undefined,
+    workspace: session.workspaceRoot,
+    home,
+    agents: [session.rootAgentId, ...names.filter((n) => n !== session.rootAgentId).sort()],
+    skills: started.skills.skills.map((s) => s.name),
+    mcp: mcp ? { status: () => mcp.status(), onChange: (listener) => mcp.onChange(listener) } : undefined,
+  };
 }
 
 /** What the dashboard says before anything runs: settings not loaded, files that failed to load. */
