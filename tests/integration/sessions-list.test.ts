@@ -58,7 +58,9 @@ describe("orca sessions", () => {
     const piped = await runOrca(["-p", "--base-url", server.url], { ws, input: "\nReview this file:\nline two\nline three\n" });
     expect(piped.code, piped.stderr).toBe(0);
     // 3. A prompt larger than the 64 KiB head the listing reads.
-    const big = `Summarise this log:\n${"x".repeat(100 * 1024)}\n`;
+    const logLines = Array.from({ length: 1800 }, (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, "0")} worker ${i % 7} handled request ${i}`);
+    const big = `Summarise this log:\n${logLines.join("\n")}\n`;
+    expect(big.length).toBeGreaterThan(64 * 1024);
     const huge = await runOrca(["-p", "--base-url", server.url], { ws, input: big });
     expect(huge.code, huge.stderr).toBe(0);
     // 4. An answered one, copied into an old-style demo log.
