@@ -200,6 +200,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         modelFor: (definition) => modelFor(modelNameOf(definition.model)),
         workspaceRoot: workspace.root,
         restoreAgent: (state) => restoring.restoreAgent(state),
+        restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
   }

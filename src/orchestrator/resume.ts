@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { AgentDefinition } from "../agent/definition.js";
-import type { OrcaEvent, ToolCall, Usage } from "../events/types.js";
+import type { FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
 import type { ChatMessage, Model } from "../model/model.js";
 import { applyCompaction } from "../agent/compaction.js";
 import type { AgentState } from "./session.js";
@@ -40,6 +40,8 @@ export interface RebuiltSession {
   rootAgentId: string;
   /** In the order they first started. */
   agents: RebuiltAgent[];
+  /** What each logged tool call saw and changed, in log order: replayed into the read versions. */
+  fileTouches: { agentId: string; ts: number; touches: FileTouch[] }[];
 }
 
 interface Builder {
@@ -54,6 +56,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
   const first = events.find((e) => e.type === "session_started");
   if (!first || first.type !== "session_started") throw new Error("the log has no session_started event");
   const builders = new Map<string, Builder>();
+  const fileTouches: RebuiltSession["fileTouches"] = [];
 
   for (const event of events) {
     const b = builders.get(event.agentId);
@@ -98,6 +101,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
         if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
         break;
       case "tool_finished":
+        if (event.versions?.length) fileTouches.push({ agentId: event.agentId, ts: event.ts, touches: event.versions });
         if (b?.pending && !b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
         break;
       case "compacted":
@@ -137,6 +141,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
     workspace: first.workspace,
     rootAgentId: first.agentId,
     agents: [...builders.values()].map((b) => b.agent),
+    fileTouches,
   };
 }
 
@@ -157,6 +162,8 @@ export interface RestoreDeps {
   modelFor(definition: AgentDefinition): Model;
   workspaceRoot: string;
   restoreAgent(state: AgentState): void;
+  /** Replays one logged call's file versions into the session's (a resumed agent keeps its map). */
+  restoreVersions(agentId: string, touches: FileTouch[], ts: number): void;
 }
 
 /**
@@ -165,6 +172,7 @@ export interface RestoreDeps {
  */
 export function restoreAgents(rebuilt: RebuiltSession, deps: RestoreDeps): string[] {
   const warnings: string[] = [];
+  for (const { agentId, touches, ts } of rebuilt.fileTouches) deps.restoreVersions(agentId, touches, ts);
   for (const agent of rebuilt.agents) {
     const definition = deps.definitions.get(agent.name);
     if (!definition) {

@@ -17,9 +17,11 @@ import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { ToolResult } from "../tools/tool.js";
+import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { agentDisplayName, conflictReport } from "./conflict-report.js";
 import { createDelegateTool, type DelegateArgs } from "./delegate.js";
 import { buildSystemPrompt } from "./prompts.js";
 import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
@@ -84,6 +86,8 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
+  readonly versions: FileVersions;
   readonly rootAgentId: string;
   private readonly executor: ToolExecutor;
   private readonly log: SessionLog | null;
@@ -125,6 +129,7 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
       workspace: deps.workspace,
     });
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentStates.get(id)?.label) });
     for (const tool of deps.tools) this.registry.add(tool);
     this.registry.add(this.createDelegateTool());
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
@@ -134,6 +139,7 @@ export class Session implements SessionApi {
       permissions: this.permissions,
       workspace: deps.workspace,
       emit: this.bus.emit,
+      versions: this.versions,
     });
     this.delegateQueue = new PQueue({ concurrency: config.agents.max_parallel });
 
@@ -467,11 +473,12 @@ export class Session implements SessionApi {
     };
     // No abort signal for the queue itself: p-queue would reject at once even for a running task,
     // and the parent would move on while its sub-agent still runs.
+    const conflictsFrom = this.versions.conflictCount(agent.id);
     const outcome = (await this.delegateQueue.add(work)) ?? notStarted;
-    return { ok: outcome.status === "done", content: this.formatDelegateResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
+    return { ok: outcome.status === "done", content: this.formatDelegateResult(agent, outcome, conflictsFrom), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
   }
 
-  private formatDelegateResult(agent: AgentState, outcome: AgentOutcome): string {
+  private formatDelegateResult(agent: AgentState, outcome: AgentOutcome, conflictsFrom: number): string {
     const files = [...agent.filesChanged].map((f) => this.workspace.relative(f));
     let result = outcome.result.trim() || "(no answer)";
     if (result.length > DELEGATE_RESULT_LIMIT) result = `${result.slice(0, DELEGATE_RESULT_LIMIT)}\n… (${result.length - DELEGATE_RESULT_LIMIT} more characters cut)`;
@@ -480,6 +487,7 @@ export class Session implements SessionApi {
       `status: ${outcome.status}`,
       `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
       `files changed: ${files.length ? files.join(", ") : "none"}`,
+      ...conflictReport(this.versions, agent.id, conflictsFrom),
       outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
       "--- answer ---",
       result,

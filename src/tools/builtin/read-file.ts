@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { z } from "zod";
 import { fail, ok, type Tool } from "../tool.js";
@@ -29,8 +30,9 @@ export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileAr
       if (resolved.error) return resolved.error;
       const abs = resolved.path;
       let data: Buffer;
+      let stat: Stats;
       try {
-        const stat = await fs.stat(abs);
+        stat = await fs.stat(abs);
         if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
         if (stat.size > MAX_FILE_BYTES) {
           return fail(
@@ -47,11 +49,14 @@ export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileAr
       }
 
       const lines = splitLines(data.toString("utf8"));
-      if (lines.length === 0) return ok(`(${args.path} is empty)`, { path: abs, lines: 0 });
       const offset = args.offset ?? 1;
-      if (offset > lines.length) {
+      if (lines.length > 0 && offset > lines.length) {
         return fail(`read_file: offset ${offset} is past the end of ${args.path} (${plural(lines.length, "line")})`);
       }
+      // A window counts as seeing the file: the version is what a later write is checked against,
+      // and a whole read of a long file is cut head and tail anyway (Claude Code does the same).
+      ctx.versions?.read(abs, stat, data);
+      if (lines.length === 0) return ok(`(${args.path} is empty)`, { path: abs, lines: 0 });
       const end = args.limit === undefined ? lines.length : Math.min(lines.length, offset - 1 + args.limit);
       const numbered = lines
         .slice(offset - 1, end)
