@@ -69,5 +69,5 @@ export function mergedEditNote(rel: string, change: Change | undefined, nameOf: 
 
 /** Appended to an edit_file refusal (old_string not found, or not unique) on a changed file. */
 export function staleEditSuffix(change: Change | undefined, nameOf: NameOf, now: number): string {
-  return `; the file changed since you read it${paren(change, nameOf, now)}, so read it again`;
+  return `; it changed since you read it${paren(change, nameOf, now)}`;
 }

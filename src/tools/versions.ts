@@ -94,7 +94,7 @@ export function contentHash(data: Buffer | string): string {
  * within one timestamp tick (a jiffy on Linux, 1-2 s on FAT/HFS+) can leave size and times equal.
  * Whole-second times mean a coarse file system; for those, trust only what is two seconds old.
  */
-function statKey(stat: Stats, now: number): StatKey | null {
+export function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, now: number): StatKey | null {
   const coarse = stat.mtimeMs % 1000 === 0 || stat.ctimeMs % 1000 === 0;
   const window = coarse ? 2_000 : 50;
   if (now - Math.max(stat.mtimeMs, stat.ctimeMs) < window) return null;

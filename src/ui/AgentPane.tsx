@@ -29,7 +29,7 @@ function ToolRow({ entry, frame, now }: { entry: ToolEntry; frame: number; now: 
   else if (entry.state === "waiting") tail = " waiting";
   else if (entry.state === "asking") tail = " awaiting permission";
   // A write refused as stale says why in a few words (the agent gets the whole message).
-  const error = entry.conflict ? ` — ✗ ${entry.conflict}` : entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
+  const error = entry.conflict ? ` — ${entry.conflict}` : entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
     <Text wrap="truncate-end">
       <Text color={color}>{toolIcon(entry.state, frame)} </Text>
