@@ -46,7 +46,7 @@ describe("write conflicts on the dashboard", () => {
     expect(s.conflicts).toBe(1);
 
     const pane = render(<AgentPane agent={s.agents["editor-1"]!} rows={tailRows(s.agents["editor-1"]!.entries, 78, 5)} width={80} height={7} focused={false} frame={0} now={2000} />);
-    expect(pane.lastFrame()).toMatch(/✗ write_file shared\.txt .*— stale: changed by editor-2$/m);
+    expect(pane.lastFrame()).toMatch(/✗ write_file shared\.txt .*— stale: changed by editor-2 *│/);
     expect(render(<QueueLine state={s} />).lastFrame()).toContain("· 1 write conflict");
 
     const two = run(staleWrite("coordinator", "c2"), s);
