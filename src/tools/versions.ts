@@ -352,7 +352,7 @@ export class CallVersions {
   }
 
   /** write_file wrote `content`: the agent knows this version whole. */
-  wrote(abs: string, content: string, created: boolean): void {
+  wrote(abs: string, content: Buffer | string, created: boolean): void {
     const hash = contentHash(content);
     this.store.recordChange(this.call.agentId, abs, hash, "write_file", { hash }, { created });
     this.touches.push({ path: this.rel(abs), hash, change: "write", ...(created ? { created: true } : {}) });

@@ -44,14 +44,16 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       }
       if (ctx.signal.aborted) return fail("write_file: cancelled");
       const previousSize = stat ? stat.size : null;
+      // Encoded once: the same bytes are written and hashed.
+      const data = Buffer.from(args.content, "utf8");
       try {
         await fs.mkdir(path.dirname(abs), { recursive: true });
-        await fs.writeFile(abs, args.content, "utf8");
+        await fs.writeFile(abs, data);
       } catch (err) {
         return fsFailure("write_file", args.path, err);
       }
-      ctx.versions?.wrote(abs, args.content, previousSize === null);
-      const bytes = Buffer.byteLength(args.content, "utf8");
+      ctx.versions?.wrote(abs, data, previousSize === null);
+      const bytes = data.length;
       const rel = ctx.workspace.relative(abs);
       const summary =
         previousSize === null
