@@ -1,8 +1,7 @@
-import crypto from "node:crypto";
-import { createReadStream, type Stats } from "node:fs";
-import fs from "node:fs/promises";
+import type { Stats } from "node:fs";
 import path from "node:path";
 import type { ChangeSource, EmitFn, FileTouch } from "../events/types.js";
+import { contentHash, hashFile, sameStat, statKey, statOrNull, type StatKey } from "./file-version.js";
 import {
   mergedEditNote,
   partialWriteMessage,
@@ -34,14 +33,6 @@ import type { Workspace } from "./workspace.js";
  * bash command) leaves the agent knowing only its own change: it may go on editing by exact text,
  * but a whole-file write_file waits until it reads the file again.
  */
-
-/** Size, times and inode: equal ones let a check skip re-hashing the file. */
-interface StatKey {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
 
 interface Version {
   hash: string;
@@ -80,46 +71,8 @@ export interface EditBasis {
   seen?: Seen;
 }
 
-// Files hashed by reading them whole below this size; above it, streamed.
-const STREAM_ABOVE = 8 * 1024 * 1024;
 // Stat calls in flight at once while looking for what a bash command changed.
 const SCAN_BATCH = 64;
-
-export function contentHash(data: Buffer | string): string {
-  return crypto.createHash("sha256").update(data).digest("hex").slice(0, 32);
-}
-
-/**
- * A stat vouches for content only if it was taken well after the file's last change: two writes
- * within one timestamp tick (a jiffy on Linux, 1-2 s on FAT/HFS+) can leave size and times equal.
- * Whole-second times mean a coarse file system; for those, trust only what is two seconds old.
- */
-export function statKey(stat: Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino">, now: number): StatKey | null {
-  const coarse = stat.mtimeMs % 1000 === 0 || stat.ctimeMs % 1000 === 0;
-  const window = coarse ? 2_000 : 50;
-  if (now - Math.max(stat.mtimeMs, stat.ctimeMs) < window) return null;
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-}
-
-function sameStat(key: StatKey, stat: Stats): boolean {
-  return key.size === stat.size && key.mtimeMs === stat.mtimeMs && key.ctimeMs === stat.ctimeMs && key.ino === stat.ino;
-}
-
-async function hashFile(abs: string, size: number): Promise<string> {
-  if (size < STREAM_ABOVE) return contentHash(await fs.readFile(abs));
-  const hash = crypto.createHash("sha256");
-  for await (const chunk of createReadStream(abs)) hash.update(chunk as Buffer);
-  return hash.digest("hex").slice(0, 32);
-}
-
-async function statOrNull(abs: string): Promise<Stats | null> {
-  try {
-    return await fs.stat(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
-    throw err;
-  }
-}
 
 const VIA_OF: Record<"write" | "edit" | "bash", ChangeVia> = { write: "write_file", edit: "edit_file", bash: "bash" };
 
