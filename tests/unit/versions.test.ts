@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventSchema, type EventOf, type OrcaEvent } from "../../src/events/types.js";
@@ -80,6 +81,12 @@ describe("write_file against read versions", () => {
       ["editor-1", "old.txt", "unread"],
     ]);
     expect(conflicts(r).map(conflictMark)).toEqual(["not read first (written by editor-1)", "not read first"]);
+  });
+
+  it("refuses a FIFO at once instead of blocking on it", async () => {
+    const r = setup();
+    execFileSync("mkfifo", [r.file("pipe")]);
+    expect(await write(r, "editor-1", "pipe", "x")).toMatchObject({ ok: false, error: "write_file: pipe is not a regular file" });
   });
 
   it("a window read with offset/limit counts as having seen that version", async () => {

@@ -29,6 +29,8 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       try {
         stat = await fs.stat(abs);
         if (stat.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
+        // A FIFO or device would block or never end the version check's read (and the write).
+        if (!stat.isFile()) return fail(`write_file: ${args.path} is not a regular file`);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fsFailure("write_file", args.path, err);
       }
