@@ -2,6 +2,7 @@ import { loadEnvironment } from "../orchestrator/create.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import type { CliArgs } from "./args.js";
 import type { MainIo } from "./main.js";
 import { dataDir } from "../config/load.js";
@@ -69,6 +70,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
         shells: new ShellManager(),
         bashTimeoutMs: env.config.tools.bash_timeout,
         maxOutputTokens: env.config.tools.max_output_tokens,
+        tokens: bpeTokenCounter(),
         readOnlyCommands: env.config.scheduler.read_only_commands,
       });
       out("built-in tools:");

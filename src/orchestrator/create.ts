@@ -15,6 +15,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
 import { restoreAgents } from "./resume.js";
 import { newSessionId, Session } from "./session.js";
@@ -158,6 +159,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
           shells,
           bashTimeoutMs: config.tools.bash_timeout,
           maxOutputTokens: config.tools.max_output_tokens,
+          tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
         }),
         getSkill,

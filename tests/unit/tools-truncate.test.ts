@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tokenCount, truncateHeadTail } from "../../src/tools/truncate.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
+import { truncateHeadTail as truncateWith, type NoticeFn } from "../../src/tools/truncate.js";
+
+const counter = bpeTokenCounter();
+const tokenCount = (text: string) => counter.count(text);
+const truncateHeadTail = (text: string, maxTokens: number, notice?: NoticeFn) => truncateWith(text, maxTokens, counter, notice);
 
 const textArb = fc
   .array(
@@ -8,7 +13,7 @@ const textArb = fc
       fc.string({ maxLength: 40 }),
       fc.string({ unit: "grapheme", maxLength: 30 }),
       fc.string({ unit: "binary", maxLength: 20 }),
-      fc.constantFrom("", "<|endoftext|>", "    indented();", "\t\t", "a".repeat(300), "ü€😀".repeat(40)),
+      fc.constantFrom("", "<|endoftext|>", "    indented();", "\t\t", "a".repeat(300), "ü€😀".repeat(40), "\ud800 lone", "acgt".repeat(200)),
     ),
     { maxLength: 80 },
   )
