@@ -21,7 +21,7 @@ const MAX_CHARS_PER_TOKEN = 32;
 function prefixWithin(t: LinearBpe, text: string, max: number): string {
   if (max <= 0 || text === "") return "";
   const window = text.slice(0, boundary(text, max * MAX_CHARS_PER_TOKEN));
-  const tokens = t.encode(window);
+  const tokens = t.encodeHead(window, max);
   if (tokens.length <= max) return window;
   // Re-encoding a prefix can take a token or two more than it took inside the longer text (its
   // last word is cut): give tokens back until it fits. Usually the first try does.
@@ -37,7 +37,7 @@ function prefixWithin(t: LinearBpe, text: string, max: number): string {
 function suffixWithin(t: LinearBpe, text: string, max: number): string {
   if (max <= 0 || text === "") return "";
   const window = text.slice(boundary(text, text.length - max * MAX_CHARS_PER_TOKEN));
-  const tokens = t.encode(window);
+  const tokens = t.encodeTail(window, max);
   if (tokens.length <= max) return window;
   for (let keep = max; keep > 0; keep--) {
     const decoded = t.decode(tokens.slice(tokens.length - keep));

@@ -83,7 +83,7 @@ describe("linear token counting", () => {
     const counted = countTokens(line, "gpt-4o");
     expect(Math.abs(counted / (rate * line.length) - 1)).toBeLessThan(0.03);
     // and the sliced exact count agrees with the sample
-    expect(Math.abs(o200k().countExact(line.slice(0, 200_000)) / countTokens(line.slice(0, 200_000), "gpt-4o") - 1)).toBeLessThan(0.03);
+    expect(Math.abs(o200k().countExact(line.slice(0, 100_000)) / countTokens(line.slice(0, 100_000), "gpt-4o") - 1)).toBeLessThan(0.03);
   });
 
   it("encode and decode round-trip across slices, surrogate pairs included", () => {
