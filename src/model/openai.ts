@@ -301,7 +301,7 @@ function serverDetail(error: InstanceType<typeof OpenAI.APIError>): string {
   return typeof body?.message === "string" ? body.message : "";
 }
 
-function causeText(error: unknown): string {
+export function causeText(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 4; depth++) {
@@ -323,7 +323,7 @@ function redact(error: ModelError, ctx: ErrorContext): ModelError {
   return new ModelError(error.kind, message, error.status, { cause: error.cause });
 }
 
-function displayURL(url: string): string {
+export function displayURL(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.username = "";

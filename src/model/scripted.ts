@@ -307,19 +307,19 @@ function estimateUsage(body: WireRequestBody, reply: ScriptedTextReply): { promp
   return { prompt: Math.ceil(promptChars / 4), completion: Math.ceil(completionChars / 4) };
 }
 
-function split(text: string, size: number): string[] {
+export function split(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces;
 }
 
-function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
   if (res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(payload));
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+export function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     req.on("data", (part: Buffer) => parts.push(part));
@@ -328,7 +328,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
