@@ -13,6 +13,7 @@ import { readFileTool } from "../src/tools/builtin/read-file.js";
 import type { ToolContext } from "../src/tools/tool.js";
 import { FileVersions } from "../src/tools/versions.js";
 import { Workspace } from "../src/tools/workspace.js";
+import { bpeTokenCounter } from "../src/model/token-counter.js";
 
 export interface VersionCost {
   /** µs per write of a file seen long after its last change: the stat vouches, no re-hash. */
@@ -51,7 +52,7 @@ export async function measureVersionCost(): Promise<VersionCost> {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-versions-")));
   try {
     const workspace = new Workspace(base);
-    const read = readFileTool({ maxOutputTokens: 100_000 });
+    const read = readFileTool({ maxOutputTokens: 100_000, tokens: bpeTokenCounter() });
     const signal = new AbortController().signal;
     const body = "x".repeat(FILE_BYTES - 1) + "\n";
     const files = Array.from({ length: FILES }, (_, i) => path.join(base, `f${i}.txt`));

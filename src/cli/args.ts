@@ -1,31 +1,9 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/errors.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
+import type { CliArgs, Subcommand } from "./types.js";
 
-export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions";
-
-export interface CliArgs {
-  prompt?: string;
-  print: boolean;
-  outputFormat: OutputFormat;
-  demo: boolean;
-  workspace: string;
-  configFile?: string;
-  model?: string;
-  baseUrl?: string;
-  agent?: string;
-  maxSteps?: number;
-  permissionMode?: PermissionMode;
-  yes: boolean;
-  resume?: string | true;
-  continue: boolean;
-  version: boolean;
-  help: boolean;
-  subcommand?: Subcommand;
-}
-
-const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions"];
+const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks"];
 
 export const HELP = `orca — a terminal multi-agent orchestrator
 
@@ -33,7 +11,7 @@ Usage
   orca [prompt]                 open the dashboard in the current directory (optionally starting with a prompt)
   orca -p, --print [prompt]     headless: run to completion and print the result (prompt from stdin if omitted)
   orca --demo                   the dashboard on a built-in scripted model and a sample project (no API key)
-  orca agents | tools | mcp | skills | sessions
+  orca agents | tools | mcp | skills | sessions | hooks
                                 list what is loaded, and why something failed to load
 
 Options

@@ -3,9 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { createDemoScript, DEMO_CONFIG, DEMO_PROMPT } from "../model/demo-script.js";
 import { startScriptedServer } from "../model/scripted.js";
-import type { CliArgs } from "./args.js";
 import { runInteractive } from "./interactive.js";
-import type { MainIo } from "./main.js";
+import type { CliArgs, MainIo } from "./types.js";
 
 /**
  * `orca --demo`: the real dashboard and runtime on a scripted model served on loopback — the same

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
-import { describeProjectSetting, projectSettings, trustStoreFor } from "../config/trust.js";
-import { createOrchestra, ignoredWarning, type Orchestra } from "../orchestrator/create.js";
-import type { ResumePlan } from "../sessions/plan.js";
+import { projectSettings, trustStoreFor } from "../config/trust.js";
+import { describeProjectSetting } from "../orchestrator/project-settings.js";
+import { createSession, ignoredWarning, type SessionSetup } from "../orchestrator/create.js";
+import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
   baseUrl?: string;
@@ -31,11 +31,11 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   // The user left the prompt without answering: nothing started, nothing written.
   if (trustProject === null) return 0;
   const approver = new DialogApprover();
-  let orchestra: Orchestra | null = null;
-  const killOnExit = () => orchestra?.killChildrenSync();
+  let started: SessionSetup | null = null;
+  const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
-    orchestra = await createOrchestra({
+    started = await createSession({
       workspace,
       configFile,
       overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
@@ -48,24 +48,24 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       resume: setup.resume,
       trustProject,
     });
-    orchestra.session.start();
+    started.session.start();
     const dashboard = runDashboard({
-      session: orchestra.session,
+      session: started.session,
       approver,
       initialPrompt: setup.initialPrompt ?? args.prompt,
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
       replay: setup.resume?.events,
-      notices: startupNotices(orchestra),
+      notices: startupNotices(started),
     });
     const { exitCode } = await dashboard;
-    await orchestra.session.close(exitCode === 130 ? "cancelled" : "idle");
-    for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+    await started.session.close(exitCode === 130 ? "cancelled" : "idle");
+    for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {
     process.off("exit", killOnExit);
-    orchestra?.killChildrenSync();
+    started?.killChildrenSync();
   }
 }
 
@@ -92,7 +92,7 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
 }
 
 /** What the dashboard says before anything runs: settings not loaded, files that failed to load. */
-function startupNotices(orchestra: Orchestra): string[] {
-  const skipped = orchestra.ignored.length ? ignoredWarning(orchestra.ignored) : null;
-  return orchestra.warnings.map((w) => `⚠ ${w === skipped ? `${w} (restart orca and answer y to load them)` : w}`);
+function startupNotices(started: SessionSetup): string[] {
+  const skipped = started.ignored.length ? ignoredWarning(started.ignored) : null;
+  return started.warnings.map((w) => `⚠ ${w === skipped ? `${w} (restart orca and answer y to load them)` : w}`);
 }

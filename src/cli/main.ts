@@ -4,11 +4,12 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
-import { planResume, type ResumePlan } from "../sessions/plan.js";
+import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
-import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
+import { createSession, type SessionSetup } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
-import { HELP, parseCli, type CliArgs } from "./args.js";
+import { HELP, parseCli } from "./args.js";
+import type { CliArgs, MainIo } from "./types.js";
 import { runHeadless } from "./headless.js";
 import { runListCommand } from "./list-commands.js";
 
@@ -17,13 +18,6 @@ export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
   return pkg.version;
-}
-
-export interface MainIo {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
 }
 
 const defaultIo = (): MainIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -44,8 +38,8 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout.write(`orca ${packageVersion()}\n`);
     return 0;
   }
-  let orchestra: Orchestra | null = null;
-  const killOnExit = () => orchestra?.killChildrenSync();
+  let started: SessionSetup | null = null;
+  const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
     if (args.subcommand) return await runListCommand(args, io, PACKAGE_DIR);
@@ -57,7 +51,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
       const prompt = args.prompt ?? (args.print && !io.stdin.isTTY ? (await readStdin(io.stdin)).trim() : undefined);
       if (!prompt) throw new ConfigError("no prompt: give one as an argument (orca -p \"…\") or on standard input");
-      orchestra = await createOrchestra({
+      started = await createSession({
         workspace: resume?.workspace ?? args.workspace,
         configFile: args.configFile,
         overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
@@ -68,7 +62,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         version: packageVersion(),
         resume,
       });
-      return await runHeadless(orchestra, prompt, args.outputFormat, io);
+      return await runHeadless(started, prompt, args.outputFormat, io);
     }
     // The dashboard reads an untrusted folder's own config not even to find its sessions.
     const project = () => trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR }).isTrusted(args.workspace);
@@ -82,7 +76,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return reportError(error, io);
   } finally {
     process.off("exit", killOnExit);
-    orchestra?.killChildrenSync();
+    started?.killChildrenSync();
   }
 }
 

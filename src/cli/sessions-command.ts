@@ -1,4 +1,5 @@
 import { listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
+import { clip, oneLine } from "../util/text.js";
 
 /** `orca sessions`: every logged session, most recently active first, one line each. */
 export function formatSessions(dataDir: string, sessions: SessionInfo[] = listSessions(dataDir)): string[] {
@@ -9,7 +10,7 @@ export function formatSessions(dataDir: string, sessions: SessionInfo[] = listSe
     formatTime(s.startedAt),
     s.status + (s.resumes ? ` (resumed ${s.resumes}×)` : ""),
     s.workspace,
-    oneLine(s.firstPrompt, 60) || "(no prompt)",
+    clip(oneLine(s.firstPrompt), 60) || "(no prompt)",
   ]);
   const header = ["ID", "STARTED", "STATUS", "WORKSPACE", "FIRST PROMPT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.slice(0, 200).map((r) => r[i]!.length)));
@@ -25,7 +26,3 @@ function formatTime(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}

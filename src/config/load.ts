@@ -59,13 +59,20 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   }
 
   const raw = dropNulls(file ? readYaml(file) : {});
-  const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
+  const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
   const config = parsed.data;
+  const namedModel = (interpolated as { model?: { name?: unknown } } | null)?.model?.name !== undefined;
+  const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+  // The built-in default names an OpenAI model; an Anthropic provider gets a Claude model instead.
+  if (!namedModel && main?.type === "anthropic") config.model.name = DEFAULT_ANTHROPIC_MODEL;
   applyOverrides(config, env, opts.overrides ?? {});
   return { config, path: file };
 }
+
+/** The model an Anthropic `model.provider` runs when `model.name` is not set. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
 
 function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
   // Environment beats the file, flags beat the environment — except the key: an api_key the file
@@ -75,9 +82,24 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;
   if (env.ORCA_DATA_DIR) config.data_dir = env.ORCA_DATA_DIR;
   if (overrides.model) config.model.name = overrides.model;
-  if (overrides.baseUrl) config.model.base_url = overrides.baseUrl;
+  if (overrides.baseUrl) {
+    // --base-url points the configured model's own provider elsewhere.
+    const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+    if (main) main.base_url = overrides.baseUrl;
+    else config.model.base_url = overrides.baseUrl;
+  }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+/**
+ * Hook commands are shell commands: their `$VAR` and `${CLAUDE_PROJECT_DIR}` are the shell's to
+ * expand when the hook runs (as in Claude Code), not orca's to replace when the config loads.
+ */
+function interpolateOutsideHooks(raw: unknown, env: NodeJS.ProcessEnv, file: string): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("hooks" in raw)) return interpolate(raw, env, file);
+  const { hooks, ...rest } = raw as Record<string, unknown>;
+  return { ...(interpolate(rest, env, file) as Record<string, unknown>), hooks };
 }
 
 /** `budget:` with every field commented out parses as null: treat an empty key as an absent one. */
@@ -129,6 +151,9 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
       return [`${prefix}: expected ${issue.expected}${receivedOf(issue.input)}`];
     case "invalid_value":
       return [`${prefix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`];
+    case "invalid_key":
+      // A record key that failed its own check (a provider or server name): say why.
+      return issue.issues.length ? issue.issues.map((inner) => `${prefix}: ${inner.message}`) : [`${prefix}: ${issue.message}`];
     case "invalid_union": {
       // Report the branch that got furthest, so "url: Invalid URL" beats "command: required".
       const branches = issue.errors.map((branch) => branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));

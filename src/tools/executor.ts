@@ -1,11 +1,12 @@
 import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
-import type { Permissions } from "./permissions.js";
+import type { Permissions } from "./permissions/engine.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { AnyTool, ToolResult } from "./tool.js";
 import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { errorLine } from "../util/text.js";
 
 /** Who is calling: the executor enforces this agent's whitelist. */
 export interface CallerContext {
@@ -117,7 +118,7 @@ export class ToolExecutor {
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
-      else result = { ok: false, error: oneLine(error), content: `Error: ${tool.name} failed: ${oneLine(error)}` };
+      else result = { ok: false, error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
     } finally {
       scope.dispose();
     }
@@ -185,6 +186,3 @@ function cancelled(signal: AbortSignal): ToolResult {
   return { ok: false, error: reason, content: reason };
 }
 
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
-}

@@ -45,6 +45,8 @@ export interface Tool<A = unknown> {
   /** What the call touches, as absolute normalised paths or pseudo-paths like `mcp:<server>`. */
   access(args: A, workspace: Workspace): Access;
   permissionSubject(args: A, workspace: Workspace): PermissionSubject;
+  /** What the call would change, shown when a human is asked (a unified diff for file edits). */
+  preview?(args: A, workspace: Workspace): Promise<string | undefined>;
   /**
    * True for tools that only orchestrate (delegate): they are not scheduled themselves, because
    * the calls they cause are, and holding a scheduler slot for a whole sub-agent run would block.

@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
-import React, { memo } from "react";
+import type React from "react";
+import { memo } from "react";
 import { formatDuration, formatTokens, SPINNER, toolColor, toolIcon } from "./format.js";
 import type { AgentState, AgentView, ToolEntry } from "./state/types.js";
 import type { Row } from "./wrap.js";

@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import React from "react";
+import type React from "react";
 import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
 import { placeholder } from "./state/reducer.js";

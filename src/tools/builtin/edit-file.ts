@@ -1,7 +1,9 @@
 import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { z } from "zod";
+import { readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
+import type { Workspace } from "../workspace.js";
 import { fsFailure, looksBinary, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
@@ -26,6 +28,7 @@ export function editFileTool(): Tool<EditFileArgs> {
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    preview: previewEdit,
     async execute(args, ctx) {
       const resolved = resolveArg(ctx.workspace, args.path, "edit_file");
       if (resolved.error) return resolved.error;
@@ -128,4 +131,15 @@ function snippet(text: string, firstLine: number, lastLine: number): string {
     .slice(from - 1, to)
     .map((l, i) => `${String(from + i).padStart(6)}\t${l.endsWith("\r") ? l.slice(0, -1) : l}`);
   return shown.join("\n");
+}
+
+/** The replacement as a diff, or none when the edit would not apply as sent (execute says why). */
+async function previewEdit(args: EditFileArgs, workspace: Workspace): Promise<string | undefined> {
+  const { before, label } = await readForPreview(workspace, args.path);
+  const { old_string: oldString, new_string: newString, replace_all: replaceAll } = args;
+  if (before === null || before === "too-big" || oldString === "") return undefined;
+  const count = before.split(oldString).length - 1;
+  if (count === 0 || (count > 1 && replaceAll !== true)) return undefined;
+  const after = replaceAll === true ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
+  return unifiedDiff(before, after, label, false);
 }

@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import { z } from "zod";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 
 const params = z.object({
@@ -16,7 +17,7 @@ export type ReadFileArgs = z.infer<typeof params>;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_LINE_CHARS = 2_000;
 
-export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileArgs> {
+export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCounter }): Tool<ReadFileArgs> {
   return {
     name: "read_file",
     description:
@@ -63,7 +64,7 @@ export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileAr
         .map((line, i) => `${String(offset + i).padStart(6)}\t${clipLine(line)}`)
         .join("\n");
 
-      const cut = truncateHeadTail(numbered, opts.maxOutputTokens, ({ omittedLines, firstOmittedLine }) => {
+      const cut = truncateHeadTail(numbered, opts.maxOutputTokens, opts.tokens, ({ omittedLines, firstOmittedLine }) => {
         const first = offset + firstOmittedLine - 1;
         const last = first + omittedLines - 1;
         return `[… lines ${first}-${last} omitted (${plural(omittedLines, "line")}); read them with offset=${first} limit=${omittedLines} …]`;

@@ -2,7 +2,9 @@ import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
+import type { Workspace } from "../workspace.js";
 import { fsFailure, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
@@ -20,6 +22,7 @@ export function writeFileTool(): Tool<WriteFileArgs> {
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    preview: previewWrite,
     async execute(args, ctx) {
       const resolved = resolveArg(ctx.workspace, args.path, "write_file");
       if (resolved.error) return resolved.error;
@@ -64,4 +67,11 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       return ok(summary, { path: abs, filesChanged: [abs], created: previousSize === null, bytes });
     },
   };
+}
+
+/** The whole file as a diff against what is there now (a new file diffs against /dev/null). */
+async function previewWrite(args: WriteFileArgs, workspace: Workspace): Promise<string | undefined> {
+  const { before, label } = await readForPreview(workspace, args.path);
+  if (before === "too-big") return undefined;
+  return unifiedDiff(before ?? "", args.content, label, before === null);
 }
