@@ -223,7 +223,7 @@ export function demoSpeed(raw = process.env.ORCA_DEMO_SPEED): number {
 }
 
 function paced(reply: ScriptedReply, speed: number): ScriptedReply {
-  if (speed === 1 || reply.kind === "error" || reply.kind === "hang") return reply;
+  if (speed === 1 || reply.kind === "error" || reply.kind === "hang" || reply.kind === "raw") return reply;
   const scale = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.round(ms / speed));
   return { ...reply, delayMs: scale(reply.delayMs), chunkDelayMs: scale(reply.chunkDelayMs) };
 }

@@ -16,6 +16,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents } from "./agents.js";
@@ -209,6 +210,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
           shells,
           bashTimeoutMs: config.tools.bash_timeout,
           maxOutputTokens: config.tools.max_output_tokens,
+          tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
         }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
@@ -252,6 +254,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         modelFor: (definition) => modelFor(modelNameOf(definition.model)),
         workspaceRoot: workspace.root,
         restoreAgent: (state) => restoring.restoreAgent(state),
+        restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
   }

@@ -4,8 +4,10 @@ import type { AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
+import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
+import { conflictReport } from "./conflict-report.js";
 import { createDelegateTool, type DelegateArgs } from "./delegate.js";
 
 const RESULT_LIMIT = 20_000;
@@ -18,6 +20,8 @@ export interface DelegatorDeps {
   maxDepth: number;
   maxParallel: number;
   workspace: Workspace;
+  /** For the write conflicts a sub-agent met, listed in its result so the parent can re-plan. */
+  versions: FileVersions;
   emit: EmitFn;
   /** Runs a fresh agent on its task (system prompt, agent_started, the loop). */
   startAgent(agent: AgentState, task: string, signal: AbortSignal): Promise<AgentOutcome>;
@@ -79,8 +83,9 @@ export class Delegator {
     };
     // No abort signal for the queue itself: p-queue would reject at once even for a running task,
     // and the parent would move on while its sub-agent still runs.
+    const conflictsFrom = this.deps.versions.conflictCount(agent.id);
     const outcome = (await this.queue.add(work)) ?? notStarted;
-    return { ok: outcome.status === "done", content: this.formatResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
+    return { ok: outcome.status === "done", content: this.formatResult(agent, outcome, conflictsFrom), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
   }
 
   private pickResumed(parent: AgentState, id: string): { agent: AgentState; fresh: false } | { refused: string } {
@@ -108,7 +113,7 @@ export class Delegator {
     return { agent, fresh: true };
   }
 
-  private formatResult(agent: AgentState, outcome: AgentOutcome): string {
+  private formatResult(agent: AgentState, outcome: AgentOutcome, conflictsFrom: number): string {
     const files = [...agent.filesChanged].map((f) => this.deps.workspace.relative(f));
     let result = outcome.result.trim() || "(no answer)";
     if (result.length > RESULT_LIMIT) result = `${result.slice(0, RESULT_LIMIT)}\n… (${result.length - RESULT_LIMIT} more characters cut)`;
@@ -117,6 +122,7 @@ export class Delegator {
       `status: ${outcome.status}`,
       `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
       `files changed: ${files.length ? files.join(", ") : "none"}`,
+      ...conflictReport(this.deps.versions, agent.id, conflictsFrom),
       outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
       "--- answer ---",
       result,
