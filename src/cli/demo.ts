@@ -45,15 +45,36 @@ export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, ver
 /**
  * The demo's edit_file takes `ms` before it writes, inside its scheduler slot: a real edit of a
  * tiny file takes a millisecond, and the other editor's wait for the same path (orca's per-path
- * serialisation) would never be on screen. The wait shown is the scheduler's own.
+ * serialisation) would never be on screen. The wait shown is the scheduler's own. The first edit
+ * also holds until a second edit_file call has reached the scheduler (its access is computed when
+ * it is submitted), at most `ms` × 4 longer: on a loaded machine the second editor's model step
+ * can take longer than `ms`, and the wait would then never happen at all.
  */
 export function pacedEdits(ms: number): (tool: AnyTool) => AnyTool {
+  let submitted = 0;
+  let held = false;
+  let arrived: (() => void) | undefined;
   return (tool) => {
     if (tool.name !== "edit_file") return tool;
     return {
       ...tool,
+      access(args, workspace) {
+        submitted++;
+        arrived?.();
+        return tool.access(args, workspace);
+      },
       async execute(args, ctx) {
+        const first = !held;
+        held = true;
+        const second = new Promise<void>((resolve) => {
+          arrived = () => {
+            if (submitted >= 2) resolve();
+          };
+          arrived();
+        });
         await sleep(ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+        if (first) await Promise.race([second, sleep(ms * 4, undefined, { signal: ctx.signal })]).catch(() => undefined);
+        arrived = undefined;
         return tool.execute(args, ctx);
       },
     };
