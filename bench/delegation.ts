@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from "../src/model/scripted.js";
-import type { Orchestra } from "../src/orchestrator/create.js";
+import type { SessionSetup } from "../src/orchestrator/create.js";
 import { agentOf, tempWorkspace } from "../tests/fixtures/harness.js";
 import { testOrchestra } from "../tests/fixtures/orchestra.js";
 
@@ -56,7 +56,7 @@ function serialScript(): (r: RecordedRequest) => ScriptedReply {
 async function timedRun(script: (r: RecordedRequest) => ScriptedReply, agentName?: string): Promise<number> {
   const server = await startScriptedServer(script);
   const ws = tempWorkspace(Object.fromEntries(Array.from({ length: SUBTASKS }, (_, i) => [`f${i + 1}.txt`, "line one\nline two\n"])));
-  let orchestra: Orchestra | undefined;
+  let orchestra: SessionSetup | undefined;
   try {
     orchestra = await testOrchestra(ws, server.url, { config: CONFIG, agentName });
     const started = performance.now();

@@ -10,6 +10,8 @@
  * fast as the dashboard takes them to read RSS after 1k and 10k deltas per pane.
  */
 import { execFileSync } from "node:child_process";
+// Types only: erased at run time, so React still loads after NODE_ENV is set.
+import type { SessionApi } from "../src/orchestrator/types.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -52,7 +54,7 @@ async function driver(outFile: string): Promise<void> {
   const { EventBus } = await import("../src/events/bus.js");
   const { runDashboard } = await import("../src/ui/render.js");
   const { DialogApprover } = await import("../src/ui/dialog-approver.js");
-  type Session = import("../src/orchestrator/types.js").SessionApi;
+  type Session = SessionApi;
 
   let frames = 0;
   let bytes = 0;

@@ -9,6 +9,8 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   render: () => import("./render.js"),
   startup: () => import("./startup.js"),
   sandbox: () => import("./sandbox.js"),
+  tokens: () => import("./tokens.js"),
+  hooks: () => import("./hooks.js"),
 };
 
 const args = process.argv.slice(2);

@@ -13,10 +13,11 @@ import path from "node:path";
 import { SessionLog } from "../src/events/log.js";
 import type { EventInput, OrcaEvent, ToolCall } from "../src/events/types.js";
 import { startScriptedServer, systemPrompt, type ScriptedReply } from "../src/model/scripted.js";
-import { loadSession } from "../src/sessions/plan.js";
+import { loadSession } from "../src/sessions/resume-plan.js";
 import { tempWorkspace } from "../tests/fixtures/harness.js";
 import { testOrchestra } from "../tests/fixtures/orchestra.js";
 import { requestTokens } from "../tests/fixtures/requests.js";
+import { Redactor } from "../src/events/redact.js";
 
 const WINDOW = 4000;
 const COMPACT_AT = 0.8;
@@ -64,8 +65,9 @@ function sessionEvents(count: number, workspace: string): OrcaEvent[] {
 }
 
 function measureAppend(dir: string): { eventsPerS: number; events: number; fsyncs: number } {
-  const log = new SessionLog(path.join(dir, "append.jsonl"));
-  log.addSecret("sk-bench-0123456789abcdef");
+  const redactor = new Redactor();
+  redactor.add("sk-bench-0123456789abcdef");
+  const log = new SessionLog(path.join(dir, "append.jsonl"), redactor);
   const events: OrcaEvent[] = [];
   for (let n = 1; n <= 40; n++) for (const e of stepEvents("coordinator", n)) events.push({ ...e, ts: Date.now(), sessionId: "bench" } as OrcaEvent);
   let appended = 0;

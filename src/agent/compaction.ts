@@ -1,6 +1,8 @@
-import type { EmitFn, EventOf, Usage } from "../events/types.js";
-import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import type { EmitFn, Usage } from "../events/types.js";
+import { ModelError, type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
 import { countTokens, estimateRequestTokens } from "../model/tokens.js";
+import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";
+import { addUsage } from "../events/usage.js";
 
 /**
  * Context compaction. Before a request whose estimate passes `compactAt` × the window, the history
@@ -8,10 +10,6 @@ import { countTokens, estimateRequestTokens } from "../model/tokens.js";
  * assistant message and the results of all its tool calls — is never split, so every tool call in
  * the history keeps its result. The same `applyCompaction` replays a `compacted` event on resume.
  */
-
-/** The history always starts with the system prompt and the first task; they are never compacted. */
-const HEAD = 2;
-const SUMMARY_MARK = "[Summary of the earlier conversation";
 
 export interface CompactionSettings {
   /** Tokens a request may take in all (the model's context window). */
@@ -31,22 +29,7 @@ export interface CompactionOutcome {
   replacedMessages: number;
   /** Why the summary call failed, when it did. */
   failure?: string;
-  usage: Omit<Usage, "cost">;
-}
-
-/** The message that stands for the replaced part of the history. */
-export function compactionMessage(summary: string, rounds: number): ChatMessage {
-  const content = summary
-    ? `${SUMMARY_MARK} (${rounds} rounds), written when the context was compacted]\n${summary}`
-    : `[Context note: ${rounds} earlier rounds were dropped to fit the context window because summarising them failed. ` +
-      "Check the current state of files before relying on what you remember.]";
-  return { role: "user", content };
-}
-
-/** Applies a compaction to a history in place; used live and when replaying a log. */
-export function applyCompaction(history: ChatMessage[], event: Pick<EventOf<"compacted">, "summary" | "roundsSummarised" | "replacedMessages">): void {
-  const replaced = Math.max(0, Math.min(event.replacedMessages, history.length - HEAD));
-  history.splice(HEAD, replaced, compactionMessage(event.summary, event.roundsSummarised));
+  usage: RequestUsage;
 }
 
 interface Group {
@@ -107,7 +90,7 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const old = history.slice(HEAD, cut);
   const roundsSummarised = groups.slice(0, g).filter((x) => x.round).length;
 
-  const usage = { input: 0, output: 0, cached: 0 };
+  const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
   let failure: string | undefined;
   try {
@@ -141,7 +124,7 @@ async function summarise(
   threshold: number,
   reserve: number,
   signal: AbortSignal,
-  usage: { input: number; output: number; cached: number },
+  usage: RequestUsage,
 ): Promise<string> {
   // The summary request must itself fit: the transcript gets what the threshold leaves.
   const budget = Math.max(200, threshold - countTokens(SUMMARY_SYSTEM, model.name) - 64);
@@ -157,6 +140,8 @@ async function summarise(
       usage.input += event.input;
       usage.output += event.output;
       usage.cached += event.cached;
+      if (event.cacheWrite) usage.cacheWrite = (usage.cacheWrite ?? 0) + event.cacheWrite;
+      if (event.cost !== undefined) usage.cost = (usage.cost ?? 0) + event.cost;
     }
   }
   if (signal.aborted) throw new ModelError("aborted", "cancelled");
@@ -254,9 +239,7 @@ export function createCompactor(opts: CompactorOptions) {
     if (!outcome) return;
     const { usage } = outcome;
     if (usage.input || usage.output) {
-      agent.usage.input += usage.input;
-      agent.usage.output += usage.output;
-      agent.usage.cached += usage.cached;
+      addUsage(agent.usage, usage);
       opts.emit({ ...base, type: "usage", ...usage });
     }
     if (outcome.failure) {

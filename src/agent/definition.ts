@@ -4,13 +4,17 @@ import path from "node:path";
 import matter from "gray-matter";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { errorLine } from "../util/text.js";
 
 export interface AgentDefinition {
   name: string;
   description: string;
   /** Tool names and globs (`mcp__fs__*`); `["*"]` means every tool. */
   tools: string[];
-  /** "inherit" or a model name. */
+  /**
+   * "inherit" (the configured model), a model name (on the configured model's provider), or
+   * "provider/model" (a provider from config.yaml's `providers`). Resolved by model/providers.ts.
+   */
   model: string;
   maxSteps?: number;
   skills: string[];
@@ -29,7 +33,11 @@ const frontmatterSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
   description: z.string().min(1),
   tools: z.union([z.array(z.string()), z.string()]).optional(),
-  model: z.string().default("inherit"),
+  model: z
+    .string()
+    .regex(/^[^\s/][^\s]*$/, "inherit, a model name, or provider/model")
+    .refine((spec) => !spec.endsWith("/"), "no model name after the provider")
+    .default("inherit"),
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
 });
@@ -78,7 +86,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     // A fresh options object keeps gray-matter from serving a cached parse of equal text.
     parsed = matter(text, { engines: { js: refuseEngine, javascript: refuseEngine } });
   } catch (error) {
-    return { reason: `invalid frontmatter: ${firstLine(error)}` };
+    return { reason: `invalid frontmatter: ${errorLine(error)}` };
   }
   const fm = frontmatterSchema.safeParse(parsed.data);
   if (!fm.success) {
@@ -111,6 +119,3 @@ const refuseEngine = (): never => {
   throw new Error("only YAML front matter is accepted");
 };
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
-}

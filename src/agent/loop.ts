@@ -1,9 +1,12 @@
-import type { AgentStatus, EmitFn, ToolCall, Usage } from "../events/types.js";
+import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { prepareRequestTokens } from "../model/tokens.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { RunBudget } from "./budget.js";
+import { errorLine } from "../util/text.js";
+import { addUsage, zeroUsage } from "../events/usage.js";
 
 /** Everything one agent needs to run; the session builds it. The loop owns no global state. */
 export interface AgentRuntime {
@@ -48,7 +51,7 @@ export interface AgentOutcome {
  * every tool call in the history has exactly one result.
  */
 export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Promise<AgentOutcome> {
-  const usage: Usage = { input: 0, output: 0, cached: 0 };
+  const usage: Usage = zeroUsage();
   const filesChanged = new Set<string>();
   const recentCalls: string[] = [];
   let lastText = "";
@@ -77,6 +80,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     if (signal.aborted || agent.budget.exceeded()) return stopped(lastText);
 
     const tools = agent.toolSpecs();
+    // Counting a huge history is long work: done here in slices that let a cancel or a SIGTERM
+    // through, so the estimates that follow (compaction, the request event) find it counted.
+    await prepareRequestTokens(agent.history, agent.model.name, signal);
+    if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
     steps++;
@@ -90,6 +97,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
     let text = "";
     const toolCalls: ToolCall[] = [];
+    const thinking: ThinkingBlock[] = [];
     try {
       const stream = agent.model.stream(
         {
@@ -110,6 +118,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
           case "thinking":
             agent.emit({ ...base, type: "thinking_delta", text: event.text });
             break;
+          case "thinking_block":
+            thinking.push(event.block);
+            break;
           case "tool_call": {
             const { type: _type, ...call } = event;
             // Some servers number calls call_0, call_1… in every response; ids must stay unique
@@ -118,11 +129,17 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             break;
           }
           case "usage":
-            usage.input += event.input;
-            usage.output += event.output;
-            usage.cached += event.cached;
+            addUsage(usage, event);
             agent.budget.addUsage(event);
-            agent.emit({ ...base, type: "usage", input: event.input, output: event.output, cached: event.cached });
+            agent.emit({
+              ...base,
+              type: "usage",
+              input: event.input,
+              output: event.output,
+              cached: event.cached,
+              ...(event.cacheWrite ? { cacheWrite: event.cacheWrite } : {}),
+              ...(event.cost !== undefined ? { cost: event.cost } : {}),
+            });
             break;
           case "done":
             break;
@@ -131,13 +148,15 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     } catch (error) {
       // Nothing of this step entered the history, so it stays valid for a retry or a resume.
       if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return stopped(text || lastText);
-      const message = error instanceof ModelError ? error.message : `model request failed: ${oneLine(error)}`;
+      const message = error instanceof ModelError ? error.message : `model request failed: ${errorLine(error)}`;
       agent.emit({ ...base, type: "error", where: "model", message });
       return outcome("failed", withReason(lastText, message), lastText);
     }
 
-    agent.history.push({ role: "assistant", content: text, toolCalls });
-    agent.emit({ ...base, type: "assistant_message", content: text, toolCalls });
+    // Reasoning the provider needs back rides with the message, in the history and in the log.
+    const kept = thinking.length ? { thinking } : {};
+    agent.history.push({ role: "assistant", content: text, toolCalls, ...kept });
+    agent.emit({ ...base, type: "assistant_message", content: text, toolCalls, ...kept });
     if (text.trim()) lastText = text;
 
     if (toolCalls.length === 0) return outcome("done", text);
@@ -158,7 +177,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       results = await agent.executor.runAll(runnable, caller);
     } catch (error) {
       // The assistant message is already in the history: every call must still get its result.
-      const message = `Error: not run: internal error: ${oneLine(error)}`;
+      const message = `Error: not run: internal error: ${errorLine(error)}`;
       answerAll(agent, toolCalls, message);
       agent.emit({ ...base, type: "error", where: "tools", message });
       return outcome("failed", withReason(lastText, message), lastText);
@@ -233,6 +252,3 @@ function withReason(partial: string, reason: string): string {
   return partial.trim() ? `${partial.trim()}\n\n${reason}` : reason;
 }
 
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
-}

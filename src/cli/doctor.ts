@@ -5,8 +5,7 @@ import { trustStoreFor } from "../config/trust.js";
 import { loadEnvironment } from "../orchestrator/create.js";
 import { Sandbox, sandboxOptions, type SandboxStatus } from "../tools/sandbox/index.js";
 import { Workspace } from "../tools/workspace.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import type { CliArgs, MainIo } from "./types.js";
 
 /** What each outside program is for, in the order `orca doctor` lists them. */
 const PROGRAMS: Array<[name: string, versionArgs: string[], purpose: string]> = [

@@ -1,9 +1,9 @@
 import type { Redactor } from "../events/redact.js";
 import type { OrcaEvent } from "../events/types.js";
-import type { Orchestra } from "../orchestrator/create.js";
+import type { SessionSetup } from "../orchestrator/create.js";
 import type { RunResult } from "../orchestrator/types.js";
-import { exitCodeFor, type OutputFormat } from "./args.js";
-import { costOf, priceFor } from "../model/pricing.js";
+import { exitCodeFor } from "./args.js";
+import type { OutputFormat } from "./types.js";
 
 export interface HeadlessIo {
   stdout: NodeJS.WritableStream;
@@ -14,10 +14,15 @@ export interface HeadlessIo {
  * `orca -p`: runs one prompt to completion and prints it in the chosen format. The result goes to
  * stdout; anything the user must notice (a model error, a step limit) is one line on stderr.
  */
-export async function runHeadless(orchestra: Orchestra, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
-  const { session } = orchestra;
-  const unsubscribe = session.bus.subscribe((event) => printEvent(event, format, io, session.rootAgentId, session.redactor));
-  for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+export async function runHeadless(started: SessionSetup, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
+  const { session } = started;
+  // Each request is priced by its own model (agents may run on different providers and models).
+  let cost: number | undefined;
+  const unsubscribe = session.bus.subscribe((event) => {
+    if (event.type === "usage" && event.cost !== undefined) cost = (cost ?? 0) + event.cost;
+    printEvent(event, format, io, session.rootAgentId, session.redactor);
+  });
+  for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
 
   let interrupted = 0;
   const onSigint = () => {
@@ -26,7 +31,7 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
       io.stderr.write("orca: cancelling… (Ctrl+C again to quit at once)\n");
       session.cancel();
     } else {
-      orchestra.killChildrenSync();
+      started.killChildrenSync();
       process.exit(130);
     }
   };
@@ -51,7 +56,6 @@ export async function runHeadless(orchestra: Orchestra, prompt: string, format: 
     if (result.answer) io.stdout.write(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
-    const cost = costOf(usage, orchestra.config.model.price ?? priceFor(session.modelName));
     io.stdout.write(
       `${JSON.stringify({
         result: result.result,

@@ -1,12 +1,13 @@
 import path from "node:path";
 import { ConfigError } from "../config/errors.js";
-import { describeProjectSetting, projectSettings, trustStoreFor } from "../config/trust.js";
-import { createOrchestra, ignoredWarning, type Orchestra } from "../orchestrator/create.js";
-import type { ResumePlan } from "../sessions/plan.js";
+import { projectSettings, trustStoreFor } from "../config/trust.js";
+import { describeProjectSetting } from "../orchestrator/project-settings.js";
+import { createSession, ignoredWarning, type CreateSessionOptions, type SessionSetup } from "../orchestrator/create.js";
+import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import type { WelcomeInfo } from "../ui/Welcome.js";
+import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
   baseUrl?: string;
@@ -18,6 +19,8 @@ export interface InteractiveSetup {
   requireEndpoint?: boolean;
   /** `--resume` / `--continue`: the session to continue, in the workspace it recorded. */
   resume?: ResumePlan;
+  /** The demo paces its edits (see createSession's wrapTool). */
+  wrapTool?: CreateSessionOptions["wrapTool"];
 }
 
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
@@ -31,11 +34,11 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   // The user left the prompt without answering: nothing started, nothing written.
   if (trustProject === null) return 0;
   const approver = new DialogApprover();
-  let orchestra: Orchestra | null = null;
-  const killOnExit = () => orchestra?.killChildrenSync();
+  let started: SessionSetup | null = null;
+  const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
-    orchestra = await createOrchestra({
+    started = await createSession({
       workspace,
       configFile,
       overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
@@ -47,25 +50,28 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       requireEndpoint: setup.requireEndpoint,
       resume: setup.resume,
       trustProject,
+      wrapTool: setup.wrapTool,
     });
-    orchestra.session.start();
+    started.session.start();
+    const initialPrompt = setup.initialPrompt ?? args.prompt;
     const dashboard = runDashboard({
-      session: orchestra.session,
+      session: started.session,
       approver,
-      initialPrompt: setup.initialPrompt ?? args.prompt,
+      initialPrompt,
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
       replay: setup.resume?.events,
-      notices: startupNotices(orchestra),
+      notices: startupNotices(started),
+      welcome: initialPrompt || setup.resume ? undefined : welcomeInfo(started, version, env.HOME),
     });
     const { exitCode } = await dashboard;
-    await orchestra.session.close(exitCode === 130 ? "cancelled" : "idle");
-    for (const warning of orchestra.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+    await started.session.close(exitCode === 130 ? "cancelled" : "idle");
+    for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {
     process.off("exit", killOnExit);
-    orchestra?.killChildrenSync();
+    started?.killChildrenSync();
   }
 }
 
@@ -91,8 +97,25 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   return answer !== "no";
 }
 
+/** What the welcome screen lists: what this session loaded. */
+function welcomeInfo(started: SessionSetup, version: string, home: string | undefined): WelcomeInfo {
+  const { session, config, mcp } = started;
+  const provider = config.model.provider ? config.providers[config.model.provider] : undefined;
+  const names = [...started.agents.definitions.keys()];
+  return {
+    version,
+    model: session.modelName,
+    endpoint: (provider ? provider.base_url : config.model.base_url) || undefined,
+    workspace: session.workspaceRoot,
+    home,
+    agents: [session.rootAgentId, ...names.filter((n) => n !== session.rootAgentId).sort()],
+    skills: started.skills.skills.map((s) => s.name),
+    mcp: mcp ? { status: () => mcp.status(), onChange: (listener) => mcp.onChange(listener) } : undefined,
+  };
+}
+
 /** What the dashboard says before anything runs: settings not loaded, files that failed to load. */
-function startupNotices(orchestra: Orchestra): string[] {
-  const skipped = orchestra.ignored.length ? ignoredWarning(orchestra.ignored) : null;
-  return orchestra.warnings.map((w) => `⚠ ${w === skipped ? `${w} (restart orca and answer y to load them)` : w}`);
+function startupNotices(started: SessionSetup): string[] {
+  const skipped = started.ignored.length ? ignoredWarning(started.ignored) : null;
+  return started.warnings.map((w) => `⚠ ${w === skipped ? `${w} (restart orca and answer y to load them)` : w}`);
 }

@@ -2,11 +2,12 @@ import { loadEnvironment } from "../orchestrator/create.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
-import type { CliArgs } from "./args.js";
-import type { MainIo } from "./main.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
+import type { CliArgs, MainIo } from "./types.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
+import { formatHooks } from "./hooks-command.js";
 
 /** The project settings each command would show; the config shapes every one of them. */
 const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
@@ -15,6 +16,7 @@ const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
   tools: ["config", "mcp"],
   mcp: ["config", "mcp"],
   sessions: ["config"],
+  hooks: ["config", "hooks"],
 };
 
 /**
@@ -45,8 +47,12 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
     case "agents": {
       out("agents:");
       for (const d of env.agents.definitions.values()) {
+        // Definitions whose model names no provider were moved to `failed` at load.
+        const { provider, name } = env.providers.resolve(d.model);
+        const model = `provider: ${provider.name} (${provider.type}) · model: ${name}${d.model === "inherit" ? " (inherit)" : ""}`;
         out(`  ${d.name.padEnd(14)} ${d.description}`);
-        out(`  ${"".padEnd(14)} tools: ${d.tools.join(", ")} · model: ${d.model}${d.maxSteps ? ` · max_steps: ${d.maxSteps}` : ""}`);
+        out(`  ${"".padEnd(14)} tools: ${d.tools.join(", ")}${d.maxSteps ? ` · max_steps: ${d.maxSteps}` : ""}`);
+        out(`  ${"".padEnd(14)} ${model}`);
         out(`  ${"".padEnd(14)} from ${d.file}`);
       }
       for (const s of env.agents.shadowed) out(`shadowed: ${s.name} in ${s.file} (using ${s.keptFile})`);
@@ -69,6 +75,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
         shells: new ShellManager(),
         bashTimeoutMs: env.config.tools.bash_timeout,
         maxOutputTokens: env.config.tools.max_output_tokens,
+        tokens: bpeTokenCounter(),
         readOnlyCommands: env.config.scheduler.read_only_commands,
       });
       out("built-in tools:");
@@ -84,8 +91,14 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return listMcp(env.servers, workspace, out, true);
     }
     case "sessions":
-      for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
+      for (const line of formatSessions(dataDir(env.config, env.home), { all: args.all })) out(line);
       return 0;
+    case "hooks": {
+      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [], tokens: bpeTokenCounter() }).map((t) => t.name);
+      const universe = { tools: [...tools, "get_skill", "delegate"], agents: [...env.agents.definitions.keys()] };
+      for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
+      return 0;
+    }
     default:
       io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
       return 2;

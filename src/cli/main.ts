@@ -4,11 +4,13 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
-import { planResume, type ResumePlan } from "../sessions/plan.js";
-import { listSessions } from "../sessions/store.js";
-import { createOrchestra, type Orchestra } from "../orchestrator/create.js";
+import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
+import { listedSessions, listSessions } from "../sessions/store.js";
+import { createSession, type SessionSetup } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
-import { HELP, parseCli, type CliArgs } from "./args.js";
+import { HELP, parseCli } from "./args.js";
+import { commandUsage, UsageError } from "./usage.js";
+import type { CliArgs, MainIo } from "./types.js";
 import { runHeadless } from "./headless.js";
 import { runListCommand } from "./list-commands.js";
 
@@ -17,13 +19,6 @@ export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { version: string };
   return pkg.version;
-}
-
-export interface MainIo {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
 }
 
 const defaultIo = (): MainIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -44,8 +39,8 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout.write(`orca ${packageVersion()}\n`);
     return 0;
   }
-  let orchestra: Orchestra | null = null;
-  const killOnExit = () => orchestra?.killChildrenSync();
+  let started: SessionSetup | null = null;
+  const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
     if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, io, PACKAGE_DIR, packageVersion());
@@ -57,8 +52,8 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     if (args.print || !io.stdin.isTTY || !io.stdout.isTTY) {
       const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
       const prompt = args.prompt ?? (args.print && !io.stdin.isTTY ? (await readStdin(io.stdin)).trim() : undefined);
-      if (!prompt) throw new ConfigError("no prompt: give one as an argument (orca -p \"…\") or on standard input");
-      orchestra = await createOrchestra({
+      if (!prompt) throw new UsageError("no prompt: give one as an argument (orca -p \"…\") or on standard input", commandUsage());
+      started = await createSession({
         workspace: resume?.workspace ?? args.workspace,
         configFile: args.configFile,
         overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
@@ -69,7 +64,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         version: packageVersion(),
         resume,
       });
-      return await runHeadless(orchestra, prompt, args.outputFormat, io);
+      return await runHeadless(started, prompt, args.outputFormat, io);
     }
     // The dashboard reads an untrusted folder's own config not even to find its sessions.
     const project = () => trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR }).isTrusted(args.workspace);
@@ -83,7 +78,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return reportError(error, io);
   } finally {
     process.off("exit", killOnExit);
-    orchestra?.killChildrenSync();
+    started?.killChildrenSync();
   }
 }
 
@@ -99,8 +94,12 @@ function resumePlan(args: CliArgs, io: MainIo, project = true): ResumePlan {
 async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<ResumePlan | null> {
   const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR, project });
   const dir = dataDir(config);
-  const sessions = listSessions(dir);
-  if (sessions.length === 0) throw new ConfigError("no sessions yet");
+  const every = listSessions(dir);
+  const sessions = listedSessions(every);
+  if (sessions.length === 0) {
+    const others = listedSessions(every, { all: true }).length;
+    throw new ConfigError(others ? "no sessions yet that got an answer (orca sessions --all lists the others)" : "no sessions yet");
+  }
   const { pickSession } = await import("../ui/pick.js");
   const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME });
   if (id === null) return null;
@@ -109,7 +108,10 @@ async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<
 
 function reportError(error: unknown, io: MainIo): number {
   if (error instanceof ConfigError) {
-    io.stderr.write(`orca: ${error.message}\n`);
+    // A config error may list several problems, one line each; a usage error adds its usage.
+    const lines = error.message.split("\n").map((line) => `orca: ${line}`);
+    if (error instanceof UsageError) lines.push(...error.usage);
+    io.stderr.write(`${lines.join("\n")}\n`);
     return 2;
   }
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
+import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
 import { ConfigError } from "./errors.js";
 import { interpolate } from "./interpolate.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
@@ -59,25 +60,55 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   }
 
   const raw = dropNulls(file ? readYaml(file) : {});
-  const interpolated = interpolate(raw, env, file ? displayPath(file) : "config");
+  const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
   const config = parsed.data;
+  const namedModel = (interpolated as { model?: { name?: unknown } } | null)?.model?.name !== undefined;
+  const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+  // The built-in default names an OpenAI model; an Anthropic provider gets a Claude model instead.
+  if (!namedModel && main?.type === "anthropic") config.model.name = DEFAULT_ANTHROPIC_MODEL;
   applyOverrides(config, env, opts.overrides ?? {});
   return { config, path: file };
 }
+
+/** The model an Anthropic `model.provider` runs when `model.name` is not set. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6";
 
 function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: ConfigOverrides): void {
   // Environment beats the file, flags beat the environment — except the key: an api_key the file
   // names (often ${SOME_OTHER_KEY} for another provider) is more specific than OPENAI_API_KEY.
   if (env.OPENAI_API_KEY && !config.model.api_key) config.model.api_key = env.OPENAI_API_KEY;
-  if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
+  if (env.OPENAI_BASE_URL) config.model.base_url = checkedBaseUrl("OPENAI_BASE_URL", env.OPENAI_BASE_URL);
   if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;
   if (env.ORCA_DATA_DIR) config.data_dir = env.ORCA_DATA_DIR;
   if (overrides.model) config.model.name = overrides.model;
-  if (overrides.baseUrl) config.model.base_url = overrides.baseUrl;
+  if (overrides.baseUrl) {
+    checkedBaseUrl("--base-url", overrides.baseUrl);
+    // --base-url points the configured model's own provider elsewhere.
+    const main = config.model.provider ? config.providers[config.model.provider] : undefined;
+    if (main) main.base_url = overrides.baseUrl;
+    else config.model.base_url = overrides.baseUrl;
+  }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+/** The URL, or a ConfigError naming where it came from and what is wrong with it. */
+function checkedBaseUrl(name: string, value: string): string {
+  const problem = checkBaseUrl(value);
+  if (problem) throw new ConfigError(describeBaseUrlProblem(name, value, problem));
+  return value;
+}
+
+/**
+ * Hook commands are shell commands: their `$VAR` and `${CLAUDE_PROJECT_DIR}` are the shell's to
+ * expand when the hook runs (as in Claude Code), not orca's to replace when the config loads.
+ */
+function interpolateOutsideHooks(raw: unknown, env: NodeJS.ProcessEnv, file: string): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("hooks" in raw)) return interpolate(raw, env, file);
+  const { hooks, ...rest } = raw as Record<string, unknown>;
+  return { ...(interpolate(rest, env, file) as Record<string, unknown>), hooks };
 }
 
 /** `budget:` with every field commented out parses as null: treat an empty key as an absent one. */
@@ -112,11 +143,13 @@ function readYaml(file: string): unknown {
   return value;
 }
 
-/** One line: the first problem with its dotted path, and how many more there are. */
+/**
+ * Every problem, one line each with its file and dotted path, so the user fixes the file in one
+ * pass instead of one error per run.
+ */
 export function formatConfigIssues(error: z.ZodError, file: string): string {
-  const lines = error.issues.flatMap((issue) => describeIssue(issue));
-  const more = lines.length > 1 ? ` (and ${lines.length - 1} more)` : "";
-  return `${file}: ${lines[0] ?? "invalid configuration"}${more}`;
+  const lines = [...new Set(error.issues.flatMap((issue) => describeIssue(issue)))];
+  return (lines.length ? lines : ["invalid configuration"]).map((line) => `${file}: ${line}`).join("\n");
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string[] {
@@ -129,6 +162,18 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
       return [`${prefix}: expected ${issue.expected}${receivedOf(issue.input)}`];
     case "invalid_value":
       return [`${prefix}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`];
+    case "invalid_key":
+      // A record key that failed its own check (a provider or server name): say why.
+      return issue.issues.length ? issue.issues.map((inner) => `${prefix}: ${inner.message}`) : [`${prefix}: ${issue.message}`];
+    case "too_small":
+    case "too_big": {
+      // zod's own text ("Too small: expected number to be >0") reads like a dump; say it plainly.
+      const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
+      const op = issue.code === "too_small" ? (issue.inclusive ? "at least" : "more than") : issue.inclusive ? "at most" : "less than";
+      const what = issue.origin === "number" || issue.origin === "int" ? "a number" : issue.origin === "string" ? "a length" : "a size";
+      const got = typeof issue.input === "number" ? `, got ${issue.input}` : "";
+      return [`${prefix}: expected ${what} ${op} ${String(bound)}${got}`];
+    }
     case "invalid_union": {
       // Report the branch that got furthest, so "url: Invalid URL" beats "command: required".
       const branches = issue.errors.map((branch) => branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));

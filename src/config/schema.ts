@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { checkBaseUrl } from "./base-url.js";
+import { hooksConfigSchema } from "./hooks.js";
 
 /**
  * The whole configuration. Every section is optional and every field has a default, so an empty
@@ -72,12 +74,54 @@ export const DEFAULT_SANDBOX_DENY_READ = [
   "~/.config/orca/config.yaml",
   "~/.orca",
 ];
+const priceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cached: z.number().min(0).optional(),
+  cache_write: z.number().min(0).optional(),
+});
+
+/** An endpoint URL, checked at load (an empty value, e.g. `${VAR:-}`, means unset). */
+const baseUrlSchema = z.string().superRefine((value, ctx) => {
+  const problem = value ? checkBaseUrl(value) : null;
+  if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem.problem}${problem.suggestion ? `; did you mean ${problem.suggestion}?` : ""}` });
+});
+
+/** The name `model.base_url` / `model.api_key` go by as a provider. */
+export const DEFAULT_PROVIDER = "default";
+
+export const providerSchema = z
+  .strictObject({
+    type: z.enum(["openai", "anthropic"]),
+    /** Unset: the vendor's own endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL). */
+    base_url: baseUrlSchema.optional(),
+    api_key: z.string().optional(),
+    /** Per-request timeout in ms; default model.timeout. */
+    timeout: z.number().int().positive().optional(),
+    /** Default model.max_retries. */
+    max_retries: z.number().int().min(0).max(10).optional(),
+    /** Default model.max_output_tokens (Anthropic requires a cap: 8192 when neither is set). */
+    max_output_tokens: z.number().int().positive().optional(),
+    /** Anthropic extended thinking: a token budget (≥ 1024) or "adaptive". */
+    thinking: z.union([z.literal("adaptive"), z.number().int().min(1024)]).optional(),
+    /** Anthropic: mark the stable prefix with cache_control breakpoints. */
+    prompt_cache: z.boolean().default(true),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .superRefine((provider, ctx) => {
+    if (provider.type !== "anthropic" && provider.thinking !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["thinking"], message: "only for type anthropic (OpenAI-compatible servers stream their reasoning unasked)" });
+    }
+  });
+export type ProviderConfigInput = z.infer<typeof providerSchema>;
 
 export const configSchema = z.strictObject({
   model: z
     .strictObject({
       name: z.string().min(1).default("gpt-4.1-mini"),
-      base_url: z.string().optional(),
+      /** A name from `providers`; unset: the OpenAI-compatible endpoint base_url/api_key describe. */
+      provider: z.string().min(1).optional(),
+      base_url: baseUrlSchema.optional(),
       api_key: z.string().optional(),
       /** Context window in tokens; when absent, a known model's window or 128k. */
       context_window: z.number().int().positive().optional(),
@@ -87,11 +131,19 @@ export const configSchema = z.strictObject({
       timeout: z.number().int().positive().default(600_000),
       max_retries: z.number().int().min(0).max(10).default(3),
       /** USD per million tokens, for models orca has no price for. */
-      price: z
-        .strictObject({ input: z.number().min(0), output: z.number().min(0), cached: z.number().min(0).optional() })
-        .optional(),
+      price: priceSchema.optional(),
     })
     .prefault({}),
+  /** Named endpoints an agent's `model: provider/name` can use. */
+  providers: z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")
+        .refine((name) => name !== DEFAULT_PROVIDER, `"${DEFAULT_PROVIDER}" is the provider model.base_url and model.api_key describe`),
+      providerSchema,
+    )
+    .default({}),
   agent: z
     .strictObject({
       /** The agent that talks with the user. */
@@ -173,6 +225,8 @@ export const configSchema = z.strictObject({
       max_duration: z.number().positive().optional(),
     })
     .prefault({}),
+  /** Lifecycle hooks, in Claude Code's shape (see ./hooks.ts). */
+  hooks: hooksConfigSchema.prefault({}),
   /** Where sessions are kept; default ~/.orca. */
   data_dir: z.string().optional(),
 });

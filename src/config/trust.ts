@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseDocument } from "yaml";
-import { parseSkillFile } from "../skills/frontmatter.js";
 import { ConfigError } from "./errors.js";
+import { definesHooks } from "./hooks.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 
 /**
@@ -14,7 +13,7 @@ import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 
 export const TRUST_FILE = "trusted-workspaces.json";
 
-export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp";
+export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks";
 
 /** A project-level source found in a workspace. */
 export interface ProjectSetting {
@@ -30,6 +29,9 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
   { kind: "skills", name: ".orca/skills", folder: true },
   { kind: "skills", name: ".agents/skills", folder: true },
   { kind: "mcp", name: ".mcp.json", folder: false },
+  // Claude Code's settings count only for their hooks (with hooks.import_claude), and only when they have some.
+  { kind: "hooks", name: ".claude/settings.json", folder: false },
+  { kind: "hooks", name: ".claude/settings.local.json", folder: false },
 ];
 
 /**
@@ -40,92 +42,8 @@ export function projectSettings(workspace: string, opts: { configFile?: string }
   const root = path.resolve(workspace);
   return SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
-    .filter((s) => (s.folder ? listNames(s.path).length > 0 : isFile(s.path)))
+    .filter((s) => (s.folder ? listNames(s.path).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }) => ({ kind, name, path: p }));
-}
-
-/**
- * What a project setting would do, one line each — the commands it would start, the permissions
- * it would grant, where it would send requests — so the user can judge before trusting. Values
- * are shown as written (`${VAR}` unexpanded), so no secret from the environment is displayed.
- */
-export function describeProjectSetting(setting: ProjectSetting): string[] {
-  try {
-    switch (setting.kind) {
-      case "config":
-        return describeConfig(fs.readFileSync(setting.path, "utf8"));
-      case "mcp":
-        return describeMcpJson(fs.readFileSync(setting.path, "utf8"));
-      case "agents":
-        return describeAgents(setting.path);
-      case "skills":
-        return describeSkills(setting.path);
-    }
-  } catch (error) {
-    return [`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`];
-  }
-}
-
-function describeConfig(text: string): string[] {
-  const doc = parseDocument(text, { prettyErrors: false });
-  if (doc.errors.length) return ["invalid YAML (orca would report it on start-up)"];
-  const data = asRecord(doc.toJS());
-  const lines: string[] = [];
-  const permissions = asRecord(data.permissions);
-  if (typeof permissions.mode === "string") lines.push(`permissions.mode: ${permissions.mode}`);
-  for (const key of ["allow", "additional_dirs"] as const) {
-    const list = strings(permissions[key]);
-    if (list.length) lines.push(`permissions.${key}: ${list.join(", ")}`);
-  }
-  const model = asRecord(data.model);
-  if (typeof model.base_url === "string") lines.push(`model.base_url: ${model.base_url} (your prompts and API key go there)`);
-  for (const [name, server] of Object.entries(asRecord(data.mcp_servers))) lines.push(`mcp_servers.${name}: ${describeServer(server)}`);
-  const skillPaths = strings(asRecord(data.skills).paths);
-  if (skillPaths.length) lines.push(`skills.paths: ${skillPaths.join(", ")}`);
-  return lines;
-}
-
-function describeMcpJson(text: string): string[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return ["invalid JSON (orca would report it on start-up)"];
-  }
-  const servers = Object.entries(asRecord(asRecord(data).mcpServers));
-  return servers.map(([name, server]) => `${name}: ${describeServer(server)}`);
-}
-
-/** A server as the user would see it run: `runs npx -y some-server --flag`, or `connects to URL`. */
-function describeServer(server: unknown): string {
-  const s = asRecord(server);
-  if (typeof s.command === "string") return `runs ${[s.command, ...strings(s.args)].join(" ")}`;
-  if (typeof s.url === "string") return `connects to ${s.url}`;
-  return "(not a valid server entry)";
-}
-
-function describeAgents(dir: string): string[] {
-  const names = listNames(dir)
-    .filter((n) => n.endsWith(".md"))
-    .map((n) => n.slice(0, -3));
-  return names.length ? [`agents: ${names.join(", ")}`] : [];
-}
-
-function describeSkills(dir: string): string[] {
-  const lines: string[] = [];
-  for (const name of listNames(dir)) {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(dir, name, "SKILL.md"), "utf8");
-    } catch {
-      continue;
-    }
-    const parsed = parseSkillFile(text, name);
-    if (!parsed.ok) continue;
-    const pre = parsed.skill.allowedTools;
-    lines.push(`skill ${parsed.skill.name}${pre.length ? ` pre-approves ${pre.join(", ")}` : ""}`);
-  }
-  return lines;
 }
 
 /** The folders the user trusted; a trusted folder covers everything under it. */
@@ -150,7 +68,7 @@ export class TrustStore {
     } catch {
       throw new ConfigError(`${this.file}: invalid JSON; fix or delete it`);
     }
-    const trusted = asRecord(data).trusted;
+    const trusted: unknown = data && typeof data === "object" ? (data as { trusted?: unknown }).trusted : undefined;
     if (!Array.isArray(trusted) || !trusted.every((p): p is string => typeof p === "string")) {
       throw new ConfigError(`${this.file}: expected {"trusted": ["/absolute/path", …]}`);
     }
@@ -209,7 +127,7 @@ function isFile(p: string): boolean {
 }
 
 /** Entry names, hidden ones left out (the loaders skip them too); none when `dir` is no folder. */
-function listNames(dir: string): string[] {
+export function listNames(dir: string): string[] {
   try {
     return fs
       .readdirSync(dir)
@@ -220,10 +138,11 @@ function listNames(dir: string): string[] {
   }
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+function claudeSettingsHaveHooks(file: string): boolean {
+  try {
+    const data: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    return typeof data === "object" && data !== null && definesHooks((data as Record<string, unknown>).hooks);
+  } catch {
+    return false;
+  }
 }

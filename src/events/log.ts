@@ -21,11 +21,6 @@ export class SessionLog {
     this.fd = fs.openSync(file, "a", 0o600);
   }
 
-  /** A value that must never reach the file (an API key, a header value). */
-  addSecret(value: string | undefined): void {
-    this.redactor.add(value);
-  }
-
   append(event: OrcaEvent): void {
     if (this.fd === null) return;
     const line = this.redactor.redactJson(JSON.stringify(event));

@@ -29,13 +29,66 @@ export const toolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
+/**
+ * A model's reasoning, kept with the assistant message so it can be sent back as the provider
+ * requires (Anthropic refuses a tool round whose signed thinking was dropped). Provider-neutral:
+ * a provider that has no use for it ignores it.
+ */
+export const thinkingBlockSchema = z.object({
+  /** The reasoning text; "" when the provider sent it redacted. */
+  text: z.string(),
+  /** Opaque proof the provider needs to accept the block back (Anthropic's signature). */
+  signature: z.string().optional(),
+  /** Encrypted reasoning sent in place of text (Anthropic's redacted_thinking). */
+  redacted: z.string().optional(),
+  /** The model that produced it: reasoning is tied to its model, so no other model is sent it. */
+  model: z.string().optional(),
+  /** How many of the message's tool calls preceded it; keeps reasoning interleaved with tool calls. */
+  afterToolCalls: z.number().int().min(0).optional(),
+});
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
+
 export const usageSchema = z.object({
+  /** Every prompt token, cached ones included. */
   input: z.number(),
   output: z.number(),
+  /** Prompt tokens read from the provider's cache. */
   cached: z.number(),
+  /** Prompt tokens written to the provider's cache (Anthropic). */
+  cacheWrite: z.number().optional(),
   cost: z.number().optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
+
+/** How a file a tool call touched ended up (read versions; see tools/versions.ts). */
+export const fileTouchSchema = z.object({
+  /** Workspace-relative (absolute when outside the workspace). */
+  path: z.string(),
+  /** Content hash after the call; null when the file was deleted. */
+  hash: z.string().nullable(),
+  /**
+   * read: the agent saw this version · write/edit/bash: the agent changed the file to it ·
+   * outside: the call found it changed outside orca's tools (the agent did not see it).
+   */
+  change: z.enum(["read", "write", "edit", "bash", "outside"]),
+  /** The agent changed a version it had not seen whole: it knows its own change, not the rest. */
+  partial: z.boolean().optional(),
+  created: z.boolean().optional(),
+});
+export type FileTouch = z.infer<typeof fileTouchSchema>;
+
+/** Who last changed a file: an agent (through which tool) or something outside orca's tools. */
+export const changeSourceSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("agent"),
+    agentId: z.string(),
+    /** The agent as the user knows it: id and label ("editor-2 [fix subtract]"). */
+    name: z.string(),
+    via: z.enum(["write_file", "edit_file", "bash"]),
+  }),
+  z.object({ kind: z.literal("outside") }),
+]);
+export type ChangeSource = z.infer<typeof changeSourceSchema>;
 
 export const agentStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop"]);
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
@@ -80,6 +133,8 @@ export const eventSchema = z.discriminatedUnion("type", [
     type: z.literal("assistant_message"),
     content: z.string(),
     toolCalls: z.array(toolCallSchema),
+    /** Present only when the model's provider returned reasoning it needs back. */
+    thinking: z.array(thinkingBlockSchema).optional(),
   }),
   z.object({
     ...base,
@@ -101,6 +156,22 @@ export const eventSchema = z.discriminatedUnion("type", [
     content: z.string(),
     error: z.string().optional(),
     durationMs: z.number(),
+    /** The file versions this call saw or made, so a resumed session rebuilds every agent's. */
+    versions: z.array(fileTouchSchema).optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("write_conflict"),
+    callId: z.string(),
+    tool: z.string(),
+    /** Workspace-relative. */
+    path: z.string(),
+    /** stale: changed since the agent saw it · unread: the agent never saw it whole. */
+    reason: z.enum(["stale", "unread"]),
+    changedBy: changeSourceSchema.optional(),
+    changedAt: z.number().optional(),
+    /** The refusal exactly as the agent reads it. */
+    message: z.string(),
   }),
   z.object({
     ...base,
@@ -119,7 +190,7 @@ export const eventSchema = z.discriminatedUnion("type", [
     rule: z.string(),
     decision: z.enum(["allow", "deny"]),
     scope: z.enum(["once", "always"]),
-    by: z.enum(["rule", "mode", "user", "headless", "skill"]),
+    by: z.enum(["rule", "mode", "user", "headless", "skill", "hook"]),
     reason: z.string().optional(),
   }),
   z.object({
@@ -142,6 +213,39 @@ export const eventSchema = z.discriminatedUnion("type", [
     summary: z.string(),
     /** How many history messages after the system prompt and first task were replaced. */
     replacedMessages: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("hook_started"),
+    /** Pairs this run with its hook_finished: several hooks run at once. */
+    hookId: z.string(),
+    /** The lifecycle event, as Claude Code names it: "PreToolUse", "SubagentStop", … */
+    hookEvent: z.string(),
+    /** The command as configured (with its args, when it has any). */
+    command: z.string(),
+    /** Where it is configured: a config.yaml or a Claude Code settings.json path. */
+    source: z.string(),
+    /** The tool call it runs for, on tool events, so the dashboard can show it in the call's row. */
+    callId: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("hook_finished"),
+    hookId: z.string(),
+    hookEvent: z.string(),
+    command: z.string(),
+    callId: z.string().optional(),
+    /** Null when the hook was killed (timeout, cancel) or could not start. */
+    exitCode: z.number().nullable(),
+    durationMs: z.number(),
+    /** ok: it ran and answered; error: a non-blocking failure (the action went on); timeout/cancelled: killed, no decision. */
+    outcome: z.enum(["ok", "error", "timeout", "cancelled"]),
+    /** What this hook decided: a tool call's permission, a block, `continue: false` (stop), or nothing. */
+    decision: z.enum(["allow", "deny", "ask", "block", "stop", "none"]),
+    /** The reason of a deny or block, or the first line of stderr of a failure. */
+    message: z.string().optional(),
+    /** The hook's systemMessage, meant for the user. */
+    systemMessage: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

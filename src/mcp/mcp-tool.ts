@@ -34,6 +34,30 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
+/**
+ * A server's tools as orca tools. Two tool names that clash once sanitised keep the first; the
+ * other is skipped with a log line, never silently overwritten.
+ */
+export function serverTools(
+  server: string,
+  definitions: McpToolDefinition[],
+  call: (tool: string, args: JsonObject, ctx: ToolContext) => Promise<ToolResult>,
+  log: (line: string) => void,
+): AnyTool[] {
+  const seen = new Set<string>();
+  const tools: AnyTool[] = [];
+  for (const definition of definitions) {
+    const name = mcpToolName(server, definition.name);
+    if (seen.has(name)) {
+      log(`mcp ${server}: tool "${definition.name}" skipped: its name clashes with another tool as ${name}`);
+      continue;
+    }
+    seen.add(name);
+    tools.push(createMcpTool({ server, definition, name, call: (args, ctx) => call(definition.name, args, ctx) }));
+  }
+  return tools;
+}
+
 /** An MCP server tool as an orca Tool. The server's input schema goes to the model whole. */
 export function createMcpTool(opts: {
   server: string;
@@ -157,8 +181,4 @@ export function formatCallResult(result: CallResultLike, label: string): ToolRes
 
 function truncate(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -1,10 +1,16 @@
-import type { ToolCall, Usage } from "../events/types.js";
+import type { ThinkingBlock, ToolCall } from "../events/types.js";
 
-/** A message of an agent's history, independent of any provider's wire format. */
+export type { ThinkingBlock };
+
+/**
+ * A message of an agent's history, independent of any provider's wire format. `thinking` is the
+ * model's reasoning as its provider needs it back (Anthropic refuses a tool round whose thinking
+ * was dropped); providers that have no use for it ignore it.
+ */
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string; toolCalls: ToolCall[] }
+  | { role: "assistant"; content: string; toolCalls: ToolCall[]; thinking?: ThinkingBlock[] }
   | { role: "tool"; toolCallId: string; content: string };
 
 /** A tool as offered to the model. `parameters` is a JSON Schema object. */
@@ -22,11 +28,27 @@ export interface ModelRequest {
   maxOutputTokens?: number;
 }
 
+/** One request's token usage, provider-neutral. */
+export interface RequestUsage {
+  /** Every prompt token: fresh, read from the cache and written to it. */
+  input: number;
+  output: number;
+  /** Prompt tokens read from the cache. */
+  cached: number;
+  /** Prompt tokens written to the cache (Anthropic bills them above the input rate). */
+  cacheWrite?: number;
+  /** USD, when the model's price is known. */
+  cost?: number;
+}
+
 export type ModelEvent =
   | { type: "text"; text: string }
+  /** Reasoning as it streams, for display. */
   | { type: "thinking"; text: string }
+  /** A finished reasoning block as the history keeps it (with its signature). */
+  | { type: "thinking_block"; block: ThinkingBlock }
   | ({ type: "tool_call" } & ToolCall)
-  | ({ type: "usage" } & Omit<Usage, "cost">)
+  | ({ type: "usage" } & RequestUsage)
   | { type: "done"; finishReason: string };
 
 export interface Model {
@@ -48,6 +70,8 @@ export type ModelErrorKind =
   | "connection"
   | "timeout"
   | "truncated"
+  /** The response reached its output-token limit (or the context window) before it finished. */
+  | "max_tokens"
   | "aborted";
 
 /** Every failure of a model request, classified, with a message fit for one line of UI. */

@@ -1,10 +1,15 @@
 import { baseModelName } from "./tokens.js";
 
-/** USD per one million tokens. `cached` is the price of prompt tokens served from the cache. */
+/**
+ * USD per one million tokens. `cached` is the price of prompt tokens read from the cache,
+ * `cacheWrite` of those written to it (Anthropic charges 1.25× input for a 5-minute entry).
+ * Either one unset costs what an input token costs.
+ */
 export interface Price {
   input: number;
   output: number;
   cached?: number;
+  cacheWrite?: number;
 }
 
 /**
@@ -32,23 +37,60 @@ const PRICES: Record<string, Price> = {
   "gpt-3.5-turbo": { input: 0.5, output: 1.5 },
 };
 
-/** Dated snapshots ("gpt-4o-2024-08-06") cost what their alias costs. */
-const SNAPSHOT_SUFFIX = /-\d{4}-\d{2}-\d{2}$/;
+/** Claude list prices with their 5-minute cache-write and cache-read rates (platform.claude.com/docs/en/about-claude/pricing). */
+const claude = (input: number, output: number, cacheWrite: number, cached: number): Price => ({ input, output, cacheWrite, cached });
+const CLAUDE_PRICES: Record<string, Price> = {
+  "claude-fable-5-1": claude(10, 50, 12.5, 0.25),
+  "claude-mythos-5-1": claude(10, 50, 12.5, 0.25),
+  "claude-fable-5": claude(10, 50, 12.5, 1),
+  "claude-mythos-5": claude(10, 50, 12.5, 1),
+  "claude-opus-5": claude(5, 25, 6.25, 0.5),
+  "claude-opus-4-8": claude(5, 25, 6.25, 0.5),
+  "claude-opus-4-7": claude(5, 25, 6.25, 0.5),
+  "claude-opus-4-6": claude(5, 25, 6.25, 0.5),
+  "claude-opus-4-5": claude(5, 25, 6.25, 0.5),
+  "claude-opus-4-1": claude(15, 75, 18.75, 1.5),
+  "claude-opus-4": claude(15, 75, 18.75, 1.5),
+  "claude-sonnet-5-5": claude(2, 10, 2.5, 0.2),
+  "claude-sonnet-5": claude(2, 10, 2.5, 0.2),
+  "claude-sonnet-4-6": claude(3, 15, 3.75, 0.3),
+  "claude-sonnet-4-5": claude(3, 15, 3.75, 0.3),
+  "claude-sonnet-4": claude(3, 15, 3.75, 0.3),
+  "claude-3-7-sonnet": claude(3, 15, 3.75, 0.3),
+  "claude-3-5-sonnet": claude(3, 15, 3.75, 0.3),
+  "claude-haiku-4-5": claude(1, 5, 1.25, 0.1),
+  "claude-3-5-haiku": claude(0.8, 4, 1, 0.08),
+  "claude-3-opus": claude(15, 75, 18.75, 1.5),
+  "claude-3-haiku": claude(0.25, 1.25, 0.3, 0.03),
+};
 
-/** The list price of a well-known OpenAI model, or undefined when orca does not know it. */
+/** Dated snapshots ("gpt-4o-2024-08-06", "claude-haiku-4-5-20251001", "…-latest") cost what their alias costs. */
+const SNAPSHOT_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
+
+/** The list price of a well-known OpenAI or Claude model, or undefined when orca does not know it. */
 export function priceFor(model: string): Price | undefined {
-  const name = baseModelName(model).replace(SNAPSHOT_SUFFIX, "");
-  const price = PRICES[name];
+  let name = baseModelName(model).replace(SNAPSHOT_SUFFIX, "");
+  // OpenRouter writes Claude versions with dots: anthropic/claude-sonnet-4.5.
+  if (name.startsWith("claude-")) name = name.replace(/\./g, "-");
+  const price = PRICES[name] ?? CLAUDE_PRICES[name];
   return price ? { ...price } : undefined;
 }
 
 /**
- * The cost in USD of one request's usage. `input` counts all prompt tokens, cached ones included
- * (as the OpenAI API reports them), so cached tokens are billed at the cached rate instead.
+ * The cost in USD of one request's usage. `input` counts all prompt tokens, cached and
+ * cache-written ones included (orca's providers report it so), so those are billed at their own
+ * rates instead of the input rate.
  */
-export function costOf(usage: { input: number; output: number; cached: number }, price?: Price): number | undefined {
+export function costOf(usage: { input: number; output: number; cached: number; cacheWrite?: number }, price?: Price): number | undefined {
   if (!price) return undefined;
   const cached = Math.min(Math.max(usage.cached, 0), usage.input);
-  const fresh = usage.input - cached;
-  return (fresh * price.input + cached * (price.cached ?? price.input) + usage.output * price.output) / 1_000_000;
+  const written = Math.min(Math.max(usage.cacheWrite ?? 0, 0), usage.input - cached);
+  const fresh = usage.input - cached - written;
+  return (
+    (fresh * price.input +
+      cached * (price.cached ?? price.input) +
+      written * (price.cacheWrite ?? price.input) +
+      usage.output * price.output) /
+    1_000_000
+  );
 }

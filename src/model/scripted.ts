@@ -88,7 +88,20 @@ export interface ScriptedHangReply {
   kind: "hang";
 }
 
-export type ScriptedReply = ScriptedTextReply | ScriptedErrorReply | ScriptedHangReply;
+/**
+ * Answers with exactly this body: what a broken proxy or a chaos mock sends, e.g. a 200 whose
+ * body is `{malformed json: <<<chaos>>>` instead of an event stream, or an empty one.
+ */
+export interface ScriptedRawReply {
+  kind: "raw";
+  body: string;
+  /** Default 200. */
+  status?: number;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+export type ScriptedReply = ScriptedTextReply | ScriptedErrorReply | ScriptedHangReply | ScriptedRawReply;
 export type ScriptHandler = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
 
 export interface ScriptedServer {
@@ -151,6 +164,11 @@ export async function startScriptedServer(
       reply = { kind: "error", status: 500, message: `script handler threw: ${String(error)}` };
     }
     if (reply.kind === "hang") return;
+    if (reply.kind === "raw") {
+      res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+      res.end(reply.body);
+      return;
+    }
     if (reply.kind === "error") {
       const headers: Record<string, string> = {};
       if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
@@ -289,19 +307,19 @@ function estimateUsage(body: WireRequestBody, reply: ScriptedTextReply): { promp
   return { prompt: Math.ceil(promptChars / 4), completion: Math.ceil(completionChars / 4) };
 }
 
-function split(text: string, size: number): string[] {
+export function split(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces;
 }
 
-function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
   if (res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(payload));
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+export function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     req.on("data", (part: Buffer) => parts.push(part));
@@ -310,7 +328,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 

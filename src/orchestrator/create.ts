@@ -8,9 +8,10 @@ import { projectSettings, type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
 import { loadMcpJson } from "../mcp/mcp-json.js";
 import type { Model } from "../model/model.js";
-import { OpenAIModel } from "../model/openai.js";
+import { Providers } from "../model/providers.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
+import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
@@ -18,8 +19,10 @@ import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tool
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
-import { describeSkipped, type ResumePlan } from "../sessions/plan.js";
-import { restoreAgents } from "./resume.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
+import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
+import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
+import { restoreAgents } from "./agents.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -45,9 +48,18 @@ export interface CreateSessionOptions {
    * at; the dashboard passes false for a folder the user has not trusted.
    */
   trustProject?: boolean;
+  /**
+   * Wraps each built-in tool. The demo uses it to give its edits a moment a person can see, so
+   * the scheduler's per-path wait shows in the queue line; the scheduler itself is untouched.
+   */
+  wrapTool?: (tool: AnyTool) => AnyTool;
 }
 
-export interface Orchestra {
+/**
+ * What start-up built: the runtime (`session`, see session.ts) and what was loaded for it. The
+ * runtime has one name, Session; consumers outside the core see it through SessionApi (types.ts).
+ */
+export interface SessionSetup {
   session: Session;
   config: Config;
   configPath: string | null;
@@ -58,6 +70,8 @@ export interface Orchestra {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
+  /** Lifecycle hooks: built here, called by the core at each lifecycle moment (issue #15). */
+  hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
 }
@@ -82,42 +96,72 @@ export function loadEnvironment(
   const projectAgents = path.join(workspaceRoot, ".orca", "agents");
   const agentDirs = agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }).filter((dir) => project || dir !== projectAgents);
   const agents = loadAgentDefinitions(agentDirs);
+  const providers = new Providers(loaded.config, opts.env ?? process.env);
+  const modelErrors = checkAgentModels(agents, providers);
   const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });
   const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
-  return { workspaceRoot, ...loaded, agents, skills, mcpJson, servers, home, ignored };
+  const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
+  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks };
 }
 
-export async function createOrchestra(opts: CreateSessionOptions): Promise<Orchestra> {
+/**
+ * An agent whose `model:` names no configured provider is skipped like any bad agent file, with
+ * the reason, before it could fail mid-run. Returns the reasons by agent name.
+ */
+function checkAgentModels(agents: AgentReport, providers: Providers): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const definition of [...agents.definitions.values()]) {
+    try {
+      providers.resolve(definition.model);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      agents.definitions.delete(definition.name);
+      agents.failed.push({ file: definition.file, reason: error.message });
+      errors.set(definition.name, error.message);
+    }
+  }
+  return errors;
+}
+
+export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
-  const { config, workspaceRoot, agents, skills, servers } = loadedEnv;
-  if (opts.requireEndpoint !== false && !config.model.api_key && !config.model.base_url) {
-    throw new ConfigError(
-      "no model endpoint: set OPENAI_API_KEY (for OpenAI) or pass --base-url URL (Ollama, vLLM, any OpenAI-compatible server); try `orca --demo` to see orca without one",
-    );
+  const { config, workspaceRoot, agents, skills, servers, providers } = loadedEnv;
+  const main = providers.main.provider;
+  if (opts.requireEndpoint !== false && !main.apiKey && !main.baseURL) {
+    const demo = "try `orca --demo` to see orca without one";
+    if (main.name === "default") {
+      throw new ConfigError(
+        `no model endpoint: set OPENAI_API_KEY (for OpenAI) or pass --base-url URL (Ollama, vLLM, any OpenAI-compatible server); ${demo}`,
+      );
+    }
+    const variable = main.type === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    throw new ConfigError(`no API key for provider "${main.name}": set ${variable} or providers.${main.name}.api_key; ${demo}`);
   }
+  const rootName = opts.resume?.rebuilt.rootAgentId ?? opts.agentName ?? config.agent.default;
+  const rootModelError = loadedEnv.modelErrors.get(rootName);
+  if (rootModelError) throw new ConfigError(`agent ${rootName}: ${rootModelError}`);
   const warnings: string[] = [
     ...(loadedEnv.ignored.length ? [ignoredWarning(loadedEnv.ignored)] : []),
     ...agents.failed.map((f) => `agent file ${f.file} skipped: ${f.reason}`),
     ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
     ...loadedEnv.mcpJson.errors,
+    ...loadedEnv.hooks.warnings,
   ];
   const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
 
+  // An agent's model: `inherit`, a name on the configured model's provider, or `provider/model`
+  // (checked at load, so resolving cannot fail here). One Model per provider and name.
   const models = new Map<string, Model>();
-  const modelFor = (name: string): Model => {
-    let model = models.get(name);
+  const modelFor = (spec: string): Model => {
+    const choice = providers.resolve(spec);
+    const key = Providers.label(choice);
+    let model = models.get(key);
     if (!model) {
-      model = new OpenAIModel({
-        name,
-        baseURL: config.model.base_url,
-        apiKey: config.model.api_key,
-        timeoutMs: config.model.timeout,
-        maxRetries: config.model.max_retries,
-      });
-      models.set(name, model);
+      model = providers.create(choice);
+      models.set(key, model);
     }
     return model;
   };
@@ -144,9 +188,17 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
   const resume = opts.resume;
   const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
+  const hooks = new Hooks({
+    hooks: loadedEnv.hooks.hooks,
+    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => config.permissions.mode },
+    env,
+    secrets: [config.model.api_key],
+    emit: (event) => session?.bus.emit(event),
+  });
   const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,
+    ...providers.secrets(),
     ...(opts.secrets ?? []),
     ...Object.values(servers).flatMap((s) => ("headers" in s ? Object.values(s.headers) : secretEnvValues(s.env))),
   ]
@@ -167,8 +219,9 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
           shells,
           bashTimeoutMs: config.tools.bash_timeout,
           maxOutputTokens: config.tools.max_output_tokens,
+          tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
-        }),
+        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
@@ -193,6 +246,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         emit: (event) => session?.bus.emit(event),
       }),
       onClose: async () => {
+        hooks.killAllSync();
         await Promise.all([shells.close(), mcp?.close()]);
       },
     });
@@ -209,6 +263,7 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
         modelFor: (definition) => modelFor(modelNameOf(definition.model)),
         workspaceRoot: workspace.root,
         restoreAgent: (state) => restoring.restoreAgent(state),
+        restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
   }
@@ -222,7 +277,9 @@ export async function createOrchestra(opts: CreateSessionOptions): Promise<Orche
     mcp,
     warnings,
     ignored: loadedEnv.ignored,
+    hooks,
     killChildrenSync: () => {
+      hooks.killAllSync();
       shells.killAllSync();
       mcp?.killAllSync();
     },

@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import PQueue from "p-queue";
-import { allowsTool, type AgentDefinition, type AgentReport } from "../agent/definition.js";
+import { allowsTool, type AgentReport } from "../agent/definition.js";
 import { RunBudget } from "../agent/budget.js";
 import { runAgentLoop, type AgentOutcome } from "../agent/loop.js";
 import type { Config } from "../config/schema.js";
@@ -8,38 +7,24 @@ import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
+import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import { estimateRequestTokens } from "../model/tokens.js";
 import type { Approver } from "../tools/approver.js";
 import { ToolExecutor } from "../tools/executor.js";
-import { Permissions } from "../tools/permissions.js";
+import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";
-import type { ToolResult } from "../tools/tool.js";
+import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
-import { createDelegateTool, type DelegateArgs } from "./delegate.js";
+import { AgentRegistry, type AgentState } from "./agents.js";
+import { agentDisplayName } from "./conflict-report.js";
+import { Delegator } from "./delegation.js";
 import { buildSystemPrompt } from "./prompts.js";
 import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
-
-/** One agent of the session, coordinator or sub-agent, with its own history. */
-export interface AgentState {
-  id: string;
-  definition: AgentDefinition;
-  label?: string;
-  parentId?: string;
-  depth: number;
-  model: Model;
-  history: ChatMessage[];
-  status: AgentSummary["status"];
-  steps: number;
-  usage: Usage;
-  filesChanged: Set<string>;
-  /** Present while the agent runs. */
-  scope?: CancelScope;
-}
 
 export interface SessionDeps {
   config: Config;
@@ -75,8 +60,6 @@ export function newSessionId(now = new Date()): string {
   return `${stamp}-${crypto.randomBytes(3).toString("hex")}`;
 }
 
-const DELEGATE_RESULT_LIMIT = 20_000;
-
 export class Session implements SessionApi {
   readonly id: string;
   readonly bus: EventBus;
@@ -84,23 +67,20 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
+  readonly versions: FileVersions;
   readonly rootAgentId: string;
   private readonly executor: ToolExecutor;
   private readonly log: SessionLog | null;
-  private readonly agentStates = new Map<string, AgentState>();
-  private readonly delegateQueue: PQueue;
+  private readonly agentRegistry: AgentRegistry;
+  private readonly delegator: Delegator;
   private readonly startedAt = Date.now();
   private readonly sessionScope = new CancelScope();
   private runScope: CancelScope | null = null;
   private runBudget: RunBudget | null = null;
-  private readonly nameCounters = new Map<string, number>();
   private closed = false;
-  /** Every tool-call id of the session, so a reused one can be renamed before it is recorded. */
-  private readonly callIds = new Set<string>();
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
-  /** Sub-agents cancelled while they waited for a max_parallel slot. */
-  private readonly cancelledWhileQueued = new Set<string>();
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -125,18 +105,7 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
       workspace: deps.workspace,
     });
-    for (const tool of deps.tools) this.registry.add(tool);
-    this.registry.add(this.createDelegateTool());
-    for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
-    this.executor = new ToolExecutor({
-      registry: this.registry,
-      scheduler: this.scheduler,
-      permissions: this.permissions,
-      workspace: deps.workspace,
-      emit: this.bus.emit,
-    });
-    this.delegateQueue = new PQueue({ concurrency: config.agents.max_parallel });
-
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);
     if (!rootDefinition) {
@@ -144,11 +113,35 @@ export class Session implements SessionApi {
       throw new Error(`no agent named "${rootName}" (known agents: ${known})`);
     }
     this.rootAgentId = rootDefinition.name;
-    this.agentStates.set(this.rootAgentId, this.newAgentState(this.rootAgentId, rootDefinition, undefined, 0));
+    this.agentRegistry = new AgentRegistry((definition) => deps.modelFor(definition.model === "inherit" ? config.model.name : definition.model));
+    this.delegator = new Delegator({
+      agents: this.agentRegistry,
+      definitions: deps.agents.definitions,
+      rootAgentId: this.rootAgentId,
+      maxDepth: config.agents.max_depth,
+      maxParallel: config.agents.max_parallel,
+      workspace: deps.workspace,
+      versions: this.versions,
+      emit: this.bus.emit,
+      startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
+      continueAgent: (agent, signal) => this.continueAgent(agent, signal),
+    });
+    for (const tool of deps.tools) this.registry.add(tool);
+    this.registry.add(this.delegator.tool());
+    for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
+    this.executor = new ToolExecutor({
+      registry: this.registry,
+      scheduler: this.scheduler,
+      permissions: this.permissions,
+      workspace: deps.workspace,
+      emit: this.bus.emit,
+      versions: this.versions,
+    });
+    this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
   }
 
   get modelName(): string {
-    return this.agentStates.get(this.rootAgentId)!.model.name;
+    return this.agentRegistry.get(this.rootAgentId)!.model.name;
   }
 
   get workspaceRoot(): string {
@@ -173,42 +166,25 @@ export class Session implements SessionApi {
   }
 
   agents(): AgentSummary[] {
-    return [...this.agentStates.values()].map((a) => ({
-      id: a.id,
-      name: a.definition.name,
-      label: a.label,
-      parentId: a.parentId,
-      status: a.status,
-      steps: a.steps,
-      usage: { ...a.usage },
-    }));
+    return this.agentRegistry.summaries();
   }
 
   /** Internal view for resume and tests. */
   agentState(id: string): AgentState | undefined {
-    return this.agentStates.get(id);
+    return this.agentRegistry.get(id);
   }
 
   allAgentStates(): AgentState[] {
-    return [...this.agentStates.values()];
+    return this.agentRegistry.all();
   }
 
   /** Registers an agent rebuilt from a log (resume). */
   restoreAgent(state: AgentState): void {
-    this.agentStates.set(state.id, state);
-    for (const message of state.history) if (message.role === "assistant") for (const call of message.toolCalls) this.callIds.add(call.id);
-    const match = /^(.*)-(\d+)$/.exec(state.id);
-    if (match) this.nameCounters.set(match[1]!, Math.max(this.nameCounters.get(match[1]!) ?? 0, Number(match[2])));
+    this.agentRegistry.restore(state);
   }
 
   totalUsage(): Usage {
-    const total: Usage = { input: 0, output: 0, cached: 0 };
-    for (const a of this.agentStates.values()) {
-      total.input += a.usage.input;
-      total.output += a.usage.output;
-      total.cached += a.usage.cached;
-    }
-    return total;
+    return this.agentRegistry.totalUsage();
   }
 
   schedulerCounts(): SchedulerCounts {
@@ -223,7 +199,7 @@ export class Session implements SessionApi {
     if (this.runScope) throw new Error("a run is already in progress");
     if (this.closed) throw new Error("the session is closed");
     const startedAt = Date.now();
-    const root = this.agentStates.get(this.rootAgentId)!;
+    const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
     this.runScope = scope;
     const { budget } = this.deps.config;
@@ -264,21 +240,13 @@ export class Session implements SessionApi {
     }
   }
 
-  private claimCallId(id: string): string {
-    let unique = id;
-    for (let n = 2; this.callIds.has(unique); n++) unique = `${id}_${n}`;
-    this.callIds.add(unique);
-    return unique;
-  }
-
   cancel(scopeId?: string): void {
     if (!scopeId || scopeId === this.rootAgentId) {
       this.runScope?.cancel();
       return;
     }
-    const agent = this.agentStates.get(scopeId);
-    if (agent?.scope) agent.scope.cancel();
-    else if (agent?.status === "running") this.cancelledWhileQueued.add(agent.id);
+    const agent = this.agentRegistry.get(scopeId);
+    if (agent) this.delegator.cancel(agent);
   }
 
   async close(status: SessionStatus = "idle"): Promise<void> {
@@ -297,43 +265,20 @@ export class Session implements SessionApi {
     return this.log?.file ?? null;
   }
 
-  private newAgentState(id: string, definition: AgentDefinition, parentId: string | undefined, depth: number): AgentState {
-    const modelName = definition.model === "inherit" ? this.deps.config.model.name : definition.model;
-    return {
-      id,
-      definition,
-      parentId,
-      depth,
-      model: this.deps.modelFor(modelName),
-      history: [],
-      status: "done",
-      steps: 0,
-      usage: { input: 0, output: 0, cached: 0 },
-      filesChanged: new Set(),
-    };
-  }
-
-  /** Sub-agents this agent may hand work to, or none when it may not delegate here. */
-  private delegatesFor(agent: AgentState): AgentDefinition[] {
-    if (!allowsTool(agent.definition, "delegate")) return [];
-    if (agent.depth + 1 > this.deps.config.agents.max_depth) return [];
-    return [...this.deps.agents.definitions.values()].filter((d) => d.name !== this.rootAgentId && d.name !== agent.definition.name);
-  }
-
   private toolsFor(agent: AgentState): AnyTool[] {
-    const canDelegate = this.delegatesFor(agent).length > 0;
+    const canDelegate = this.delegator.delegatesFor(agent).length > 0;
     return this.registry
       .list()
       .filter((tool) => allowsTool(agent.definition, tool.name) && (tool.name !== "delegate" || canDelegate));
   }
 
   private async startAgent(agent: AgentState, task: string, parentSignal: AbortSignal): Promise<AgentOutcome> {
-    const parent = agent.parentId ? this.agentStates.get(agent.parentId) : undefined;
+    const parent = agent.parentId ? this.agentRegistry.get(agent.parentId) : undefined;
     const system = buildSystemPrompt(agent.definition, {
       workspaceRoot: this.workspace.root,
       agentId: agent.id,
       parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
-      delegates: this.delegatesFor(agent),
+      delegates: this.delegator.delegatesFor(agent),
       // An index of skills the agent cannot load would only mislead it.
       skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
       preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
@@ -371,7 +316,7 @@ export class Session implements SessionApi {
           model: agent.model,
           history: agent.history,
           toolSpecs: () => this.toolsFor(agent).map((t) => this.registry.spec(t)),
-          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegatesFor(agent).length > 0),
+          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegator.delegatesFor(agent).length > 0),
           executor: this.executor,
           emit: this.bus.emit,
           maxSteps: agent.definition.maxSteps ?? config.agent.max_steps,
@@ -379,7 +324,7 @@ export class Session implements SessionApi {
           budget,
           temperature: config.model.temperature,
           maxOutputTokens: config.model.max_output_tokens,
-          claimCallId: (id) => this.claimCallId(id),
+          claimCallId: (id) => this.agentRegistry.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
           beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
         },
@@ -389,16 +334,14 @@ export class Session implements SessionApi {
       // The loop handles model and tool errors itself; this is a bug, but the parent must get an answer.
       const message = `internal error in agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`;
       this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
-      outcome = { status: "failed", result: message, answer: "", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
+      outcome = { status: "failed", result: message, answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
     } finally {
       scope.dispose();
       agent.scope = undefined;
     }
     agent.status = outcome.status;
     agent.steps += outcome.steps;
-    agent.usage.input += outcome.usage.input;
-    agent.usage.output += outcome.usage.output;
-    agent.usage.cached += outcome.usage.cached;
+    addUsage(agent.usage, outcome.usage);
     for (const f of outcome.filesChanged) agent.filesChanged.add(f);
     this.bus.emit({
       type: "agent_finished",
@@ -411,80 +354,5 @@ export class Session implements SessionApi {
       filesChanged: outcome.filesChanged.map((f) => this.workspace.relative(f)),
     });
     return outcome;
-  }
-
-  private createDelegateTool(): AnyTool {
-    return createDelegateTool({
-      agentNames: () => [...this.deps.agents.definitions.keys()].filter((name) => name !== this.rootAgentId),
-      delegate: (parentId, args, signal) => this.delegate(parentId, args, signal),
-    });
-  }
-
-  private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult> {
-    const refused = (message: string): ToolResult => ({ ok: false, error: message, content: `Error: ${message}` });
-    const parent = this.agentStates.get(parentId);
-    if (!parent) return refused(`unknown calling agent ${parentId}`);
-    let agent: AgentState;
-    let fresh: boolean;
-    if (args.resume) {
-      const found = this.agentStates.get(args.resume);
-      if (!found || found.id === this.rootAgentId) return refused(`no sub-agent with id "${args.resume}" to resume`);
-      if (found.status === "running") return refused(`sub-agent ${found.id} is still running`);
-      if (!this.delegatesFor(parent).some((d) => d.name === found.definition.name)) {
-        return refused(`agent ${parent.id} may not resume ${found.id} (${found.definition.name})`);
-      }
-      agent = found;
-      // Reserved now, not when a slot frees: two resumes of one agent must never run together.
-      agent.status = "running";
-      fresh = false;
-    } else {
-      const definition = this.deps.agents.definitions.get(args.agent ?? "");
-      const allowed = this.delegatesFor(parent);
-      if (!definition || !allowed.some((d) => d.name === definition.name)) {
-        const names = allowed.map((d) => d.name).join(", ") || "none";
-        return refused(`no agent "${args.agent}" to delegate to; available: ${names}`);
-      }
-      const n = (this.nameCounters.get(definition.name) ?? 0) + 1;
-      this.nameCounters.set(definition.name, n);
-      agent = this.newAgentState(`${definition.name}-${n}`, definition, parent.id, parent.depth + 1);
-      agent.label = args.label;
-      agent.status = "running";
-      this.agentStates.set(agent.id, agent);
-      fresh = true;
-    }
-
-    const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", answer: "", steps: 0, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] };
-    const work = async (): Promise<AgentOutcome> => {
-      // Cancelled while it waited for a free slot: it never starts.
-      if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
-        agent.status = "cancelled";
-        return notStarted;
-      }
-      if (fresh) return this.startAgent(agent, args.task, signal);
-      agent.history.push({ role: "user", content: args.task });
-      this.bus.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: args.task });
-      return this.continueAgent(agent, signal);
-    };
-    // No abort signal for the queue itself: p-queue would reject at once even for a running task,
-    // and the parent would move on while its sub-agent still runs.
-    const outcome = (await this.delegateQueue.add(work)) ?? notStarted;
-    return { ok: outcome.status === "done", content: this.formatDelegateResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
-  }
-
-  private formatDelegateResult(agent: AgentState, outcome: AgentOutcome): string {
-    const files = [...agent.filesChanged].map((f) => this.workspace.relative(f));
-    let result = outcome.result.trim() || "(no answer)";
-    if (result.length > DELEGATE_RESULT_LIMIT) result = `${result.slice(0, DELEGATE_RESULT_LIMIT)}\n… (${result.length - DELEGATE_RESULT_LIMIT} more characters cut)`;
-    return [
-      `agent: ${agent.id} (${agent.definition.name}${agent.label ? `, "${agent.label}"` : ""})`,
-      `status: ${outcome.status}`,
-      `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
-      `files changed: ${files.length ? files.join(", ") : "none"}`,
-      outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
-      "--- answer ---",
-      result,
-    ]
-      .filter((line) => line !== "")
-      .join("\n");
   }
 }

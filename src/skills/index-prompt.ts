@@ -1,5 +1,6 @@
 import { listSkillFiles, type BundledFiles } from "./files.js";
 import type { Skill } from "./loader.js";
+import { oneLine } from "../util/text.js";
 
 /**
  * Progressive disclosure: an agent's system prompt carries only each skill's name, description and
@@ -13,7 +14,6 @@ const INDEX_HEADER =
   "matches a skill's description, call get_skill with its name before you start and follow what " +
   "it says; run its scripts and read its files from the folder get_skill reports.\n";
 
-const oneLine = (s: string): string => s.replace(/\s+/g, " ").trim();
 
 function indexEntry(skill: Skill): string {
   let entry = `\n- ${skill.name}: ${oneLine(skill.description)}\n  location: ${skill.file}\n`;

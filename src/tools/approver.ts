@@ -8,7 +8,7 @@ export interface PermissionRequest {
   args: unknown;
   /** The rule or mode that asked, e.g. `ask: bash(npm *)` or `mode:default`. */
   rule: string;
-  /** A unified diff for write_file / edit_file when it can be computed. */
+  /** What the call would change (Tool.preview: a unified diff for write_file / edit_file). */
   preview?: string;
 }
 
@@ -18,6 +18,11 @@ export type PermissionAnswer =
   | { decision: "deny"; reason?: string };
 
 export interface Approver {
+  /**
+   * Who answers, recorded in permission_decided: a person ("user", the default) or a fixed policy
+   * ("headless": `orca -p`, where a denial names --yes as the way out).
+   */
+  readonly decidedBy?: "user" | "headless";
   /** Resolves when decided; a call whose signal aborts is treated as denied by the caller. */
   request(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
 }

@@ -6,6 +6,8 @@ import type { Approver, PermissionAnswer, PermissionRequest } from "./approver.j
  * shows one decision per call).
  */
 export class HeadlessApprover implements Approver {
+  readonly decidedBy = "headless" as const;
+
   constructor(private readonly yes: boolean) {}
 
   async request(request: PermissionRequest): Promise<PermissionAnswer> {

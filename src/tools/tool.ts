@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Access, EmitFn } from "../events/types.js";
 import type { SandboxRequest } from "./sandbox/types.js";
+import type { CallVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 
 export type { Access };
@@ -26,6 +27,11 @@ export interface ToolContext {
    * sandboxed when a sandbox is available. Only bash and background shells read it.
    */
   sandbox?: SandboxRequest;
+  /**
+   * The calling agent's read versions (see versions.ts). The executor sets it for every
+   * scheduled call; it is absent only when a tool runs outside a session (unit tests).
+   */
+  versions?: CallVersions;
 }
 
 /** What a permission rule pattern is matched against, per tool kind. */
@@ -46,6 +52,8 @@ export interface Tool<A = unknown> {
   /** What the call touches, as absolute normalised paths or pseudo-paths like `mcp:<server>`. */
   access(args: A, workspace: Workspace): Access;
   permissionSubject(args: A, workspace: Workspace): PermissionSubject;
+  /** What the call would change, shown when a human is asked (a unified diff for file edits). */
+  preview?(args: A, workspace: Workspace): Promise<string | undefined>;
   /**
    * True for tools that only orchestrate (delegate): they are not scheduled themselves, because
    * the calls they cause are, and holding a scheduler slot for a whole sub-agent run would block.

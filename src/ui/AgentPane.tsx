@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
-import React, { memo } from "react";
+import type React from "react";
+import { memo } from "react";
 import { formatDuration, formatTokens, SPINNER, toolColor, toolIcon } from "./format.js";
 import type { AgentState, AgentView, ToolEntry } from "./state/types.js";
 import type { Row } from "./wrap.js";
@@ -28,7 +29,8 @@ function ToolRow({ entry, frame, now }: { entry: ToolEntry; frame: number; now: 
   else if (entry.state === "running" && entry.startedAt !== undefined) tail = ` ${formatDuration(now - entry.startedAt)}`;
   else if (entry.state === "waiting") tail = " waiting";
   else if (entry.state === "asking") tail = " awaiting permission";
-  const error = entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
+  // A write refused as stale says why in a few words (the agent gets the whole message).
+  const error = entry.conflict ? ` — ${entry.conflict}` : entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
     <Text wrap="truncate-end">
       <Text color={color}>{toolIcon(entry.state, frame)} </Text>

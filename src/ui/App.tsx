@@ -1,16 +1,19 @@
 import { Box, useApp } from "ink";
-import React, { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { SessionStatus } from "../events/types.js";
+import type React from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { SessionApi } from "../orchestrator/types.js";
 import type { PermissionAnswer } from "../tools/approver.js";
 import { AgentPane } from "./AgentPane.js";
 import { Dashboard } from "./Dashboard.js";
 import type { DialogApprover } from "./dialog-approver.js";
-import { KeyLayerProvider, useKeyLayer } from "./hooks/key-layers.js";
+import { DASHBOARD_LAYER, INPUT_LAYER, KeyLayerProvider, useKeyLayer } from "./hooks/key-layers.js";
 import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
+import { useRunQueue } from "./hooks/use-run-queue.js";
 import { FRAME_MS, frameAt, useClock } from "./hooks/use-ticker.js";
+import { useZoom } from "./hooks/use-zoom.js";
 import { InputBox, inputLineCount } from "./InputBox.js";
+import { keyHints, queueNote } from "./key-hints.js";
 import type { KeyPress } from "./keys.js";
 import { computeLayout } from "./layout.js";
 import { dialogHeight, PermissionDialog } from "./PermissionDialog.js";
@@ -19,11 +22,7 @@ import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
 import { initialView, viewReducer } from "./state/ui.js";
 import { Header, KeyHints, QueueLine } from "./StatusBar.js";
-import { allRows } from "./wrap.js";
 
-export const ZOOM_LAYER = 200;
-export const DASHBOARD_LAYER = 100;
-export const INPUT_LAYER = 50;
 /** A second Ctrl+C within this window exits even while a run is being cancelled. */
 export const DOUBLE_CTRL_C_MS = 2000;
 
@@ -79,18 +78,18 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
     editorRef.current = editorReducer(editorRef.current, action);
     setEditor(editorRef.current);
   }, []);
-  const [running, setRunning] = useState(false);
-  const [queued, setQueued] = useState<string[]>([]);
-  const [notice, setNotice] = useState<string | undefined>();
   const [startedAt] = useState(() => Date.now());
 
-  const runningRef = useRef(false);
-  const queueRef = useRef<string[]>([]);
-  const lastStatus = useRef<SessionStatus | undefined>(undefined);
   const lastCtrlC = useRef(0);
   const exited = useRef(false);
+  const runs = useRunQueue(
+    session,
+    () => exited.current,
+    () => (lastCtrlC.current = 0),
+  );
+  const { runningRef, lastStatus, submit, cancelRun, setNotice } = runs;
 
-  const busy = running || session.busy;
+  const busy = runs.running || session.busy;
   const anyRunning = busy || Object.keys(state.active).length > 0;
   // Spinners move only while something runs; idle, the header's clock ticks once a second.
   const now = useClock(anyRunning ? FRAME_MS : 1000, true);
@@ -107,51 +106,11 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
     [app, approver, onExit],
   );
 
-  const submit = useCallback(
-    (text: string) => {
-      if (runningRef.current) {
-        queueRef.current = [...queueRef.current, text];
-        setQueued(queueRef.current);
-        return;
-      }
-      runningRef.current = true;
-      setRunning(true);
-      setNotice(undefined);
-      lastCtrlC.current = 0;
-      session.run(text).then(
-        (result) => {
-          lastStatus.current = result.status;
-          if (result.status !== "done" && result.status !== "idle") setNotice(`run ${result.status}`);
-        },
-        (error: unknown) => {
-          lastStatus.current = "failed";
-          setNotice(`run failed: ${error instanceof Error ? error.message : String(error)}`);
-        },
-      ).finally(() => {
-        runningRef.current = false;
-        setRunning(false);
-        const [next, ...rest] = queueRef.current;
-        queueRef.current = rest;
-        setQueued(rest);
-        if (next !== undefined && !exited.current) submit(next);
-      });
-    },
-    [session],
-  );
-
   const submitRef = useRef(submit);
   submitRef.current = submit;
   useEffect(() => {
     if (initialPrompt?.trim()) submitRef.current(initialPrompt);
   }, [initialPrompt]);
-
-  const cancelRun = useCallback(() => {
-    // Queued prompts were written for the run being stopped; drop them with it.
-    queueRef.current = [];
-    setQueued([]);
-    session.cancel();
-    setNotice("cancelling…");
-  }, [session]);
 
   const agents = subAgents(state);
   const ids = useMemo(() => agents.map((a) => a.id), [agents]);
@@ -169,52 +128,10 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const dialogRows = asking ? dialogHeight(asking.request, Math.max(7, Math.floor(computeLayout(layoutInput).bodyHeight * 0.6))) : 0;
   const layout = computeLayout({ ...layoutInput, reservedRows: dialogRows });
 
-  // The zoomed transcript: every row of the ring, scrolled from the bottom.
-  const zoomAgent = view.zoom ? state.agents[view.zoom] : undefined;
-  const zoomHeight = layout.bodyHeight;
-  const zoomBody = Math.max(1, zoomHeight - 3);
-  const zoomRows = zoomAgent ? allRows(zoomAgent.entries, layout.width - 2) : [];
-  const maxScroll = Math.max(0, zoomRows.length - zoomBody);
-  const scroll = Math.min(view.scroll, maxScroll);
+  const zoom = useZoom(state, view, dispatchView, layout.width, layout.bodyHeight);
+  const zoomAgent = zoom.agent;
 
   const zoomTo = (id: string, up = 0): void => dispatchView({ type: "zoom", id, scroll: up });
-
-  useKeyLayer(
-    ZOOM_LAYER,
-    (key: KeyPress) => {
-      switch (key.name) {
-        case "escape":
-          dispatchView({ type: "unzoom" });
-          return true;
-        case "pageup":
-          dispatchView({ type: "scroll", by: zoomBody - 1, max: maxScroll });
-          return true;
-        case "pagedown":
-          dispatchView({ type: "scroll", by: -(zoomBody - 1), max: maxScroll });
-          return true;
-        case "up":
-          dispatchView({ type: "scroll", by: 1, max: maxScroll });
-          return true;
-        case "down":
-          dispatchView({ type: "scroll", by: -1, max: maxScroll });
-          return true;
-        case "home":
-          dispatchView({ type: "scroll_to", at: maxScroll, max: maxScroll });
-          return true;
-        case "end":
-          dispatchView({ type: "scroll_to", at: 0, max: maxScroll });
-          return true;
-        case "ctrl":
-          return key.text !== "c";
-        case "text":
-          if (key.text === "q" || key.text === "z") dispatchView({ type: "unzoom" });
-          return true;
-        default:
-          return true;
-      }
-    },
-    Boolean(zoomAgent),
-  );
 
   useKeyLayer(DASHBOARD_LAYER, (key: KeyPress) => {
     const empty = editorRef.current.text === "";
@@ -254,7 +171,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         dispatchView({ type: "focus_prev", ids });
         return true;
       case "pageup":
-        zoomTo(focus ?? session.rootAgentId, zoomBody - 1);
+        zoomTo(focus ?? session.rootAgentId, zoom.page);
         return true;
       case "return":
         if (empty && focus !== null && !key.meta) {
@@ -324,16 +241,12 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);
   const head = pending[0];
 
-  let hints: string;
-  // The dialog shows its own answer keys; this line only adds what the dialog does not say.
-  if (head) hints = pending.length > 1 ? `${pending.length - 1} more request${pending.length === 2 ? "" : "s"} after this one · Ctrl+C cancel run` : "Ctrl+C cancel run";
-  else if (zoomAgent) hints = "PgUp/PgDn ↑/↓ scroll · Home/End · Esc back";
-  else if (focus !== null)
-    hints = `${focusAgent?.status === "running" ? `Esc stop ${focusAgent.name} · ` : "Esc back · "}Enter/z zoom · Tab next pane · ${busy ? "Ctrl+C cancel run" : "Ctrl+C exit"}`;
-  // Short enough for 80 columns; what Enter does while running is said in the input box.
-  else if (busy) hints = "Esc cancel run · Tab focus a pane · PgUp scroll · Ctrl+C cancel run";
-  else hints = "Enter send · Alt+Enter newline · ↑↓ history · Tab focus a pane · PgUp scroll · Ctrl+C exit";
-  const queueNote = queued.length ? `${queued.length} message${queued.length === 1 ? "" : "s"} queued · ` : "";
+  const hints = keyHints({
+    pending: pending.length,
+    zoomed: Boolean(zoomAgent),
+    focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running" } : undefined,
+    busy,
+  });
 
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
@@ -350,13 +263,13 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
       {zoomAgent && !head ? (
         <AgentPane
           agent={zoomAgent}
-          rows={zoomRows.slice(Math.max(0, zoomRows.length - zoomBody - scroll), zoomRows.length - scroll)}
+          rows={zoom.rows}
           width={layout.width}
-          height={zoomHeight}
+          height={layout.bodyHeight}
           focused
           frame={frame}
           now={now}
-          note={`zoom${scroll ? ` · ↑${scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`}
+          note={`zoom${zoom.scroll ? ` · ↑${zoom.scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`}
         />
       ) : (
         <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} />
@@ -380,7 +293,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         active={!head && !zoomAgent}
         placeholder={head ? "" : zoomAgent ? "" : busy ? "type a message for after this run" : "Ask orca…"}
       />
-      <KeyHints hints={hints} notice={queueNote + (notice ?? "")} />
+      <KeyHints hints={hints} notice={queueNote(runs.queued.length) + (runs.notice ?? "")} />
     </Box>
   );
 }

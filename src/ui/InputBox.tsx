@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import React from "react";
+import type React from "react";
 import wrapAnsi from "wrap-ansi";
 import type { EditorState } from "./state/editor.js";
 

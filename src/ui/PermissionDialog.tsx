@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
-import React, { useState } from "react";
+import type React from "react";
+import { useState } from "react";
 import type { PendingPermission } from "./dialog-approver.js";
 import { useKeyLayer } from "./hooks/key-layers.js";
 import type { PermissionAnswer } from "../tools/approver.js";

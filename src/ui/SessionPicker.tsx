@@ -1,9 +1,11 @@
 import { Box, Text, useInput, type Key } from "ink";
-import React, { useCallback, useReducer, useRef } from "react";
+import type React from "react";
+import { useCallback, useReducer, useRef } from "react";
 import type { SessionInfo } from "../sessions/store.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { sanitize } from "./state/sanitize.js";
+import { displayLine } from "./format.js";
 
 export interface SessionPickerProps {
   /** Newest first, as listSessions returns them. */
@@ -51,8 +53,6 @@ function statusColor(status: string): string {
       return "magenta";
   }
 }
-
-const oneLine = (text: string): string => sanitize(text).replace(/\s+/g, " ").trim();
 
 /** The first row of the window of `visible` rows: it moves only as far as `selected` needs. */
 export function windowStart(previous: number, selected: number, visible: number, total: number): number {
@@ -195,7 +195,7 @@ export function SessionPicker({ sessions, onDone, home }: SessionPickerProps): R
               <Text color="gray"> {formatStart(s.startedAt)} </Text>
               <Text color={statusColor(s.status)}>{s.status.padEnd(STATUS_WIDTH)}</Text>
               <Text> {shortPath(s.workspace, home, workspaceWidth).padEnd(workspaceWidth)} </Text>
-              <Text>{oneLine(s.firstPrompt) || "(no prompt)"}</Text>
+              <Text>{displayLine(s.firstPrompt) || "(no prompt)"}</Text>
             </Text>
           );
         })}

@@ -1,8 +1,9 @@
 import { Box, Text, useInput, type Key } from "ink";
-import React, { useRef } from "react";
+import type React from "react";
+import { useRef } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
-import { sanitize } from "./state/sanitize.js";
+import { displayLine } from "./format.js";
 
 /** always: trusted and remembered · once: trusted for this run · no: run without the project settings. */
 export type TrustAnswer = "always" | "once" | "no";
@@ -49,15 +50,14 @@ interface Row {
 /** The settings as rows, cut to `max` with a last row saying how many were left out. */
 export function settingRows(settings: readonly TrustItem[], max: number): Row[] {
   const rows: Row[] = settings.flatMap((s) => [
-    { text: `• ${oneLine(s.name)}`, kind: "name" as const },
-    ...s.details.map((d) => ({ text: `    ${oneLine(d)}`, kind: "detail" as const })),
+    { text: `• ${displayLine(s.name)}`, kind: "name" as const },
+    ...s.details.map((d) => ({ text: `    ${displayLine(d)}`, kind: "detail" as const })),
   ]);
   if (rows.length <= max) return rows;
   const kept = rows.slice(0, Math.max(0, max - 1));
   return [...kept, { text: `  … ${rows.length - kept.length} more lines`, kind: "more" }];
 }
 
-const oneLine = (text: string): string => sanitize(text).replace(/\s+/g, " ").trim();
 
 function shortPath(p: string, home: string | undefined): string {
   return home && (p === home || p.startsWith(`${home}/`)) ? `~${p.slice(home.length)}` : p;
@@ -100,7 +100,7 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
       </Box>
       <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} flexShrink={0}>
         <Text wrap="truncate-end" bold>
-          {oneLine(shortPath(workspace, home))}
+          {displayLine(shortPath(workspace, home))}
         </Text>
         <Text> </Text>
         <Text wrap="wrap">This folder has its own orca settings. They can run commands and grant permissions without asking you:</Text>

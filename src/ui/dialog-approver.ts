@@ -17,6 +17,7 @@ interface Waiter extends PendingPermission {
  * treats it as denied).
  */
 export class DialogApprover implements Approver {
+  readonly decidedBy = "user" as const;
   private waiters: Waiter[] = [];
   private snapshot: readonly PendingPermission[] = [];
   private listeners = new Set<() => void>();

@@ -1,20 +1,22 @@
 import { sanitize } from "./state/sanitize.js";
 import type { ToolState } from "./state/types.js";
+import { clip, oneLine } from "../util/text.js";
 
 const MAX_SUMMARY = 200;
 
-function oneLine(text: string): string {
-  return sanitize(text).replace(/\s+/g, " ").trim();
+/** Text from outside (a prompt, a file name) made safe for the terminal and put on one line. */
+export function displayLine(text: string): string {
+  return oneLine(sanitize(text));
 }
 
-function clip(text: string, max = MAX_SUMMARY): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+function clipSummary(text: string): string {
+  return clip(text, MAX_SUMMARY);
 }
 
 /** The argument that says most about a call, on one line: a path, a command, a task. */
 export function summarizeArgs(name: string, args: unknown): string {
   if (args === undefined || args === null) return "";
-  if (typeof args !== "object") return clip(oneLine(String(args)));
+  if (typeof args !== "object") return clipSummary(displayLine(String(args)));
   const a = args as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof a[k] === "string" ? (a[k] as string) : undefined);
   if (name === "delegate") {
@@ -22,13 +24,13 @@ export function summarizeArgs(name: string, args: unknown): string {
     // when there is no label.
     const who = str("agent") ?? (str("resume") ? `resume ${str("resume")}` : "");
     const label = str("label");
-    const what = label ? `"${oneLine(label)}"` : oneLine(str("task") ?? "");
-    return clip(oneLine([who, what].filter(Boolean).join(" ")));
+    const what = label ? `"${displayLine(label)}"` : displayLine(str("task") ?? "");
+    return clipSummary(displayLine([who, what].filter(Boolean).join(" ")));
   }
   const primary = str("command") ?? str("path") ?? str("file_path") ?? str("pattern") ?? str("query") ?? str("name") ?? str("url");
   if (primary !== undefined) {
     const extra = str("pattern") && primary !== str("pattern") ? ` ${str("pattern")}` : "";
-    return clip(oneLine(primary + extra));
+    return clipSummary(displayLine(primary + extra));
   }
   let json: string;
   try {
@@ -36,7 +38,7 @@ export function summarizeArgs(name: string, args: unknown): string {
   } catch {
     json = "";
   }
-  return clip(oneLine(json));
+  return clipSummary(displayLine(json));
 }
 
 export function formatDuration(ms: number): string {

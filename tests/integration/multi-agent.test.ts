@@ -2,14 +2,14 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import type { Orchestra } from "../../src/orchestrator/create.js";
+import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { startScriptedServer, toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
-let orchestra: Orchestra | undefined;
+let orchestra: SessionSetup | undefined;
 
 afterEach(async () => {
   await orchestra?.session.close();
@@ -24,7 +24,7 @@ const delegate = (agent: string, task: string, label?: string) => ({ name: "dele
 const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
 const lastTool = (r: RecordedRequest) => r.body.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
 
-function collect(o: Orchestra): OrcaEvent[] {
+function collect(o: SessionSetup): OrcaEvent[] {
   const events: OrcaEvent[] = [];
   o.session.bus.subscribe((e) => events.push(e));
   return events;

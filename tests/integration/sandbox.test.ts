@@ -1,3 +1,5 @@
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
+import type { AddressInfo } from "node:net";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,7 +31,7 @@ async function setup(files: Record<string, string> = {}, opts: Partial<SandboxOp
   }
   sandbox = await openSandbox({ workspace: ws, ...opts });
   shells = new ShellManager({ launcher: new CommandLauncher(sandbox, env) });
-  tools = new Map(builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, readOnlyCommands: [] }).map((t) => [t.name, t]));
+  tools = new Map(builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, readOnlyCommands: [], tokens: bpeTokenCounter() }).map((t) => [t.name, t]));
 }
 
 function run(name: string, args: unknown, opts: { sandbox?: SandboxRequest; signal?: AbortSignal } = {}): Promise<ToolResult> {
@@ -281,7 +283,7 @@ describe("the sandbox, through the bash tool", () => {
   it("refuses a sandboxed run where there is no sandbox, rather than run it outside", async () => {
     sandbox = Sandbox.unavailable("bubblewrap (bwrap) is not installed");
     shells = new ShellManager({ launcher: new CommandLauncher(sandbox) });
-    tools = new Map(builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, readOnlyCommands: [] }).map((t) => [t.name, t]));
+    tools = new Map(builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, readOnlyCommands: [], tokens: bpeTokenCounter() }).map((t) => [t.name, t]));
     const r = await bash("touch ran", { sandbox: "read-only" });
     expect(r.ok).toBe(false);
     expect(r.error).toBe("bash: not run: this command must run in a read-only sandbox, and there is none: bubblewrap (bwrap) is not installed");
@@ -300,7 +302,7 @@ describe("the sandbox, through the bash tool", () => {
       res.end("hello through the proxy\n");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as import("node:net").AddressInfo).port;
+    const port = (server.address() as AddressInfo).port;
     await setup({}, { networkAllow: ["localhost"] });
     expect(sandbox.status.network).toBe("allow-list");
     try {

@@ -4,15 +4,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import type { Orchestra } from "../../src/orchestrator/create.js";
-import { rebuildSession } from "../../src/orchestrator/resume.js";
+import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { rebuildSession } from "../../src/sessions/rebuild.js";
 import { expectValidHistories, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 import { requestTokens } from "../fixtures/requests.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
-let orchestra: Orchestra | undefined;
+let orchestra: SessionSetup | undefined;
 
 afterEach(async () => {
   await orchestra?.session.close();

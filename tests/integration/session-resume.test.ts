@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { INTERRUPTED_RESULT } from "../../src/orchestrator/resume.js";
+import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
 import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
 import { processesWith } from "../fixtures/processes.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";

@@ -2,14 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedServer, systemPrompt, type ScriptedServer } from "../../src/model/scripted.js";
-import type { Orchestra } from "../../src/orchestrator/create.js";
+import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
 import { agentOf, lastToolResult, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
-let orchestra: Orchestra | undefined;
+let orchestra: SessionSetup | undefined;
 
 afterEach(async () => {
   await orchestra?.session.close();

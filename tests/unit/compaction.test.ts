@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { applyCompaction, compactHistory, createCompactor, fitTranscript, summaryBudget } from "../../src/agent/compaction.js";
+import { compactHistory, createCompactor, fitTranscript, summaryBudget } from "../../src/agent/compaction.js";
+import { applyCompaction } from "../../src/sessions/history.js";
 import type { EventInput } from "../../src/events/types.js";
 import type { ChatMessage, Model, ModelEvent, ModelRequest } from "../../src/model/model.js";
 import { OpenAIModel } from "../../src/model/openai.js";

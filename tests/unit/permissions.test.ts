@@ -8,7 +8,11 @@ import type { EventInput } from "../../src/events/types.js";
 import type { Approver, PermissionAnswer, PermissionRequest } from "../../src/tools/approver.js";
 import { matchesCommand } from "../../src/tools/command-pattern.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
-import { commandParts, parseRule, Permissions, unifiedDiff } from "../../src/tools/permissions.js";
+import { unifiedDiff } from "../../src/tools/diff.js";
+import { Permissions } from "../../src/tools/permissions/engine.js";
+import { commandParts, parseRule } from "../../src/tools/permissions/rules.js";
+import { editFileTool } from "../../src/tools/builtin/edit-file.js";
+import { writeFileTool } from "../../src/tools/builtin/write-file.js";
 import { ok, type AnyTool } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
 
@@ -378,8 +382,9 @@ describe("events", () => {
   it("passes the request's agent name and a diff preview for file edits", async () => {
     const approver = new ScriptedApprover([{ decision: "deny" }, { decision: "deny" }]);
     const { check } = setup({ approver });
-    await check(editFile, { path: "src/a.ts", old_string: "six", new_string: "SIX" });
-    await check(writeFile, { path: "new.txt", content: "hello\n" });
+    // The preview is the tool's own (Tool.preview), so this uses the real file tools.
+    await check(editFileTool(), { path: "src/a.ts", old_string: "six", new_string: "SIX" });
+    await check(writeFileTool(), { path: "new.txt", content: "hello\n" });
     const [edit, write] = approver.requests;
     expect(edit.agentName).toBe("editor");
     expect(edit.preview).toBe(

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLog, readLog } from "../../src/events/log.js";
 import type { EventInput, OrcaEvent, ToolCall } from "../../src/events/types.js";
-import { INTERRUPTED_RESULT, rebuildSession } from "../../src/orchestrator/resume.js";
-import { loadSession, repairTornTail } from "../../src/sessions/plan.js";
+import { INTERRUPTED_RESULT, rebuildSession } from "../../src/sessions/rebuild.js";
+import { loadSession, repairTornTail } from "../../src/sessions/resume-plan.js";
 import { latestSession, listSessions, readSessionInfo } from "../../src/sessions/store.js";
 
 let ts = 1_000;

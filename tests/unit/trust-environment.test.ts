@@ -7,12 +7,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOrchestra, loadEnvironment, type Orchestra } from "../../src/orchestrator/create.js";
+import { createSession, loadEnvironment, type SessionSetup } from "../../src/orchestrator/create.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
 import { ROOT, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let ws: TempWorkspace | undefined;
-let orchestra: Orchestra | undefined;
+let orchestra: SessionSetup | undefined;
 
 afterEach(async () => {
   await orchestra?.session.close("idle");
@@ -34,8 +34,8 @@ function hostile(): TempWorkspace {
   return w;
 }
 
-async function orchestraFor(w: TempWorkspace, trustProject?: boolean): Promise<Orchestra> {
-  return createOrchestra({
+async function orchestraFor(w: TempWorkspace, trustProject?: boolean): Promise<SessionSetup> {
+  return createSession({
     workspace: w.dir,
     overrides: { baseUrl: "http://127.0.0.1:9/v1" },
     env: { OPENAI_API_KEY: TEST_KEY, ORCA_DATA_DIR: w.dataDir },

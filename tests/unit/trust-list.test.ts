@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli } from "../../src/cli/args.js";
 import { runListCommand } from "../../src/cli/list-commands.js";
-import type { MainIo } from "../../src/cli/main.js";
+import type { MainIo } from "../../src/cli/types.js";
 import { TrustStore } from "../../src/config/trust.js";
 import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 

@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.js";
 import { configSearchPath } from "../../src/config/load.js";
-import { describeProjectSetting, projectSettings, TRUST_FILE, TrustStore, trustStoreFor } from "../../src/config/trust.js";
+import { projectSettings, TRUST_FILE, TrustStore, trustStoreFor } from "../../src/config/trust.js";
+import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";
 
 let tmp: string;
 let ws: string;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isReadOnlyCommand } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
 import { SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
 import { errorMessage } from "./paths.js";
@@ -12,6 +13,8 @@ export interface BashOptions {
   shells: ShellManager;
   bashTimeoutMs: number;
   maxOutputTokens: number;
+  /** Measures output against maxOutputTokens. */
+  tokens: TokenCounter;
   readOnlyCommands: string[];
 }
 
@@ -110,7 +113,7 @@ async function runForeground(
   untrack();
 
   const text = output.text();
-  const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens).text.replace(/\n$/, "");
+  const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
   const body = truncated + sandboxHint(launched.sandbox, text);
   const code = shellExitCode(exit);
   const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };

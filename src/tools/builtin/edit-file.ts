@@ -1,6 +1,9 @@
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { z } from "zod";
+import { readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
+import type { Workspace } from "../workspace.js";
 import { fsFailure, looksBinary, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
@@ -25,6 +28,7 @@ export function editFileTool(): Tool<EditFileArgs> {
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    preview: previewEdit,
     async execute(args, ctx) {
       const resolved = resolveArg(ctx.workspace, args.path, "edit_file");
       if (resolved.error) return resolved.error;
@@ -37,7 +41,11 @@ export function editFileTool(): Tool<EditFileArgs> {
         return fail("edit_file: old_string and new_string are identical; nothing to change");
       }
       let data: Buffer;
+      let stat: Stats;
       try {
+        // The stat comes first: a change racing the read then makes it disagree with the content.
+        stat = await fs.stat(abs);
+        if (stat.isDirectory()) return fail(`edit_file: ${args.path} is a directory`);
         data = await fs.readFile(abs);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") {
@@ -47,6 +55,9 @@ export function editFileTool(): Tool<EditFileArgs> {
       }
       if (looksBinary(data)) return fail(`edit_file: ${args.path} is a binary file`);
       const original = data.toString("utf8");
+      // Check and write are one scheduled call, serialised with every other call on this path.
+      const basis = ctx.versions?.editBasis(abs, stat, data);
+      const refuse = (message: string) => fail(basis && ctx.versions ? ctx.versions.editRefused(abs, basis, message) : message);
 
       let oldString = args.old_string;
       let newString = args.new_string;
@@ -58,13 +69,13 @@ export function editFileTool(): Tool<EditFileArgs> {
         positions = occurrences(original, oldString);
       }
       if (positions.length === 0) {
-        return fail(
+        return refuse(
           `edit_file: old_string not found in ${rel}; read the file again and copy the text exactly, whitespace and indentation included`,
         );
       }
       if (positions.length > 1 && !args.replace_all) {
         const lines = positions.map((p) => lineAt(original, p));
-        return fail(
+        return refuse(
           `edit_file: old_string matches ${positions.length} places in ${rel} (lines ${lines.join(", ")}); include more context or set replace_all`,
         );
       }
@@ -78,6 +89,7 @@ export function editFileTool(): Tool<EditFileArgs> {
       } catch (err) {
         return fsFailure("edit_file", args.path, err);
       }
+      const note = basis && ctx.versions?.edited(abs, basis, updated);
 
       // Where each replacement starts in the new file.
       const delta = newString.length - oldString.length;
@@ -90,6 +102,7 @@ export function editFileTool(): Tool<EditFileArgs> {
       if (positions.length === 1) {
         content += `\n${snippet(updated, changedLines[0], lineAt(updated, newStarts[0] + newString.length))}`;
       }
+      if (note) content += `\n${note}`;
       return ok(content, { path: abs, filesChanged: [abs], replacements: positions.length, lines: changedLines });
     },
   };
@@ -118,4 +131,15 @@ function snippet(text: string, firstLine: number, lastLine: number): string {
     .slice(from - 1, to)
     .map((l, i) => `${String(from + i).padStart(6)}\t${l.endsWith("\r") ? l.slice(0, -1) : l}`);
   return shown.join("\n");
+}
+
+/** The replacement as a diff, or none when the edit would not apply as sent (execute says why). */
+async function previewEdit(args: EditFileArgs, workspace: Workspace): Promise<string | undefined> {
+  const { before, label } = await readForPreview(workspace, args.path);
+  const { old_string: oldString, new_string: newString, replace_all: replaceAll } = args;
+  if (before === null || before === "too-big" || oldString === "") return undefined;
+  const count = before.split(oldString).length - 1;
+  if (count === 0 || (count > 1 && replaceAll !== true)) return undefined;
+  const after = replaceAll === true ? before.split(oldString).join(newString) : before.replace(oldString, () => newString);
+  return unifiedDiff(before, after, label, false);
 }

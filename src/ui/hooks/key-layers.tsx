@@ -1,6 +1,12 @@
 import { useInput, type Key } from "ink";
-import React, { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
+import type React from "react";
+import { createContext, useCallback, useContext, useEffect, useRef, type ReactNode } from "react";
 import { KeyRouter, normalizeKey, type KeyHandler } from "../keys.js";
+
+/** Key layers by priority: a higher layer sees a key first and may consume it. */
+export const ZOOM_LAYER = 200;
+export const DASHBOARD_LAYER = 100;
+export const INPUT_LAYER = 50;
 
 const RouterContext = createContext<KeyRouter | null>(null);
 

@@ -1,10 +1,7 @@
-import path from "node:path";
-import type { AgentDefinition } from "../agent/definition.js";
-import type { OrcaEvent, ToolCall, Usage } from "../events/types.js";
-import type { ChatMessage, Model } from "../model/model.js";
-import { applyCompaction } from "../agent/compaction.js";
-import type { AgentState } from "./session.js";
-import type { AgentSummary } from "./types.js";
+import type { AgentStatus, FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
+import { addUsage, zeroUsage } from "../events/usage.js";
+import type { ChatMessage } from "../model/model.js";
+import { applyCompaction } from "./history.js";
 
 /**
  * Rebuilding a session from its log. The log is the source of truth: each agent's history is
@@ -24,7 +21,7 @@ export interface RebuiltAgent {
   /** The model it last ran with (informational: a resumed agent follows the current config). */
   model: string;
   history: ChatMessage[];
-  status: AgentSummary["status"];
+  status: AgentStatus | "running";
   steps: number;
   usage: Usage;
   /** Workspace-relative, as logged. */
@@ -40,6 +37,8 @@ export interface RebuiltSession {
   rootAgentId: string;
   /** In the order they first started. */
   agents: RebuiltAgent[];
+  /** What each logged tool call saw and changed, in log order: replayed into the read versions. */
+  fileTouches: { agentId: string; ts: number; touches: FileTouch[] }[];
 }
 
 interface Builder {
@@ -54,13 +53,14 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
   const first = events.find((e) => e.type === "session_started");
   if (!first || first.type !== "session_started") throw new Error("the log has no session_started event");
   const builders = new Map<string, Builder>();
+  const fileTouches: RebuiltSession["fileTouches"] = [];
 
   for (const event of events) {
     const b = builders.get(event.agentId);
     switch (event.type) {
       case "agent_started": {
         // A root that never got past agent_started before a crash starts again from scratch.
-        const usage = b?.agent.usage ?? { input: 0, output: 0, cached: 0 };
+        const usage = b?.agent.usage ?? zeroUsage();
         builders.set(event.agentId, {
           agent: {
             id: event.agentId,
@@ -94,10 +94,11 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
       case "assistant_message":
         if (!b) break;
         flush(b);
-        b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls });
+        b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls, ...(event.thinking ? { thinking: event.thinking } : {}) });
         if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
         break;
       case "tool_finished":
+        if (event.versions?.length) fileTouches.push({ agentId: event.agentId, ts: event.ts, touches: event.versions });
         if (b?.pending && !b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
         break;
       case "compacted":
@@ -109,11 +110,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
         if (b) b.agent.steps++;
         break;
       case "usage":
-        if (b) {
-          b.agent.usage.input += event.input;
-          b.agent.usage.output += event.output;
-          b.agent.usage.cached += event.cached;
-        }
+        if (b) addUsage(b.agent.usage, event);
         break;
       case "agent_finished":
         if (!b) break;
@@ -137,6 +134,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
     workspace: first.workspace,
     rootAgentId: first.agentId,
     agents: [...builders.values()].map((b) => b.agent),
+    fileTouches,
   };
 }
 
@@ -149,41 +147,4 @@ function flush(b: Builder): void {
     b.agent.history.push({ role: "tool", toolCallId: call.id, content: content ?? INTERRUPTED_RESULT });
   }
   b.pending = null;
-}
-
-export interface RestoreDeps {
-  definitions: Map<string, AgentDefinition>;
-  /** The model for an agent definition under the current config ("inherit" resolved). */
-  modelFor(definition: AgentDefinition): Model;
-  workspaceRoot: string;
-  restoreAgent(state: AgentState): void;
-}
-
-/**
- * Registers rebuilt agents with a session, keeping their ids. Returns one line per agent that
- * could not be restored (its definition is gone).
- */
-export function restoreAgents(rebuilt: RebuiltSession, deps: RestoreDeps): string[] {
-  const warnings: string[] = [];
-  for (const agent of rebuilt.agents) {
-    const definition = deps.definitions.get(agent.name);
-    if (!definition) {
-      warnings.push(`agent ${agent.id} was not restored: no agent definition named "${agent.name}" is loaded`);
-      continue;
-    }
-    deps.restoreAgent({
-      id: agent.id,
-      definition,
-      label: agent.label,
-      parentId: agent.parentId,
-      depth: agent.depth,
-      model: deps.modelFor(definition),
-      history: agent.history,
-      status: agent.status,
-      steps: agent.steps,
-      usage: { ...agent.usage },
-      filesChanged: new Set(agent.filesChanged.map((f) => path.resolve(deps.workspaceRoot, f))),
-    });
-  }
-  return warnings;
 }

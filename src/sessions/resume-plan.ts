@@ -2,10 +2,10 @@ import fs from "node:fs";
 import { ConfigError } from "../config/errors.js";
 import { readLog, type ReadLogResult } from "../events/log.js";
 import type { OrcaEvent } from "../events/types.js";
-import { rebuildSession, type RebuiltSession } from "../orchestrator/resume.js";
+import { rebuildSession, type RebuiltSession } from "./rebuild.js";
 import { findSession, latestSession, type SessionInfo } from "./store.js";
 
-/** A session chosen for resuming, read back and rebuilt, ready for createOrchestra. */
+/** A session chosen for resuming, read back and rebuilt, ready for createSession(). */
 export interface ResumePlan {
   sessionId: string;
   /** The log it continues: a resumed session appends to its own file. */

@@ -1,0 +1,36 @@
+import type { PermissionMode } from "../config/schema.js";
+
+/** Types the cli modules share; here so that main.ts and the commands it runs do not import each other. */
+
+export type OutputFormat = "text" | "json" | "stream-json";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "doctor";
+
+export interface CliArgs {
+  prompt?: string;
+  print: boolean;
+  outputFormat: OutputFormat;
+  demo: boolean;
+  workspace: string;
+  configFile?: string;
+  model?: string;
+  baseUrl?: string;
+  agent?: string;
+  maxSteps?: number;
+  permissionMode?: PermissionMode;
+  yes: boolean;
+  resume?: string | true;
+  continue: boolean;
+  version: boolean;
+  help: boolean;
+  /** `orca sessions --all`: also the sessions that never got an answer. */
+  all: boolean;
+  subcommand?: Subcommand;
+}
+
+/** The process streams and environment, passed in so tests can run main() in-process. */
+export interface MainIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}

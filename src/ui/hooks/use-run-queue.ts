@@ -1,0 +1,82 @@
+import { useCallback, useRef, useState, type MutableRefObject } from "react";
+import type { SessionStatus } from "../../events/types.js";
+import type { SessionApi } from "../../orchestrator/types.js";
+
+export interface RunQueue {
+  /** True from submit until the run settles (React state, for rendering). */
+  readonly running: boolean;
+  /** The same, readable between renders by key handlers. */
+  readonly runningRef: MutableRefObject<boolean>;
+  /** Prompts typed during a run, sent one by one after it. */
+  readonly queued: readonly string[];
+  readonly notice: string | undefined;
+  setNotice(notice: string | undefined): void;
+  /** How the last run ended (the exit code depends on it). */
+  readonly lastStatus: MutableRefObject<SessionStatus | undefined>;
+  /** Runs `text` now, or queues it behind the run in progress. */
+  submit(text: string): void;
+  /** Cancels the run and drops the queue. */
+  cancelRun(): void;
+}
+
+/**
+ * One run at a time on the session; what the user sends meanwhile waits in a queue. `stopped`
+ * says the app is leaving (no queued prompt starts then); `onRunStart` fires as each run starts.
+ */
+export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunStart: () => void): RunQueue {
+  const [running, setRunning] = useState(false);
+  const [queued, setQueued] = useState<string[]>([]);
+  const [notice, setNotice] = useState<string | undefined>();
+  const runningRef = useRef(false);
+  const queueRef = useRef<string[]>([]);
+  const lastStatus = useRef<SessionStatus | undefined>(undefined);
+  // The callbacks are read through refs so `submit` keeps one identity for the session.
+  const hooks = useRef({ stopped, onRunStart });
+  hooks.current = { stopped, onRunStart };
+
+  const submit = useCallback(
+    (text: string) => {
+      if (runningRef.current) {
+        queueRef.current = [...queueRef.current, text];
+        setQueued(queueRef.current);
+        return;
+      }
+      runningRef.current = true;
+      setRunning(true);
+      setNotice(undefined);
+      hooks.current.onRunStart();
+      // Settled below: the outcome becomes a notice, never an unhandled rejection.
+      void session
+        .run(text)
+        .then(
+          (result) => {
+            lastStatus.current = result.status;
+            if (result.status !== "done" && result.status !== "idle") setNotice(`run ${result.status}`);
+          },
+          (error: unknown) => {
+            lastStatus.current = "failed";
+            setNotice(`run failed: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        )
+        .finally(() => {
+          runningRef.current = false;
+          setRunning(false);
+          const [next, ...rest] = queueRef.current;
+          queueRef.current = rest;
+          setQueued(rest);
+          if (next !== undefined && !hooks.current.stopped()) submit(next);
+        });
+    },
+    [session],
+  );
+
+  const cancelRun = useCallback(() => {
+    // Queued prompts were written for the run being stopped; drop them with it.
+    queueRef.current = [];
+    setQueued([]);
+    session.cancel();
+    setNotice("cancelling…");
+  }, [session]);
+
+  return { running, runningRef, queued, notice, setNotice, lastStatus, submit, cancelRun };
+}

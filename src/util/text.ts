@@ -1,0 +1,14 @@
+/** Text on one line: every run of white space (newlines included) becomes one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The first line of a thrown value's message: errors reach the model and the UI as one line. */
+export function errorLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}
+
+/** At most `max` characters, the last one an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
