@@ -103,6 +103,8 @@ export class Hooks {
   private readonly runner: HookRunner;
   /** Sub-agents whose SubagentStart fired and whose final SubagentStop has not. */
   private readonly open = new Map<string, HookAgent>();
+  /** SubagentStop occurrences running now, by agent: the shutdown path waits for them rather than fire again. */
+  private readonly stopping = new Map<string, Promise<StopOutcome>>();
   /** Consecutive Stop / SubagentStop continuations per agent. */
   private readonly continuations = new Map<string, number>();
 
@@ -220,10 +222,18 @@ export class Hooks {
    */
   async subagentStop(agent: HookAgent, end: { status: AgentStatus; lastAssistantMessage: string; canContinue: boolean }, opts: CallOptions = {}): Promise<StopOutcome> {
     if (!this.open.has(agent.id)) return { stopHookActive: false };
+    // Closed before the hooks run, so a shutdown arriving meanwhile waits for this one instead of firing a second.
+    this.open.delete(agent.id);
     const transcript = this.opts.session.transcriptPath();
-    const outcome = await this.stopLike("SubagentStop", agent, end, { agent_id: agent.id, agent_type: agent.type, agent_transcript_path: transcript, status: end.status }, opts);
-    if (!outcome.continueWith) this.open.delete(agent.id);
-    return outcome;
+    const running = this.stopLike("SubagentStop", agent, end, { agent_id: agent.id, agent_type: agent.type, agent_transcript_path: transcript, status: end.status }, opts);
+    this.stopping.set(agent.id, running);
+    try {
+      const outcome = await running;
+      if (outcome.continueWith) this.open.set(agent.id, agent);
+      return outcome;
+    } finally {
+      this.stopping.delete(agent.id);
+    }
   }
 
   /** The coordinator's run ended (not when the user cancelled it: Claude Code skips Stop then too). */
@@ -236,10 +246,21 @@ export class Hooks {
    * short deadline. After it, every sub-agent that started has had its SubagentStop.
    */
   async settleSubagents(opts: { deadlineMs: number; status?: AgentStatus }): Promise<void> {
+    const startedAt = performance.now();
     const pending = [...this.open.values()];
-    await Promise.all(
-      pending.map((agent) => this.subagentStop(agent, { status: opts.status ?? "cancelled", lastAssistantMessage: "", canContinue: false }, { maxTimeoutMs: opts.deadlineMs })),
-    );
+    const firing = pending.map((agent) => this.subagentStop(agent, { status: opts.status ?? "cancelled", lastAssistantMessage: "", canContinue: false }, { maxTimeoutMs: opts.deadlineMs }));
+    let timer: NodeJS.Timeout | undefined;
+    // A hook's kill takes a moment past its timeout: the deadline holds for the whole shutdown.
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.deadlineMs + 250)));
+    await Promise.race([Promise.allSettled([...firing, ...this.stopping.values()]), deadline]);
+    clearTimeout(timer);
+    // Whatever else still runs (a Notification, an interrupted call's PostToolUseFailure) gets the rest.
+    await this.runner.idle(Math.max(0, opts.deadlineMs - (performance.now() - startedAt)));
+  }
+
+  /** Connects the command sandbox: from now on every hook is started through `wrap` (undefined: unwrapped). */
+  setCommandWrapper(wrap: WrapCommand | undefined): void {
+    this.runner.setWrap(wrap);
   }
 
   /** Process exit: SIGKILL every running hook's process group. */

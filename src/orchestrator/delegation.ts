@@ -3,12 +3,14 @@ import { allowsTool, type AgentDefinition } from "../agent/definition.js";
 import type { AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
+import type { Hooks } from "../hooks/index.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
 import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { conflictReport } from "./conflict-report.js";
 import { createDelegateTool, type DelegateArgs } from "./delegate.js";
+import { runSubagent, withHookContext } from "./lifecycle.js";
 
 const RESULT_LIMIT = 20_000;
 
@@ -27,6 +29,10 @@ export interface DelegatorDeps {
   startAgent(agent: AgentState, task: string, signal: AbortSignal): Promise<AgentOutcome>;
   /** Runs an agent's loop on the history it has. */
   continueAgent(agent: AgentState, signal: AbortSignal): Promise<AgentOutcome>;
+  /** Runs an agent again with one more user message (a SubagentStop hook kept it going). */
+  continueWith(agent: AgentState, message: string, signal: AbortSignal): Promise<AgentOutcome>;
+  /** SubagentStart / SubagentStop around every sub-agent run. */
+  hooks?: Hooks;
 }
 
 /**
@@ -76,10 +82,14 @@ export class Delegator {
         agent.status = "cancelled";
         return notStarted;
       }
-      if (fresh) return this.deps.startAgent(agent, args.task, signal);
-      agent.history.push({ role: "user", content: args.task });
-      this.deps.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: args.task });
-      return this.deps.continueAgent(agent, signal);
+      return runSubagent(this.deps.hooks, agent, signal, {
+        run: (context) => {
+          const task = withHookContext(args.task, context);
+          if (fresh) return this.deps.startAgent(agent, task, signal);
+          return this.deps.continueWith(agent, task, signal);
+        },
+        continueWith: (message) => this.deps.continueWith(agent, message, signal),
+      });
     };
     // No abort signal for the queue itself: p-queue would reject at once even for a running task,
     // and the parent would move on while its sub-agent still runs.

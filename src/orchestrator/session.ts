@@ -8,6 +8,7 @@ import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
+import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import { estimateRequestTokens } from "../model/tokens.js";
 import type { Approver } from "../tools/approver.js";
@@ -23,6 +24,7 @@ import { CancelScope } from "../util/cancel-scope.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
+import { RunLifecycle } from "./lifecycle.js";
 import { buildSystemPrompt } from "./prompts.js";
 import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 
@@ -53,6 +55,8 @@ export interface SessionDeps {
   compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
   /** Set when this session continues a logged one (recorded in session_started). */
   resumedFrom?: string;
+  /** Lifecycle hooks (issue #15); none configured costs nothing. */
+  hooks?: Hooks;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -79,12 +83,15 @@ export class Session implements SessionApi {
   private runScope: CancelScope | null = null;
   private runBudget: RunBudget | null = null;
   private closed = false;
+  /** The session's own lifecycle hooks: SessionStart/End, UserPromptSubmit, Stop. */
+  private readonly lifecycle: RunLifecycle;
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
     this.bus = new EventBus(this.id);
+    this.lifecycle = new RunLifecycle(deps.hooks, this.bus.emit);
     for (const secret of deps.secrets ?? []) this.redactor.add(secret);
     this.workspace = deps.workspace;
     if (deps.logFile) {
@@ -104,6 +111,8 @@ export class Session implements SessionApi {
       approver: deps.approver,
       emit: this.bus.emit,
       workspace: deps.workspace,
+      hooks: deps.hooks,
+      stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
     this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
@@ -125,6 +134,8 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
       startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
       continueAgent: (agent, signal) => this.continueAgent(agent, signal),
+      continueWith: (agent, message, signal) => this.continueWith(agent, message, signal),
+      hooks: deps.hooks,
     });
     for (const tool of deps.tools) this.registry.add(tool);
     this.registry.add(this.delegator.tool());
@@ -136,6 +147,8 @@ export class Session implements SessionApi {
       workspace: deps.workspace,
       emit: this.bus.emit,
       versions: this.versions,
+      hooks: deps.hooks,
+      stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
   }
@@ -163,6 +176,7 @@ export class Session implements SessionApi {
       version: this.deps.version,
       ...extra,
     });
+    this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }
 
   agents(): AgentSummary[] {
@@ -214,16 +228,20 @@ export class Session implements SessionApi {
     // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
     const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
     try {
-      this.bus.emit({ type: "user_message", agentId: root.id, text });
+      const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
+      if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
+      const prompt = submitted.prompt;
+      this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
       // MCP servers still connecting must not hold up a cancel.
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
       let outcome: AgentOutcome;
       if (root.history.length === 0) {
-        outcome = await this.startAgent(root, text, scope.signal);
+        outcome = await this.startAgent(root, prompt, scope.signal);
       } else {
-        root.history.push({ role: "user", content: text });
+        root.history.push({ role: "user", content: prompt });
         outcome = await this.continueAgent(root, scope.signal);
       }
+      outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.continueWith(root, message, scope.signal));
       const after = this.totalUsage();
       return {
         status: outcome.status as SessionStatus,
@@ -249,11 +267,17 @@ export class Session implements SessionApi {
     if (agent) this.delegator.cancel(agent);
   }
 
-  async close(status: SessionStatus = "idle"): Promise<void> {
+  /**
+   * Ends the session: cancels what runs, gives SubagentStop hooks still due (and hooks still
+   * running) a short deadline, runs SessionEnd, then kills what is left. `reason` is SessionEnd's:
+   * prompt_input_exit when the user left the dashboard, other otherwise.
+   */
+  async close(status: SessionStatus = "idle", reason: "prompt_input_exit" | "other" = "other"): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.sessionScope.cancel("session closed");
     try {
+      await this.lifecycle.close(this.agentRegistry.get(this.rootAgentId)!, reason);
       await this.deps.onClose?.();
     } finally {
       this.bus.emit({ type: "session_finished", agentId: this.rootAgentId, status, durationMs: Date.now() - this.startedAt });
@@ -263,6 +287,21 @@ export class Session implements SessionApi {
 
   get logFile(): string | null {
     return this.log?.file ?? null;
+  }
+
+  /** A hook's `continue: false` (or a PermissionRequest interrupt): the run ends, its reason told. */
+  private stopRun(agentId: string, reason: string): void {
+    if (!this.runScope || this.runScope.signal.aborted) return;
+    const agent = this.agentRegistry.get(agentId);
+    this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
+    this.runScope.cancel(`stopped: ${reason}`);
+  }
+
+  /** One more user message for an agent, then its loop again (a Stop hook's block; a sub-agent resumed). */
+  private continueWith(agent: AgentState, message: string, signal: AbortSignal): Promise<AgentOutcome> {
+    agent.history.push({ role: "user", content: message });
+    this.bus.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: message });
+    return this.continueAgent(agent, signal);
   }
 
   private toolsFor(agent: AgentState): AnyTool[] {

@@ -209,6 +209,38 @@ describe("dashboard reducer", () => {
   });
 });
 
+describe("hooks in the dashboard", () => {
+  const call = { id: "c1", name: "bash", raw: "{}", args: { command: "rm -rf build" } };
+  const finished = (patch: Record<string, unknown>): EventInput =>
+    ({ type: "hook_finished", agentId: "root", hookId: "h1", hookEvent: "PreToolUse", command: "./check.sh", exitCode: 0, durationMs: 12, outcome: "ok", decision: "none", ...patch }) as EventInput;
+
+  it("marks a tool call's hook runs under its row, and a hook's denial on the row itself", () => {
+    const s = run([
+      { type: "assistant_message", agentId: "root", content: "", toolCalls: [call] },
+      finished({ callId: "c1", exitCode: 2, decision: "deny", message: "no rm here" }),
+      { type: "permission_decided", agentId: "root", callId: "c1", tool: "bash", rule: "hook PreToolUse: ./check.sh", decision: "deny", scope: "once", by: "hook", reason: "no rm here" },
+      { type: "tool_finished", agentId: "root", callId: "c1", name: "bash", ok: false, content: "Error: denied by a PreToolUse hook: no rm here", error: "denied by a PreToolUse hook: no rm here", durationMs: 0 },
+    ]);
+    const tool = s.agents.root.entries[0] as ToolEntry;
+    expect(tool).toMatchObject({ state: "denied", hooks: ["PreToolUse deny 12ms"], error: "denied by a PreToolUse hook: no rm here" });
+    expect(allRows(s.agents.root.entries, 60).map((r) => r.text)).toEqual(["", "  ⚙ hook PreToolUse deny 12ms"]);
+  });
+
+  it("shows a hook outside a tool call only when it did something or has a message", () => {
+    const s = run([
+      finished({ hookEvent: "Stop" }),
+      finished({ hookEvent: "Stop", decision: "block", message: "run the tests first" }),
+      finished({ hookEvent: "SessionStart", exitCode: null, outcome: "timeout", message: "timed out after 1 s and was killed" }),
+      finished({ hookEvent: "Notification", systemMessage: "pinged your phone" }),
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual([
+      "⚙ hook Stop block 12ms — run the tests first",
+      "⚙ hook SessionStart timeout 12ms — timed out after 1 s and was killed",
+      "⚙ hook Notification 12ms — pinged your phone",
+    ]);
+  });
+});
+
 describe("wrapping", () => {
   it("pre-wraps lines to the pane width and returns only the tail", () => {
     const s = run([{ type: "text_delta", agentId: "root", text: "aaaa bbbb cccc dddd\nshort" }]);

@@ -229,6 +229,24 @@ function setToolState(draft: Draft, agentId: string, callId: string, ts: number,
   setCallState(draft, agentId, callId, state);
 }
 
+/**
+ * A tool event's hook is marked under the call's row; another event's hook is a line in the pane
+ * only when it did something (blocked, stopped, failed, was killed) or has a message for the user.
+ */
+function onHookFinished(draft: Draft, e: EventOf<"hook_finished">, max: number): void {
+  const agent = draft.agent(e.agentId, e.ts, e.parentId);
+  const what = [e.hookEvent, e.decision !== "none" ? e.decision : "", e.outcome !== "ok" ? e.outcome : "", `${e.durationMs}ms`].filter(Boolean).join(" ");
+  const index = e.callId === undefined ? -1 : findTool(agent, e.callId);
+  if (index >= 0) {
+    draft.setAgent(updateTool(agent, index, { hooks: [...((agent.entries[index] as ToolEntry).hooks ?? []), what].slice(-4) }));
+    return;
+  }
+  const said = e.systemMessage ?? (e.decision !== "none" || e.outcome !== "ok" ? e.message : undefined);
+  if (e.decision === "none" && e.outcome === "ok" && !said) return;
+  const line = `⚙ hook ${what}${said ? ` — ${sanitize(said)}` : ""}`;
+  draft.setAgent(pushEntries(agent, textEntries(draft, e.outcome === "ok" ? "notice" : "error", line), max, null));
+}
+
 /** The dashboard's state after one event. Pure: the input state is never modified. */
 export function reduce(state: DashboardState, event: OrcaEvent): DashboardState {
   const draft = new Draft(state);
@@ -351,10 +369,11 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       if (index >= 0) draft.setAgent(updateTool(agent, index, { conflict: conflictMark(event) }));
       return draft.finish({ conflicts: state.conflicts + 1 });
     }
-    // Shown in the tool row once hooks are wired into the executor (issue #15, phase 2).
     case "hook_started":
-    case "hook_finished":
       return state;
+    case "hook_finished":
+      onHookFinished(draft, event, max);
+      return draft.finish();
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);

@@ -25,6 +25,8 @@ export type Entry =
       readonly blockers?: readonly string[];
       /** Set when the call was a write refused as stale ("stale: changed by editor-2"). */
       readonly conflict?: string;
+      /** Lifecycle hooks that ran for this call: "PreToolUse 12ms", "PreToolUse deny 8ms". */
+      readonly hooks?: readonly string[];
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
