@@ -13,17 +13,18 @@ import { HookRunner, type HookRun } from "./runner.js";
  * configured for its event (no payload is built, nothing is spawned) and never throws: a hook
  * that fails is a warning in its hook_finished event, never a failed tool call or run.
  *
- * Where each is called from (wired in phase 2 of issue #15):
- *   preToolUse          executor, after schema validation, before the permission check
- *   permissionRequest   permissions, just before the approver is asked (decision "ask")
- *   notification        when a human is asked (dialog approver); not awaited by the dialog
- *   postToolUse(Failure) executor, after a call that ran, before tool_finished
- *   userPromptSubmit    Session.run, before user_message
- *   sessionStart/End    Session.start / Session.close (before onClose)
- *   preCompact          the compactor, before summarising
- *   subagentStart/Stop  delegation: when the sub-agent really starts / after its loop returns
- *   stop                Session.run, after the root's loop, unless the run was cancelled
- *   settleSubagents     the shutdown path (close, signal handlers), with a short deadline
+ * Where each is called from:
+ *   preToolUse          tools/executor.ts ToolExecutor.check: after schema validation, before the permission check
+ *   permissionRequest   tools/permissions/engine.ts Permissions.ask: just before the approver is asked
+ *   notification        engine.ts Permissions.askApprover: when a person (the dialog) is asked; not awaited
+ *   postToolUse(Failure) executor.ts ToolExecutor.afterCall: after a call that ran, before tool_finished
+ *   userPromptSubmit    orchestrator/lifecycle.ts RunLifecycle.submitPrompt (Session.run), before user_message
+ *   sessionStart/End    RunLifecycle.sessionStart (Session.start) / RunLifecycle.close (Session.close, before onClose)
+ *   preCompact          agent/compaction.ts compactHistory (beforeCompact), once a compaction is decided
+ *   subagentStart/Stop  orchestrator/lifecycle.ts runSubagent, the one wrapper of every sub-agent run (delegation.ts)
+ *   stop                RunLifecycle.afterStop (Session.run), after the root's loop, unless the run was cancelled
+ *   settleSubagents     RunLifecycle.close, and cli/headless.ts on a second SIGINT/SIGTERM, with a short deadline
+ *   setCommandWrapper   the command sandbox, once open (not connected yet: see README "Hooks")
  */
 
 export interface HooksOptions {

@@ -183,7 +183,7 @@ describe("PostToolUse through orca -p", () => {
     );
   });
 
-  it("the README's example: format a file after every edit or write", async () => {
+  it("format after edit, as in the README (sed standing in for prettier): the file is formatted before the model sees the result", async () => {
     const { server, ws } = await setup([call("write_file", { path: "src/a.ts", content: "const a = 1;   \nconst b = 2;\t\n" }), { text: "written" }]);
     config(
       ws,
