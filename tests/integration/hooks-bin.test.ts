@@ -195,6 +195,38 @@ describe("PostToolUse through orca -p", () => {
   });
 });
 
+describe("the other tool outcomes through orca -p", () => {
+  it("PostToolUseFailure gets a failed call's error, and its context reaches the model", async () => {
+    const { server, ws } = await setup([call("read_file", { path: "missing.txt" }, "r1"), { text: "ok" }]);
+    const sent = path.join(ws.home, "failure.json");
+    hookScript(ws, "failure.sh", `tee '${sent}' | jq '{hookSpecificOutput: {hookEventName: "PostToolUseFailure", additionalContext: ("run make first; " + .tool_input.file_path + " is generated")}}'`);
+    config(ws, `hooks:\n  PostToolUseFailure:\n    - matcher: Read\n      hooks:\n        - { type: command, command: .orca/hooks/failure.sh }\n`);
+    const run = await runOrca(["-p", "read it", "--base-url", server.url], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(sent, "utf8"))).toMatchObject({
+      hook_event_name: "PostToolUseFailure",
+      tool_name: "read_file",
+      tool_use_id: "r1",
+      error: expect.stringMatching(/missing\.txt/),
+      is_interrupt: false,
+    });
+    expect(lastToolResult(server.requests[1]!).endsWith(`\n\nPostToolUseFailure hook context: run make first; ${ws.file("missing.txt")} is generated`)).toBe(true);
+  });
+
+  it("continue: false from a PreToolUse hook ends the run: the call is not run and its stopReason is told", async () => {
+    const { server, ws } = await setup([call("bash", { command: "touch ran.marker" }), { text: "never" }]);
+    hookScript(ws, "freeze.sh", `echo '{"continue": false, "stopReason": "frozen for the release"}'`);
+    config(ws, `hooks:\n  PreToolUse:\n    - hooks: [{ type: command, command: .orca/hooks/freeze.sh }]\n`);
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws });
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("orca: a PreToolUse hook stopped the run: frozen for the release");
+    expect(fs.existsSync(ws.file("ran.marker"))).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    const finished = logEvents(ws).find((e) => e.type === "tool_finished");
+    expect(finished).toMatchObject({ ok: false, content: "Error: not run: a PreToolUse hook stopped the run: frozen for the release" });
+  });
+});
+
 describe("Stop through orca -p", () => {
   it("decision block keeps the agent going once; the second time the hook sees stop_hook_active and lets it stop", async () => {
     const { server, ws } = await setup([{ text: "first answer" }, { text: "tests pass, done" }]);
