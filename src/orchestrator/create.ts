@@ -216,6 +216,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         return text;
       },
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
       sessionId,

@@ -19,10 +19,12 @@ import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
+import { Isolation } from "./isolation.js";
 import { buildSystemPrompt } from "./prompts.js";
-import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+import type { AgentSummary, ControlResult, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 
 export interface SessionDeps {
   config: Config;
@@ -51,6 +53,8 @@ export interface SessionDeps {
   compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
   /** Set when this session continues a logged one (recorded in session_started). */
   resumedFrom?: string;
+  /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
+  worktreeDir?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -119,9 +123,17 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
       startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
       continueAgent: (agent, signal) => this.continueAgent(agent, signal),
+      isolation: deps.worktreeDir
+        ? new Isolation({
+            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace }),
+            workspace: deps.workspace,
+            scheduler: this.scheduler,
+            emit: this.bus.emit,
+          })
+        : null,
     });
     for (const tool of deps.tools) this.registry.add(tool);
-    this.registry.add(this.delegator.tool());
+    for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
     this.executor = new ToolExecutor({
       registry: this.registry,
@@ -233,6 +245,16 @@ export class Session implements SessionApi {
     }
   }
 
+  message(agentId: string, text: string): ControlResult {
+    if (!text.trim()) return { ok: false, error: "the message is empty" };
+    if (agentId === this.rootAgentId && !this.runScope) return { ok: false, error: "no run in progress: send it as a prompt" };
+    return this.delegator.message(agentId, text);
+  }
+
+  background(agentId: string): ControlResult {
+    return this.delegator.background(agentId);
+  }
+
   cancel(scopeId?: string): void {
     if (!scopeId || scopeId === this.rootAgentId) {
       this.runScope?.cancel();
@@ -259,16 +281,20 @@ export class Session implements SessionApi {
   }
 
   private toolsFor(agent: AgentState): AnyTool[] {
-    const canDelegate = this.delegator.delegatesFor(agent).length > 0;
-    return this.registry
-      .list()
-      .filter((tool) => allowsTool(agent.definition, tool.name) && (tool.name !== "delegate" || canDelegate));
+    return this.registry.list().filter((tool) => this.allows(agent, tool.name));
+  }
+
+  /** The whitelist, with delegate's companions coming with it, and none of them without a sub-agent to hand work to. */
+  private allows(agent: AgentState, toolName: string): boolean {
+    if (Delegator.isControlTool(toolName)) return this.delegator.allowsControlTool(agent, toolName);
+    return allowsTool(agent.definition, toolName);
   }
 
   private async startAgent(agent: AgentState, task: string, parentSignal: AbortSignal): Promise<AgentOutcome> {
     const parent = agent.parentId ? this.agentRegistry.get(agent.parentId) : undefined;
     const system = buildSystemPrompt(agent.definition, {
-      workspaceRoot: this.workspace.root,
+      workspaceRoot: (agent.workspace ?? this.workspace).root,
+      worktree: agent.worktree ? { branch: agent.worktree.branch, mainRoot: this.workspace.root } : undefined,
       agentId: agent.id,
       parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
       delegates: this.delegator.delegatesFor(agent),
@@ -309,7 +335,7 @@ export class Session implements SessionApi {
           model: agent.model,
           history: agent.history,
           toolSpecs: () => this.toolsFor(agent).map((t) => this.registry.spec(t)),
-          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegator.delegatesFor(agent).length > 0),
+          allows: (name) => this.allows(agent, name),
           executor: this.executor,
           emit: this.bus.emit,
           maxSteps: agent.definition.maxSteps ?? config.agent.max_steps,
@@ -320,6 +346,8 @@ export class Session implements SessionApi {
           claimCallId: (id) => this.agentRegistry.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
           beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
+          inbox: this.delegator.inboxFor(agent),
+          workspace: agent.workspace,
         },
         scope.signal,
       );
@@ -329,6 +357,8 @@ export class Session implements SessionApi {
       this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
       outcome = { status: "failed", result: message, answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
     } finally {
+      // Background sub-agents never outlive the agent that started them (cancel, failure, step limit).
+      await this.delegator.settleChildrenOf(agent);
       scope.dispose();
       agent.scope = undefined;
     }
@@ -344,7 +374,7 @@ export class Session implements SessionApi {
       result: outcome.result,
       steps: outcome.steps,
       usage: outcome.usage,
-      filesChanged: outcome.filesChanged.map((f) => this.workspace.relative(f)),
+      filesChanged: outcome.filesChanged.map((f) => (agent.workspace ?? this.workspace).relative(f)),
     });
     return outcome;
   }

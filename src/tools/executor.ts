@@ -15,6 +15,8 @@ export interface CallerContext {
   /** The whitelist check, from the agent definition. */
   allows(toolName: string): boolean;
   signal: AbortSignal;
+  /** The agent's own workspace (a git worktree) when it has one; else the session's. */
+  workspace?: Workspace;
 }
 
 /** A call that passed every check and may be scheduled. */
@@ -84,7 +86,7 @@ export class ToolExecutor {
     if (!parsed.success) return refuse(formatValidationError(tool.name, parsed.error));
 
     const decision = await permissions.check(
-      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args: parsed.data },
+      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args: parsed.data, workspace: caller.workspace },
       caller.signal,
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
@@ -93,7 +95,8 @@ export class ToolExecutor {
   }
 
   private async schedule({ call, tool, args }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
-    const { scheduler, workspace, emit } = this.deps;
+    const { scheduler, emit } = this.deps;
+    const workspace = caller.workspace ?? this.deps.workspace;
     const startedAt = Date.now();
     const execute = (signal: AbortSignal) =>
       tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit });
@@ -106,7 +109,10 @@ export class ToolExecutor {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
         result = await execute(scope.signal);
       } else {
-        const access = safeAccess(tool, args, workspace);
+        let access = safeAccess(tool, args, workspace);
+        // An agent in its own worktree cannot touch anyone else's files through its workspace: its
+        // "everything" is its worktree, which no other agent's paths are in.
+        if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
         result = await scheduler.run(scheduled, execute, scope.signal);
       }

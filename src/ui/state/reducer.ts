@@ -344,6 +344,23 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
       return draft.finish();
     }
+    case "agent_backgrounded": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const note = event.by === "user" ? "↧ moved to the background: its parent goes on" : "↧ runs in the background: its parent goes on";
+      draft.setAgent({ ...pushEntries(agent, textEntries(draft, "notice", note), max, null), background: true });
+      return draft.finish();
+    }
+    case "agent_waiting": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", `… waiting for background sub-agents: ${event.waitingFor.join(", ")}`), max, null));
+      return draft.finish();
+    }
+    case "worktree": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const kind = event.action === "conflict" || event.action === "failed" ? "error" : "notice";
+      draft.setAgent(pushEntries(agent, textEntries(draft, kind, `worktree: ${event.message}`), max, null));
+      return draft.finish();
+    }
     // Shown in the tool row once hooks are wired into the executor (issue #15, phase 2).
     case "hook_started":
     case "hook_finished":

@@ -1,0 +1,194 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Workspace } from "../tools/workspace.js";
+import { git, GitError, ORCA_AUTHOR } from "./git.js";
+import { changesBetween, mergeInto, type MergeOutcome } from "./merge.js";
+
+/**
+ * One git worktree per isolated sub-agent: a new branch `orca/<session>/<agent>` checked out in
+ * `<data_dir>/worktrees/<repo>-<hash>/<session>-<agent>`, starting from HEAD plus a snapshot of
+ * the main tree's uncommitted changes, so the agent sees exactly what the coordinator sees. The
+ * snapshot commit is remembered as `refs/orca/base/<session>/<agent>`: the agent's changes are
+ * measured from it, so the user's own uncommitted edits are never merged back twice. While an
+ * agent works in it, the worktree is locked (git worktree lock) with orca's pid as the reason.
+ */
+
+export const BRANCH_PREFIX = "orca/";
+export const BASE_REF_PREFIX = "refs/orca/base/";
+
+export interface Worktree {
+  /** The main repository's top directory. */
+  repo: string;
+  /** The worktree's top directory. */
+  path: string;
+  branch: string;
+  /** The commit the agent's changes are measured from. */
+  base: string;
+  /** The agent's workspace: the main workspace's place in the repository, inside the worktree. */
+  workspaceRoot: string;
+}
+
+export type Opened = { worktree: Worktree; reused: boolean } | { unavailable: string };
+
+export interface FinishResult extends MergeOutcome {
+  /** The branch's commit holding the agent's work; null when it changed nothing. */
+  head: string | null;
+}
+
+/** The repository a directory is in, or why there is none orca can use. */
+export async function repositoryOf(dir: string, signal?: AbortSignal): Promise<{ repo: string; head: string } | { unavailable: string }> {
+  let repo: string;
+  try {
+    repo = await git(["rev-parse", "--show-toplevel"], { cwd: dir, signal });
+  } catch (error) {
+    if (error instanceof GitError && error.code === null) return { unavailable: "git is not installed" };
+    if (error instanceof GitError) return { unavailable: "the workspace is not in a git repository" };
+    throw error;
+  }
+  if (!repo) return { unavailable: "the workspace is not in a git repository's working tree" };
+  try {
+    const head = await git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], { cwd: repo, signal });
+    return { repo: fs.realpathSync(repo), head };
+  } catch (error) {
+    if (error instanceof GitError) return { unavailable: "the repository has no commit yet" };
+    throw error;
+  }
+}
+
+export function repoKey(repo: string): string {
+  return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, "_")}-${crypto.createHash("sha1").update(repo).digest("hex").slice(0, 8)}`;
+}
+
+export class WorktreeManager {
+  /** Creating and merging one at a time: both read the main tree and git's shared state. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly opts: {
+      /** Where worktrees go: `<data_dir>/worktrees`. */
+      dir: string;
+      sessionId: string;
+      /** The main workspace. */
+      workspace: Workspace;
+    },
+  ) {}
+
+  /** The agent's worktree: the one it had (a resumed agent), or a new one. */
+  open(agentId: string, signal?: AbortSignal): Promise<Opened> {
+    return this.serial(async () => {
+      const found = await repositoryOf(this.opts.workspace.root, signal);
+      if ("unavailable" in found) return found;
+      const { repo, head } = found;
+      const name = `${this.opts.sessionId}-${agentId}`;
+      const wtPath = path.join(this.opts.dir, repoKey(repo), name);
+      const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
+      const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
+      const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
+      const opts = { cwd: repo, signal };
+      if (await isWorktree(repo, wtPath)) {
+        const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", "HEAD"], { cwd: wtPath, signal }));
+        await this.lock(repo, wtPath);
+        return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: true };
+      }
+      const base = await snapshot(repo, head, `orca: uncommitted changes when ${agentId} started`, signal);
+      fs.mkdirSync(path.dirname(wtPath), { recursive: true });
+      await git(["worktree", "add", "--quiet", "-b", branch, wtPath, base], opts);
+      await git(["update-ref", baseRef, base], opts);
+      await this.lock(repo, wtPath);
+      return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: false };
+    });
+  }
+
+  /**
+   * Records the agent's work as a commit on its branch, then, when `merge` is set, brings it into
+   * the main tree (`withPaths` holds the scheduler's write slots on the files it touches). The
+   * worktree is unlocked either way; the caller removes it after a clean merge.
+   */
+  finish(
+    wt: Worktree,
+    opts: { message: string; merge: boolean; labels: { ours: string; theirs: string }; withPaths(paths: string[], fn: () => Promise<MergeOutcome>): Promise<MergeOutcome> },
+  ): Promise<FinishResult> {
+    return this.serial(async () => {
+      try {
+        const head = await commitAll(wt, opts.message);
+        const none: FinishResult = { head, applied: [], conflicts: [], outside: [] };
+        if (!head || !opts.merge) return none;
+        const changes = await changesBetween(wt.repo, wt.base, head);
+        if (!changes.length) return none;
+        const paths = changes.map((c) => path.join(wt.repo, ...c.path.split("/")));
+        const merged = await opts.withPaths(paths, () => mergeInto(wt.repo, this.opts.workspace, changes, opts.labels));
+        return { head, ...merged };
+      } finally {
+        await git(["worktree", "unlock", wt.path], { cwd: wt.repo }).catch(() => undefined);
+      }
+    });
+  }
+
+  /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
+  async remove(wt: Worktree): Promise<void> {
+    await removeWorktree(wt.repo, wt.path, wt.branch);
+  }
+
+  private async lock(repo: string, wtPath: string): Promise<void> {
+    await git(["worktree", "lock", "--reason", `orca session ${this.opts.sessionId} pid ${process.pid}`, wtPath], { cwd: repo }).catch((error: unknown) => {
+      // Already locked by this process (a resumed agent): fine.
+      if (!(error instanceof GitError && /already locked/.test(error.message))) throw error;
+    });
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Removes a worktree (even a locked one), its branch and base ref; missing pieces are fine. */
+export async function removeWorktree(repo: string, wtPath: string, branch: string): Promise<void> {
+  const opts = { cwd: repo };
+  await git(["worktree", "remove", "--force", "--force", wtPath], opts).catch(() => fs.rmSync(wtPath, { recursive: true, force: true }));
+  await git(["worktree", "prune"], opts).catch(() => undefined);
+  await git(["branch", "-D", branch], opts).catch(() => undefined);
+  if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
+}
+
+async function isWorktree(repo: string, wtPath: string): Promise<boolean> {
+  if (!fs.existsSync(wtPath)) return false;
+  const list = await git(["worktree", "list", "--porcelain"], { cwd: repo });
+  return list.split("\n").some((line) => line === `worktree ${wtPath}`);
+}
+
+/**
+ * HEAD plus the main tree's uncommitted changes (modified, deleted and untracked files that are
+ * not ignored) as a commit on top of HEAD; HEAD itself when there are none. A copy of the index
+ * is used, so the user's index is untouched and unchanged files are not hashed again.
+ */
+async function snapshot(repo: string, head: string, message: string, signal?: AbortSignal): Promise<string> {
+  const indexFile = path.resolve(repo, await git(["rev-parse", "--git-path", "index"], { cwd: repo, signal }));
+  const privateIndex = `${indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
+  try {
+    if (fs.existsSync(indexFile)) fs.copyFileSync(indexFile, privateIndex);
+    const env = { GIT_INDEX_FILE: privateIndex };
+    await git(["add", "-A"], { cwd: repo, env, signal });
+    const tree = await git(["write-tree"], { cwd: repo, env, signal });
+    const headTree = await git(["rev-parse", "HEAD^{tree}"], { cwd: repo, signal });
+    if (tree === headTree) return head;
+    return await git(["commit-tree", tree, "-p", head, "-m", message], { cwd: repo, env: ORCA_AUTHOR, signal });
+  } finally {
+    fs.rmSync(privateIndex, { force: true });
+  }
+}
+
+/** Commits everything in the worktree onto its branch; the new head, or null when nothing changed. */
+async function commitAll(wt: Worktree, message: string): Promise<string | null> {
+  const opts = { cwd: wt.path };
+  await git(["add", "-A"], opts);
+  const tree = await git(["write-tree"], opts);
+  const head = await git(["rev-parse", "HEAD"], opts);
+  const headTree = await git(["rev-parse", "HEAD^{tree}"], opts);
+  if (tree === headTree) return head === wt.base ? null : head;
+  const commit = await git(["commit-tree", tree, "-p", head, "-m", message], { ...opts, env: ORCA_AUTHOR });
+  await git(["update-ref", `refs/heads/${wt.branch}`, commit, head], opts);
+  return commit;
+}
