@@ -3,7 +3,7 @@ import { ConfigError } from "../config/errors.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import type { CliArgs, Subcommand } from "./types.js";
 
-const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks"];
+const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees"];
 
 export const HELP = `orca — a terminal multi-agent orchestrator
 
@@ -13,6 +13,7 @@ Usage
   orca --demo                   the dashboard on a built-in scripted model and a sample project (no API key)
   orca agents | tools | mcp | skills | sessions | hooks
                                 list what is loaded, and why something failed to load
+  orca worktrees [prune]        git worktrees kept for isolated sub-agents; prune removes them
 
 Options
   -w, --workspace DIR           the directory agents work in (default: current directory)
@@ -63,8 +64,13 @@ export function parseCli(argv: string[]): CliArgs {
   let positionals = [...parsed.positionals];
 
   let subcommand: Subcommand | undefined;
+  let subcommandArgs: string[] | undefined;
   if (positionals.length === 1 && (SUBCOMMANDS as readonly string[]).includes(positionals[0]!)) {
     subcommand = positionals[0] as Subcommand;
+    positionals = [];
+  } else if (positionals.length === 2 && positionals[0] === "worktrees") {
+    subcommand = "worktrees";
+    subcommandArgs = positionals.slice(1);
     positionals = [];
   }
 
@@ -116,6 +122,7 @@ export function parseCli(argv: string[]): CliArgs {
     version: Boolean(values.version),
     help: Boolean(values.help),
     subcommand,
+    ...(subcommandArgs ? { subcommandArgs } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
 import { formatHooks } from "./hooks-command.js";
+import { worktreesCommand } from "./worktrees-command.js";
 
 /** The project settings each command would show; the config shapes every one of them. */
 const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
@@ -16,6 +17,7 @@ const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
   mcp: ["config", "mcp"],
   sessions: ["config"],
   hooks: ["config", "hooks"],
+  worktrees: [],
 };
 
 /**
@@ -97,6 +99,9 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
       return 0;
     }
+    case "worktrees":
+      for (const line of await worktreesCommand(env.workspaceRoot, args.subcommandArgs?.[0])) out(line);
+      return 0;
     default:
       io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
       return 2;

@@ -3,7 +3,7 @@ import type { PermissionMode } from "../config/schema.js";
 /** Types the cli modules share; here so that main.ts and the commands it runs do not import each other. */
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees";
 
 export interface CliArgs {
   prompt?: string;
@@ -23,6 +23,8 @@ export interface CliArgs {
   version: boolean;
   help: boolean;
   subcommand?: Subcommand;
+  /** What follows the subcommand (`orca worktrees prune`). */
+  subcommandArgs?: string[];
 }
 
 /** The process streams and environment, passed in so tests can run main() in-process. */

@@ -61,7 +61,10 @@ export function repoKey(repo: string): string {
 }
 
 export class WorktreeManager {
-  /** Creating and merging one at a time: both read the main tree and git's shared state. */
+  /**
+   * Merges one at a time. Creating runs in parallel: each uses its own index, branch, ref and
+   * directory, so isolated agents started together start together.
+   */
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -75,29 +78,27 @@ export class WorktreeManager {
   ) {}
 
   /** The agent's worktree: the one it had (a resumed agent), or a new one. */
-  open(agentId: string, signal?: AbortSignal): Promise<Opened> {
-    return this.serial(async () => {
-      const found = await repositoryOf(this.opts.workspace.root, signal);
-      if ("unavailable" in found) return found;
-      const { repo, head } = found;
-      const name = `${this.opts.sessionId}-${agentId}`;
-      const wtPath = path.join(this.opts.dir, repoKey(repo), name);
-      const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
-      const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
-      const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
-      const opts = { cwd: repo, signal };
-      if (await isWorktree(repo, wtPath)) {
-        const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", "HEAD"], { cwd: wtPath, signal }));
-        await this.lock(repo, wtPath);
-        return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: true };
-      }
-      const base = await snapshot(repo, head, `orca: uncommitted changes when ${agentId} started`, signal);
-      fs.mkdirSync(path.dirname(wtPath), { recursive: true });
-      await git(["worktree", "add", "--quiet", "-b", branch, wtPath, base], opts);
-      await git(["update-ref", baseRef, base], opts);
+  async open(agentId: string, signal?: AbortSignal): Promise<Opened> {
+    const found = await repositoryOf(this.opts.workspace.root, signal);
+    if ("unavailable" in found) return found;
+    const { repo, head } = found;
+    const name = `${this.opts.sessionId}-${agentId}`;
+    const wtPath = path.join(this.opts.dir, repoKey(repo), name);
+    const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
+    const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
+    const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
+    const opts = { cwd: repo, signal };
+    if (await isWorktree(repo, wtPath)) {
+      const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", "HEAD"], { cwd: wtPath, signal }));
       await this.lock(repo, wtPath);
-      return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: false };
-    });
+      return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: true };
+    }
+    const base = await snapshot(repo, head, `orca: uncommitted changes when ${agentId} started`, signal);
+    fs.mkdirSync(path.dirname(wtPath), { recursive: true });
+    await git(["worktree", "add", "--quiet", "-b", branch, wtPath, base], opts);
+    await git(["update-ref", baseRef, base], opts);
+    await this.lock(repo, wtPath);
+    return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: false };
   }
 
   /**
@@ -147,8 +148,8 @@ export class WorktreeManager {
 /** Removes a worktree (even a locked one), its branch and base ref; missing pieces are fine. */
 export async function removeWorktree(repo: string, wtPath: string, branch: string): Promise<void> {
   const opts = { cwd: repo };
+  // `git worktree prune` is left to `orca worktrees prune`: run here it could race another agent's `worktree add`.
   await git(["worktree", "remove", "--force", "--force", wtPath], opts).catch(() => fs.rmSync(wtPath, { recursive: true, force: true }));
-  await git(["worktree", "prune"], opts).catch(() => undefined);
   await git(["branch", "-D", branch], opts).catch(() => undefined);
   if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
 }
