@@ -22,6 +22,11 @@ export interface Worktree {
   repo: string;
   /** The worktree's top directory. */
   path: string;
+  /**
+   * Its administrative directory in the main repository (.git/worktrees/<name>). orca's own git
+   * calls in the worktree name it, never trusting the `.git` file there, which the agent could rewrite.
+   */
+  gitDir: string;
   branch: string;
   /** The commit the agent's changes are measured from. */
   base: string;
@@ -88,17 +93,20 @@ export class WorktreeManager {
     const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
     const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
     const opts = { cwd: repo, signal };
-    if (await isWorktree(repo, wtPath)) {
-      const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", "HEAD"], { cwd: wtPath, signal }));
+    const known = await adminDirOf(repo, wtPath);
+    if (known) {
+      const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
       await this.lock(repo, wtPath);
-      return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: true };
+      return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
     }
     const base = await snapshot(repo, head, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
     await git(["worktree", "add", "--quiet", "-b", branch, wtPath, base], opts);
     await git(["update-ref", baseRef, base], opts);
     await this.lock(repo, wtPath);
-    return { worktree: { repo, path: wtPath, branch, base, workspaceRoot }, reused: false };
+    const gitDir = await adminDirOf(repo, wtPath);
+    if (!gitDir) throw new Error(`git worktree add did not register ${wtPath}`);
+    return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false };
   }
 
   /**
@@ -154,10 +162,31 @@ export async function removeWorktree(repo: string, wtPath: string, branch: strin
   if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
 }
 
-async function isWorktree(repo: string, wtPath: string): Promise<boolean> {
-  if (!fs.existsSync(wtPath)) return false;
-  const list = await git(["worktree", "list", "--porcelain"], { cwd: repo });
-  return list.split("\n").some((line) => line === `worktree ${wtPath}`);
+/** The admin directory of the repository's worktree at `wtPath`, or null when there is none (anymore). */
+async function adminDirOf(repo: string, wtPath: string): Promise<string | null> {
+  let real: string;
+  try {
+    real = fs.realpathSync(wtPath);
+  } catch {
+    return null;
+  }
+  const common = path.resolve(repo, await git(["rev-parse", "--git-common-dir"], { cwd: repo }));
+  const admin = path.join(common, "worktrees");
+  let names: string[];
+  try {
+    names = fs.readdirSync(admin);
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    try {
+      const gitdir = fs.readFileSync(path.join(admin, name, "gitdir"), "utf8").trim();
+      if (fs.realpathSync(path.dirname(gitdir)) === real) return path.join(admin, name);
+    } catch {
+      // A stale entry (its worktree is gone): not this one.
+    }
+  }
+  return null;
 }
 
 /**
@@ -183,13 +212,13 @@ async function snapshot(repo: string, head: string, message: string, signal?: Ab
 
 /** Commits everything in the worktree onto its branch; the new head, or null when nothing changed. */
 async function commitAll(wt: Worktree, message: string): Promise<string | null> {
-  const opts = { cwd: wt.path };
+  const opts = { cwd: wt.path, env: { GIT_DIR: wt.gitDir, GIT_WORK_TREE: wt.path } };
   await git(["add", "-A"], opts);
   const tree = await git(["write-tree"], opts);
   const head = await git(["rev-parse", "HEAD"], opts);
   const headTree = await git(["rev-parse", "HEAD^{tree}"], opts);
   if (tree === headTree) return head === wt.base ? null : head;
-  const commit = await git(["commit-tree", tree, "-p", head, "-m", message], { ...opts, env: ORCA_AUTHOR });
+  const commit = await git(["commit-tree", tree, "-p", head, "-m", message], { ...opts, env: { ...opts.env, ...ORCA_AUTHOR } });
   await git(["update-ref", `refs/heads/${wt.branch}`, commit, head], opts);
   return commit;
 }

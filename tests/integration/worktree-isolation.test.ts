@@ -157,6 +157,31 @@ describe("isolation: worktree", () => {
     expect((await runOrca(["worktrees", "merge"], { ws })).code).toBe(2);
   });
 
+  it("attack: a merge never writes through a main-tree symlink that leads out of the workspace", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "wt-shell", task: "replace the link" } }] }, { text: "done" }],
+        // In its worktree the agent swaps the committed symlink for a directory with a file in it.
+        "wt-shell-1": [{ toolCalls: [{ name: "bash", args: { command: "rm link && mkdir link && echo pwned > link/x && echo fine > ok.txt" } }] }, { text: "replaced" }],
+      }),
+    );
+    ws = tempWorkspace({ ".orca/agents/wt-shell.md": ISOLATED_EDITOR.replace("name: wt-editor", "name: wt-shell").replace("tools: [read_file, edit_file, write_file, list_dir]", "tools: [bash]") });
+    const outside = `${ws.home}/outside`;
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, ws.file("link"));
+    git(ws.dir, "init", "-q");
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-qm", "start");
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--permission-mode", "bypass", "--output-format", "stream-json"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.existsSync(`${outside}/x`)).toBe(false);
+    expect(fs.lstatSync(ws.file("link")).isSymbolicLink()).toBe(true);
+    // All or nothing: the harmless file of the same merge is not written either.
+    expect(fs.existsSync(ws.file("ok.txt"))).toBe(false);
+    const result = toolResults(requestsOf(server, "coordinator")[1]!)[0]!;
+    expect(result).toMatch(/worktree: NOT merged — changes outside the workspace: link\/x/);
+  });
+
   it("outside a git repository it shares the workspace and says so", async () => {
     server = await startScriptedServer(
       perAgent({
