@@ -41,24 +41,29 @@ export interface FinishResult extends MergeOutcome {
   head: string | null;
 }
 
-/** The repository a directory is in, or why there is none orca can use. */
-export async function repositoryOf(dir: string, signal?: AbortSignal): Promise<{ repo: string; head: string } | { unavailable: string }> {
-  let repo: string;
+interface Repository {
+  repo: string;
+  head: string;
+  headTree: string;
+  /** The shared git directory (where .git/worktrees/ is). */
+  commonDir: string;
+  indexFile: string;
+}
+
+/** The repository a directory is in (one git call), or why there is none orca can use. */
+export async function repositoryOf(dir: string, signal?: AbortSignal): Promise<Repository | { unavailable: string }> {
+  let lines: string[];
   try {
-    repo = await git(["rev-parse", "--show-toplevel"], { cwd: dir, signal });
+    lines = (await git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "index", "HEAD", "HEAD^{tree}"], { cwd: dir, signal })).split("\n");
   } catch (error) {
-    if (error instanceof GitError && error.code === null) return { unavailable: "git is not installed" };
-    if (error instanceof GitError) return { unavailable: "the workspace is not in a git repository" };
-    throw error;
+    if (!(error instanceof GitError)) throw error;
+    if (error.code === null) return { unavailable: "git is not installed" };
+    const inRepo = await git(["rev-parse", "--show-toplevel"], { cwd: dir, signal }).then(Boolean, () => false);
+    return { unavailable: inRepo ? "the repository has no commit yet" : "the workspace is not in a git repository" };
   }
-  if (!repo) return { unavailable: "the workspace is not in a git repository's working tree" };
-  try {
-    const head = await git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], { cwd: repo, signal });
-    return { repo: fs.realpathSync(repo), head };
-  } catch (error) {
-    if (error instanceof GitError) return { unavailable: "the repository has no commit yet" };
-    throw error;
-  }
+  const [top, common, index, head, headTree] = lines;
+  if (!top || !common || !index || !head || !headTree) return { unavailable: "the workspace is not in a git repository's working tree" };
+  return { repo: fs.realpathSync(top), head, headTree, commonDir: path.resolve(dir, common), indexFile: path.resolve(dir, index) };
 }
 
 export function repoKey(repo: string): string {
@@ -86,25 +91,24 @@ export class WorktreeManager {
   async open(agentId: string, signal?: AbortSignal): Promise<Opened> {
     const found = await repositoryOf(this.opts.workspace.root, signal);
     if ("unavailable" in found) return found;
-    const { repo, head } = found;
+    const { repo } = found;
     const name = `${this.opts.sessionId}-${agentId}`;
     const wtPath = path.join(this.opts.dir, repoKey(repo), name);
     const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
     const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
     const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
     const opts = { cwd: repo, signal };
-    const known = await adminDirOf(repo, wtPath);
+    const known = adminDirOf(found.commonDir, wtPath);
     if (known) {
       const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
       await this.lock(repo, wtPath);
       return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
     }
-    const base = await snapshot(repo, head, `orca: uncommitted changes when ${agentId} started`, signal);
+    const base = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
-    await git(["worktree", "add", "--quiet", "-b", branch, wtPath, base], opts);
+    await git(["worktree", "add", "--quiet", "--lock", "--reason", this.lockReason(), "-b", branch, wtPath, base], opts);
     await git(["update-ref", baseRef, base], opts);
-    await this.lock(repo, wtPath);
-    const gitDir = await adminDirOf(repo, wtPath);
+    const gitDir = adminDirOf(found.commonDir, wtPath);
     if (!gitDir) throw new Error(`git worktree add did not register ${wtPath}`);
     return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false };
   }
@@ -139,8 +143,12 @@ export class WorktreeManager {
     await removeWorktree(wt.repo, wt.path, wt.branch);
   }
 
+  private lockReason(): string {
+    return `orca session ${this.opts.sessionId} pid ${process.pid}`;
+  }
+
   private async lock(repo: string, wtPath: string): Promise<void> {
-    await git(["worktree", "lock", "--reason", `orca session ${this.opts.sessionId} pid ${process.pid}`, wtPath], { cwd: repo }).catch((error: unknown) => {
+    await git(["worktree", "lock", "--reason", this.lockReason(), wtPath], { cwd: repo }).catch((error: unknown) => {
       // Already locked by this process (a resumed agent): fine.
       if (!(error instanceof GitError && /already locked/.test(error.message))) throw error;
     });
@@ -163,21 +171,23 @@ export async function removeWorktree(repo: string, wtPath: string, branch: strin
 }
 
 /** The admin directory of the repository's worktree at `wtPath`, or null when there is none (anymore). */
-async function adminDirOf(repo: string, wtPath: string): Promise<string | null> {
+function adminDirOf(commonDir: string, wtPath: string): string | null {
   let real: string;
   try {
     real = fs.realpathSync(wtPath);
   } catch {
     return null;
   }
-  const common = path.resolve(repo, await git(["rev-parse", "--git-common-dir"], { cwd: repo }));
-  const admin = path.join(common, "worktrees");
+  const admin = path.join(commonDir, "worktrees");
   let names: string[];
   try {
     names = fs.readdirSync(admin);
   } catch {
     return null;
   }
+  // git names it after the directory, with a number when that name is taken: look there first.
+  const base = path.basename(wtPath);
+  names.sort((a, b) => Number(b.startsWith(base)) - Number(a.startsWith(base)));
   for (const name of names) {
     try {
       const gitdir = fs.readFileSync(path.join(admin, name, "gitdir"), "utf8").trim();
@@ -194,17 +204,15 @@ async function adminDirOf(repo: string, wtPath: string): Promise<string | null> 
  * not ignored) as a commit on top of HEAD; HEAD itself when there are none. A copy of the index
  * is used, so the user's index is untouched and unchanged files are not hashed again.
  */
-async function snapshot(repo: string, head: string, message: string, signal?: AbortSignal): Promise<string> {
-  const indexFile = path.resolve(repo, await git(["rev-parse", "--git-path", "index"], { cwd: repo, signal }));
-  const privateIndex = `${indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
+async function snapshot(repo: Repository, message: string, signal?: AbortSignal): Promise<string> {
+  const privateIndex = `${repo.indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
   try {
-    if (fs.existsSync(indexFile)) fs.copyFileSync(indexFile, privateIndex);
+    if (fs.existsSync(repo.indexFile)) fs.copyFileSync(repo.indexFile, privateIndex);
     const env = { GIT_INDEX_FILE: privateIndex };
-    await git(["add", "-A"], { cwd: repo, env, signal });
-    const tree = await git(["write-tree"], { cwd: repo, env, signal });
-    const headTree = await git(["rev-parse", "HEAD^{tree}"], { cwd: repo, signal });
-    if (tree === headTree) return head;
-    return await git(["commit-tree", tree, "-p", head, "-m", message], { cwd: repo, env: ORCA_AUTHOR, signal });
+    await git(["add", "-A"], { cwd: repo.repo, env, signal });
+    const tree = await git(["write-tree"], { cwd: repo.repo, env, signal });
+    if (tree === repo.headTree) return repo.head;
+    return await git(["commit-tree", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, env: ORCA_AUTHOR, signal });
   } finally {
     fs.rmSync(privateIndex, { force: true });
   }
