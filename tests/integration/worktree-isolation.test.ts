@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { testOrchestra } from "../fixtures/orchestra.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -155,6 +156,51 @@ describe("isolation: worktree", () => {
     expect(git(ws.dir, "branch", "--list", "--format=%(refname:short)", "orca/*")).toBe("");
     expect((await runOrca(["worktrees"], { ws })).stdout).toContain("worktrees: none in");
     expect((await runOrca(["worktrees", "merge"], { ws })).code).toBe(2);
+  });
+
+  it("a stopped isolated editor keeps its worktree; resumed, it goes on there and is merged when it ends done", async () => {
+    let stopIt = () => {};
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [delegate("line one")] },
+          { text: "it was stopped" },
+          { toolCalls: [{ name: "delegate", args: { resume: "wt-editor-1", task: "finish it" } }] },
+          { text: "finished" },
+        ],
+        "wt-editor-1": [
+          edit("one", "ONE"),
+          () => {
+            stopIt();
+            return { kind: "hang" };
+          },
+          { text: "finished line one" },
+        ],
+      }),
+    );
+    ws = repo({ "f.txt": "one\ntwo\n" });
+    const orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    try {
+      stopIt = () => orchestra.session.cancel("wt-editor-1");
+      const first = await orchestra.session.run("edit");
+      expect(first.status).toBe("done");
+      const stopped = toolResults(requestsOf(server, "coordinator")[1]!)[0]!;
+      expect(stopped).toContain("status: cancelled");
+      expect(stopped).toMatch(/worktree: not merged \(it ended cancelled\); branch orca\/\S+ in \S+ keeps its work/);
+      expect(ws.read("f.txt")).toBe("one\ntwo\n");
+      expect(git(ws.dir, "branch", "--list", "--format=%(refname:short)", "orca/*")).toMatch(/wt-editor-1$/);
+
+      const second = await orchestra.session.run("finish it");
+      expect(second.status).toBe("done");
+      expect(ws.read("f.txt")).toBe("ONE\ntwo\n");
+      expect(toolResults(requestsOf(server, "coordinator")[3]!).at(-1)).toContain("worktree: merged into the main tree: f.txt");
+      expect(git(ws.dir, "branch", "--list", "--format=%(refname:short)", "orca/*")).toBe("");
+      // The resumed agent kept its history and workspace: the same system prompt, its edit's result in it.
+      const resumed = requestsOf(server, "wt-editor-1")[2]!;
+      expect(resumed.body.messages[0]).toEqual(requestsOf(server, "wt-editor-1")[0]!.body.messages[0]);
+    } finally {
+      await orchestra.session.close();
+    }
   });
 
   it("attack: a merge never writes through a main-tree symlink that leads out of the workspace", async () => {
