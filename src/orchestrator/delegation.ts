@@ -170,9 +170,9 @@ export class Delegator {
     const background = Boolean(args.background);
     const parentSignal = parent.scope?.signal ?? signal;
     const child = this.children.launch(agent, parent, background, this.queue.add(() => this.runChild(agent, fresh, args.task, parentSignal)).then((o) => o ?? notStarted()));
+    if (background) agent.background = true;
     if (background) {
-      agent.background = true;
-      this.deps.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: parent.id, by: "delegate" });
+      // Its agent_backgrounded event follows its agent_started (see Session.startAgent and runChild).
       return {
         ok: true,
         content:
@@ -209,6 +209,7 @@ export class Delegator {
     else {
       agent.history.push({ role: "user", content: task });
       this.deps.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: task });
+      if (agent.background) this.deps.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: agent.parentId, by: "delegate" });
       outcome = await this.deps.continueAgent(agent, signal);
     }
     const merged = (await this.deps.isolation?.leave(agent, outcome.status, signal)) ?? { note: "", conflict: false };

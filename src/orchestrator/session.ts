@@ -315,6 +315,7 @@ export class Session implements SessionApi {
       model: agent.model.name,
       system,
     });
+    if (agent.background) this.bus.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: agent.parentId, by: "delegate" });
     return this.continueAgent(agent, parentSignal);
   }
 
