@@ -49,7 +49,8 @@ export class Isolation {
     agent.worktree = wt;
     agent.workspace = new Workspace(wt.workspaceRoot, this.deps.workspace.additionalDirs);
     const how = opened.reused ? "continues in its git worktree" : "works in its own git worktree";
-    this.deps.emit({ ...base, type: "worktree", action: "created", path: wt.path, branch: wt.branch, message: `${how} ${wt.path} (branch ${wt.branch})` });
+    const note = "note" in opened && opened.note ? `; ${opened.note}` : "";
+    this.deps.emit({ ...base, type: "worktree", action: "created", path: wt.path, branch: wt.branch, message: `${how} ${wt.path} (branch ${wt.branch})${note}` });
     return null;
   }
 

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../tools/workspace.js";
-import { git, GitError, ORCA_AUTHOR } from "./git.js";
+import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
 import { changesBetween, mergeInto, type MergeOutcome } from "./merge.js";
 
 /**
@@ -34,7 +34,10 @@ export interface Worktree {
   workspaceRoot: string;
 }
 
-export type Opened = { worktree: Worktree; reused: boolean } | { unavailable: string };
+export type Opened = { worktree: Worktree; reused: boolean; note?: string } | { unavailable: string };
+
+/** More untracked files than this (a build folder nobody ignored) are left out of the snapshot. */
+export const UNTRACKED_LIMIT = 2000;
 
 export interface FinishResult extends MergeOutcome {
   /** The branch's commit holding the agent's work; null when it changed nothing. */
@@ -104,13 +107,13 @@ export class WorktreeManager {
       await this.lock(repo, wtPath);
       return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
     }
-    const base = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
+    const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
     await git(["worktree", "add", "--quiet", "--lock", "--reason", this.lockReason(), "-b", branch, wtPath, base], opts);
     await git(["update-ref", baseRef, base], opts);
     const gitDir = adminDirOf(found.commonDir, wtPath);
     if (!gitDir) throw new Error(`git worktree add did not register ${wtPath}`);
-    return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false };
+    return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false, ...(note ? { note } : {}) };
   }
 
   /**
@@ -140,7 +143,7 @@ export class WorktreeManager {
 
   /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
   async remove(wt: Worktree): Promise<void> {
-    await removeWorktree(wt.repo, wt.path, wt.branch);
+    await removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir);
   }
 
   private lockReason(): string {
@@ -161,11 +164,18 @@ export class WorktreeManager {
   }
 }
 
-/** Removes a worktree (even a locked one), its branch and base ref; missing pieces are fine. */
-export async function removeWorktree(repo: string, wtPath: string, branch: string): Promise<void> {
+/**
+ * Removes a worktree (even a locked one), its branch and base ref; missing pieces are fine. When
+ * git will not (its `.git` file was tampered with), the directory and its admin entry go by hand.
+ */
+export async function removeWorktree(repo: string, wtPath: string, branch: string, gitDir?: string): Promise<void> {
   const opts = { cwd: repo };
   // `git worktree prune` is left to `orca worktrees prune`: run here it could race another agent's `worktree add`.
-  await git(["worktree", "remove", "--force", "--force", wtPath], opts).catch(() => fs.rmSync(wtPath, { recursive: true, force: true }));
+  await git(["worktree", "remove", "--force", "--force", wtPath], opts).catch(async () => {
+    fs.rmSync(wtPath, { recursive: true, force: true });
+    if (gitDir) fs.rmSync(gitDir, { recursive: true, force: true });
+    else await git(["worktree", "prune"], opts).catch(() => undefined);
+  });
   await git(["branch", "-D", branch], opts).catch(() => undefined);
   if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
 }
@@ -201,18 +211,22 @@ function adminDirOf(commonDir: string, wtPath: string): string | null {
 
 /**
  * HEAD plus the main tree's uncommitted changes (modified, deleted and untracked files that are
- * not ignored) as a commit on top of HEAD; HEAD itself when there are none. A copy of the index
- * is used, so the user's index is untouched and unchanged files are not hashed again.
+ * not ignored; no untracked file when there are too many) as a commit on top of HEAD; HEAD itself
+ * when there are none. A copy of the index is used, so the user's index is untouched and
+ * unchanged files are not hashed again.
  */
-async function snapshot(repo: Repository, message: string, signal?: AbortSignal): Promise<string> {
+async function snapshot(repo: Repository, message: string, signal?: AbortSignal): Promise<{ base: string; note?: string }> {
+  const untracked = (await gitBytes(["ls-files", "--others", "--exclude-standard", "-z"], { cwd: repo.repo, signal })).toString("utf8").split("\0").filter(Boolean);
+  const tooMany = untracked.length > UNTRACKED_LIMIT;
   const privateIndex = `${repo.indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
   try {
     if (fs.existsSync(repo.indexFile)) fs.copyFileSync(repo.indexFile, privateIndex);
     const env = { GIT_INDEX_FILE: privateIndex };
-    await git(["add", "-A"], { cwd: repo.repo, env, signal });
+    await git(["add", tooMany ? "-u" : "-A"], { cwd: repo.repo, env, signal });
     const tree = await git(["write-tree"], { cwd: repo.repo, env, signal });
-    if (tree === repo.headTree) return repo.head;
-    return await git(["commit-tree", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, env: ORCA_AUTHOR, signal });
+    const note = tooMany ? `its worktree has none of the ${untracked.length} untracked files of the main tree (more than ${UNTRACKED_LIMIT}; add them to .gitignore or commit them)` : undefined;
+    if (tree === repo.headTree) return { base: repo.head, note };
+    return { base: await git(["commit-tree", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, env: ORCA_AUTHOR, signal }), note };
   } finally {
     fs.rmSync(privateIndex, { force: true });
   }
