@@ -8,6 +8,7 @@ import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
 import { formatHooks } from "./hooks-command.js";
 import { worktreesCommand } from "./worktrees-command.js";
+import { CONTROL_TOOLS } from "../orchestrator/control-tools.js";
 
 /** The project settings each command would show; the config shapes every one of them. */
 const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
@@ -81,7 +82,10 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       out("built-in tools:");
       for (const t of tools) out(`  ${t.name.padEnd(12)} ${t.description.split(". ")[0]}`);
       out(`  ${"get_skill".padEnd(12)} Load a skill by name`);
-      out(`  ${"delegate".padEnd(12)} Hand a scoped task to a sub-agent`);
+      out(`  ${"delegate".padEnd(13)} Hand a scoped task to a sub-agent (or start it in the background)`);
+      out(`  ${"message_agent".padEnd(13)} Steer a running sub-agent (comes with delegate)`);
+      out(`  ${"agent_status".padEnd(13)} The state of your sub-agents (comes with delegate)`);
+      out(`  ${"wait_agents".padEnd(13)} Wait for background sub-agents (comes with delegate)`);
       const mcp = await listMcp(env.servers, workspace, out, false);
       return mcp;
     }
@@ -95,7 +99,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return 0;
     case "hooks": {
       const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [] }).map((t) => t.name);
-      const universe = { tools: [...tools, "get_skill", "delegate"], agents: [...env.agents.definitions.keys()] };
+      const universe = { tools: [...tools, "get_skill", "delegate", ...CONTROL_TOOLS], agents: [...env.agents.definitions.keys()] };
       for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
       return 0;
     }
