@@ -116,8 +116,14 @@ export class WorktreeManager {
     }
     const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
+    const add = (lock: string[]) => git(["worktree", "add", "--quiet", ...lock, "-b", branch, wtPath, base], opts);
     await Promise.all([
-      git(["worktree", "add", "--quiet", "--lock", "--reason", this.lockReason(), "-b", branch, wtPath, base], opts),
+      // `add --reason` needs git 2.35; an older git adds first and locks after.
+      add(["--lock", "--reason", this.lockReason()]).catch(async (error: unknown) => {
+        if (!(error instanceof GitError && /unknown option|usage:/.test(error.stderr))) throw error;
+        await add([]);
+        await this.lock(repo, wtPath);
+      }),
       git(["update-ref", baseRef, base], opts),
     ]);
     const gitDir = adminDirOf(found.commonDir, wtPath);
