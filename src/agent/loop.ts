@@ -1,5 +1,6 @@
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { prepareRequestTokens } from "../model/tokens.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
@@ -107,6 +108,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     deliver();
 
     const tools = agent.toolSpecs();
+    // Counting a huge history is long work: done here in slices that let a cancel or a SIGTERM
+    // through, so the estimates that follow (compaction, the request event) find it counted.
+    await prepareRequestTokens(agent.history, agent.model.name, signal);
+    if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
     steps++;

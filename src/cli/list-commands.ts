@@ -2,6 +2,7 @@ import { loadEnvironment } from "../orchestrator/create.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
@@ -77,6 +78,7 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
         shells: new ShellManager(),
         bashTimeoutMs: env.config.tools.bash_timeout,
         maxOutputTokens: env.config.tools.max_output_tokens,
+        tokens: bpeTokenCounter(),
         readOnlyCommands: env.config.scheduler.read_only_commands,
       });
       out("built-in tools:");
@@ -95,10 +97,10 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return listMcp(env.servers, workspace, out, true);
     }
     case "sessions":
-      for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
+      for (const line of formatSessions(dataDir(env.config, env.home), { all: args.all })) out(line);
       return 0;
     case "hooks": {
-      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [] }).map((t) => t.name);
+      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [], tokens: bpeTokenCounter() }).map((t) => t.name);
       const universe = { tools: [...tools, "get_skill", "delegate", ...CONTROL_TOOLS], agents: [...env.agents.definitions.keys()] };
       for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
       return 0;

@@ -22,6 +22,8 @@ export interface CliArgs {
   continue: boolean;
   version: boolean;
   help: boolean;
+  /** `orca sessions --all`: also the sessions that never got an answer. */
+  all: boolean;
   subcommand?: Subcommand;
   /** What follows the subcommand (`orca worktrees prune`). */
   subcommandArgs?: string[];

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { AgentDefinition } from "../agent/definition.js";
-import type { Usage } from "../events/types.js";
+import type { FileTouch, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, Model } from "../model/model.js";
 import type { RebuiltSession } from "../sessions/rebuild.js";
@@ -127,6 +127,8 @@ export interface RestoreDeps {
   modelFor(definition: AgentDefinition): Model;
   workspaceRoot: string;
   restoreAgent(state: AgentState): void;
+  /** Replays one logged call's file versions into the session's (a resumed agent keeps its map). */
+  restoreVersions(agentId: string, touches: FileTouch[], ts: number): void;
 }
 
 /**
@@ -135,6 +137,7 @@ export interface RestoreDeps {
  */
 export function restoreAgents(rebuilt: RebuiltSession, deps: RestoreDeps): string[] {
   const warnings: string[] = [];
+  for (const { agentId, touches, ts } of rebuilt.fileTouches) deps.restoreVersions(agentId, touches, ts);
   for (const agent of rebuilt.agents) {
     const definition = deps.definitions.get(agent.name);
     if (!definition) {

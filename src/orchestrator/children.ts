@@ -1,8 +1,10 @@
 import type { AgentOutcome } from "../agent/loop.js";
 import type { ToolResult } from "../tools/tool.js";
+import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
+import { conflictReport } from "./conflict-report.js";
 
 const RESULT_LIMIT = 20_000;
 
@@ -25,6 +27,8 @@ export interface Child {
   release?: () => void;
   /** wait_agents calls joining it: while there is one, they get the result, the mailbox does not. */
   claims: number;
+  /** The write conflicts it had met before this run, so its result lists only this run's. */
+  conflictsFrom: number;
 }
 
 /**
@@ -41,12 +45,14 @@ export class ChildResults {
     private readonly deps: {
       agents: AgentRegistry;
       workspace: Workspace;
+      /** For the write conflicts a sub-agent met, listed in its result so the parent can re-plan. */
+      versions: FileVersions;
       isAncestor(ancestorId: string, agent: AgentState): boolean;
     },
   ) {}
 
   launch(agent: AgentState, parent: AgentState, background: boolean, run: Promise<ChildOutcome>): Child {
-    const child: Child = { agent, parent, background, claims: 0, done: Promise.resolve(undefined as never) };
+    const child: Child = { agent, parent, background, claims: 0, conflictsFrom: this.deps.versions.conflictCount(agent.id), done: Promise.resolve(undefined as never) };
     this.live.set(agent.id, child);
     child.done = run
       .catch((error: unknown): ChildOutcome => {
@@ -78,7 +84,7 @@ export class ChildResults {
   private settle(child: Child, outcome: ChildOutcome): void {
     const { agent, parent } = child;
     this.live.delete(agent.id);
-    const text = this.format(agent, outcome);
+    const text = this.format(child, outcome);
     this.ended.set(agent.id, text);
     if (child.background && child.claims === 0) parent.mailbox.post({ text: `[background sub-agent ${agent.id} ended]\n${text}`, resultOf: agent.id });
     // A parent asleep on this one looks again at what it still waits for.
@@ -86,7 +92,8 @@ export class ChildResults {
   }
 
   /** The result a parent reads: status, numbers, files, what became of its worktree, the answer. */
-  format(agent: AgentState, outcome: ChildOutcome): string {
+  format(child: Child, outcome: ChildOutcome): string {
+    const { agent } = child;
     const workspace = agent.workspace ?? this.deps.workspace;
     const files = [...agent.filesChanged].map((f) => workspace.relative(f));
     let result = outcome.result.trim() || "(no answer)";
@@ -96,6 +103,7 @@ export class ChildResults {
       `status: ${outcome.status}`,
       `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
       `files changed: ${files.length ? files.join(", ") : "none"}`,
+      ...conflictReport(this.deps.versions, agent.id, child.conflictsFrom),
       outcome.worktreeNote ?? "",
       outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
       "--- answer ---",

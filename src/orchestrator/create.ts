@@ -11,10 +11,12 @@ import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
+import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents } from "./agents.js";
@@ -43,6 +45,11 @@ export interface CreateSessionOptions {
    * at; the dashboard passes false for a folder the user has not trusted.
    */
   trustProject?: boolean;
+  /**
+   * Wraps each built-in tool. The demo uses it to give its edits a moment a person can see, so
+   * the scheduler's per-path wait shows in the queue line; the scheduler itself is untouched.
+   */
+  wrapTool?: (tool: AnyTool) => AnyTool;
 }
 
 /**
@@ -203,8 +210,9 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
           shells,
           bashTimeoutMs: config.tools.bash_timeout,
           maxOutputTokens: config.tools.max_output_tokens,
+          tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
-        }),
+        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
@@ -247,6 +255,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         modelFor: (definition) => modelFor(modelNameOf(definition.model)),
         workspaceRoot: workspace.root,
         restoreAgent: (state) => restoring.restoreAgent(state),
+        restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
   }

@@ -4,6 +4,7 @@ import type { AgentInbox, AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
+import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { ChildResults, type Child, type ChildOutcome } from "./children.js";
@@ -20,6 +21,8 @@ export interface DelegatorDeps {
   maxDepth: number;
   maxParallel: number;
   workspace: Workspace;
+  /** For the write conflicts a sub-agent met, listed in its result so the parent can re-plan. */
+  versions: FileVersions;
   emit: EmitFn;
   /** Runs a fresh agent on its task (system prompt, agent_started, the loop). */
   startAgent(agent: AgentState, task: string, signal: AbortSignal): Promise<AgentOutcome>;
@@ -50,6 +53,7 @@ export class Delegator {
     this.children = new ChildResults({
       agents: deps.agents,
       workspace: deps.workspace,
+      versions: deps.versions,
       isAncestor: (a, b) => this.isAncestor(a, b),
     });
   }
@@ -189,7 +193,7 @@ export class Delegator {
       };
     }
     const ok = outcome.status === "done" && !outcome.conflict;
-    return { ok, content: this.children.format(agent, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+    return { ok, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
   }
 
   /** The one place a sub-agent's run starts and ends: its worktree, its loop, its merge. */

@@ -16,11 +16,13 @@ import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";
+import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
+import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
 import { Isolation } from "./isolation.js";
 import { buildSystemPrompt } from "./prompts.js";
@@ -69,6 +71,8 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
+  readonly versions: FileVersions;
   readonly rootAgentId: string;
   private readonly executor: ToolExecutor;
   private readonly log: SessionLog | null;
@@ -105,6 +109,7 @@ export class Session implements SessionApi {
       emit: this.bus.emit,
       workspace: deps.workspace,
     });
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);
     if (!rootDefinition) {
@@ -120,6 +125,7 @@ export class Session implements SessionApi {
       maxDepth: config.agents.max_depth,
       maxParallel: config.agents.max_parallel,
       workspace: deps.workspace,
+      versions: this.versions,
       emit: this.bus.emit,
       startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
       continueAgent: (agent, signal) => this.continueAgent(agent, signal),
@@ -141,6 +147,7 @@ export class Session implements SessionApi {
       permissions: this.permissions,
       workspace: deps.workspace,
       emit: this.bus.emit,
+      versions: this.versions,
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
   }

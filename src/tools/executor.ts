@@ -3,6 +3,7 @@ import { formatValidationError, type ToolRegistry } from "./registry.js";
 import type { Permissions } from "./permissions/engine.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { AnyTool, ToolResult } from "./tool.js";
+import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { errorLine } from "../util/text.js";
@@ -42,6 +43,8 @@ export class ToolExecutor {
       permissions: Permissions;
       workspace: Workspace;
       emit: EmitFn;
+      /** The session's read versions: every file tool checks its writes against them. */
+      versions: FileVersions;
     },
   ) {}
 
@@ -98,8 +101,11 @@ export class ToolExecutor {
     const { scheduler, emit } = this.deps;
     const workspace = caller.workspace ?? this.deps.workspace;
     const startedAt = Date.now();
+    const versions = tool.unscheduled
+      ? undefined
+      : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
     const execute = (signal: AbortSignal) =>
-      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit });
+      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions });
     // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
     // its signal die with the call instead of piling up on the agent's long-lived one.
     const scope = new CancelScope(caller.signal);
@@ -114,7 +120,7 @@ export class ToolExecutor {
         // "everything" is its worktree, which no other agent's paths are in.
         if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
-        result = await scheduler.run(scheduled, execute, scope.signal);
+        result = await scheduler.run(scheduled, access === "exclusive" && versions ? detectWrites(execute, versions) : execute, scope.signal);
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
@@ -125,10 +131,10 @@ export class ToolExecutor {
     // A tool that failed because of the cancel reads as cancelled; delegate's own result (the
     // sub-agent's partial answer and id, for a later resume) is kept.
     if (caller.signal.aborted && !result.ok && !tool.unscheduled) result = cancelled(caller.signal);
-    return this.finish(call, caller, result, startedAt);
+    return this.finish(call, caller, result, startedAt, versions);
   }
 
-  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number): ToolResult {
+  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
     this.deps.emit({
       type: "tool_finished",
       agentId: caller.agentId,
@@ -139,9 +145,32 @@ export class ToolExecutor {
       content: result.content,
       error: result.error,
       durationMs: Date.now() - startedAt,
+      versions: versions?.touches.length ? versions.touches : undefined,
     });
     return result;
   }
+}
+
+/**
+ * Runs an exclusive call (a bash command the scheduler treated as a write), then finds which known
+ * files it changed. The scan runs inside the scheduled task, while the call still holds every
+ * path, so nothing else of orca's can have changed them: the changes are this agent's. It runs
+ * however the call ended (a cancelled command may have written half its files).
+ */
+function detectWrites(execute: (signal: AbortSignal) => Promise<ToolResult>, versions: CallVersions) {
+  return async (signal: AbortSignal): Promise<ToolResult> => {
+    let result: ToolResult;
+    try {
+      result = await execute(signal);
+    } catch (error) {
+      await versions.afterExclusive();
+      throw error;
+    }
+    const changed = await versions.afterExclusive();
+    if (changed.length === 0) return result;
+    const prior = Array.isArray(result.meta?.filesChanged) ? (result.meta.filesChanged as unknown[]) : [];
+    return { ...result, meta: { ...result.meta, filesChanged: [...new Set([...prior, ...changed])] } };
+  };
 }
 
 function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {

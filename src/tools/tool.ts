@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Access, EmitFn } from "../events/types.js";
+import type { CallVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 
 export type { Access };
@@ -19,6 +20,11 @@ export interface ToolContext {
   agentId: string;
   callId: string;
   emit: EmitFn;
+  /**
+   * The calling agent's read versions (see versions.ts). The executor sets it for every
+   * scheduled call; it is absent only when a tool runs outside a session (unit tests).
+   */
+  versions?: CallVersions;
 }
 
 /** What a permission rule pattern is matched against, per tool kind. */

@@ -29,7 +29,8 @@ function ToolRow({ entry, frame, now }: { entry: ToolEntry; frame: number; now: 
   else if (entry.state === "running" && entry.startedAt !== undefined) tail = ` ${formatDuration(now - entry.startedAt)}`;
   else if (entry.state === "waiting") tail = " waiting";
   else if (entry.state === "asking") tail = " awaiting permission";
-  const error = entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
+  // A write refused as stale says why in a few words (the agent gets the whole message).
+  const error = entry.conflict ? ` — ${entry.conflict}` : entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
     <Text wrap="truncate-end">
       <Text color={color}>{toolIcon(entry.state, frame)} </Text>

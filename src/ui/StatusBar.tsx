@@ -82,6 +82,7 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
         <Text color={runningCount ? "cyan" : "gray"}>⚙ {runningCount} running</Text>
         <Text color={waitingCount ? "yellow" : "gray"}> · {waitingCount} waiting</Text>
         {asking ? <Text color="yellow"> · {asking} asking</Text> : null}
+        {state.conflicts ? <Text color="red"> · {state.conflicts} write conflict{state.conflicts === 1 ? "" : "s"}</Text> : null}
         <Text color="gray">{detail}</Text>
       </Text>
     </Box>

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isReadOnlyCommand } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
@@ -11,6 +12,8 @@ export interface BashOptions {
   shells: ShellManager;
   bashTimeoutMs: number;
   maxOutputTokens: number;
+  /** Measures output against maxOutputTokens. */
+  tokens: TokenCounter;
   readOnlyCommands: string[];
 }
 
@@ -104,7 +107,7 @@ async function runForeground(
   untrack();
 
   const text = output.text();
-  const body = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens).text.replace(/\n$/, "");
+  const body = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
   const code = shellExitCode(exit);
   const meta = { exitCode: code, pid };
   if (stopReason === "timeout") {

@@ -10,7 +10,7 @@ export const DEFAULT_MAX_LINES = 2000;
 const MAX_LINE_CHARS = 4000;
 
 export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES): DashboardState {
-  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, scheduler: { running: 0, waiting: 0 } };
+  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, scheduler: { running: 0, waiting: 0 }, conflicts: 0 };
 }
 
 function activeKey(agentId: string, callId: string): string {
@@ -361,6 +361,13 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       draft.setAgent(pushEntries(agent, textEntries(draft, kind, `worktree: ${event.message}`), max, null));
       return draft.finish();
     }
+    case "write_conflict": {
+      // Marked on the call's row; its tool_finished (the refusal) follows and keeps the mark.
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const index = findTool(agent, event.callId);
+      if (index >= 0) draft.setAgent(updateTool(agent, index, { conflict: conflictMark(event) }));
+      return draft.finish({ conflicts: state.conflicts + 1 });
+    }
     // Shown in the tool row once hooks are wired into the executor (issue #15, phase 2).
     case "hook_started":
     case "hook_finished":
@@ -372,6 +379,13 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish();
     }
   }
+}
+
+/** "stale: changed by editor-2", "stale: changed outside orca", "not read first". */
+export function conflictMark(e: EventOf<"write_conflict">): string {
+  if (e.reason === "unread") return e.changedBy?.kind === "agent" ? `not read first (written by ${e.changedBy.agentId})` : "not read first";
+  if (!e.changedBy) return "stale: changed since read";
+  return e.changedBy.kind === "agent" ? `stale: changed by ${e.changedBy.agentId}` : "stale: changed outside orca";
 }
 
 /** Every sub-agent (not the coordinator), in start order. */

@@ -23,6 +23,8 @@ export type Entry =
       readonly waitsFor: readonly string[];
       /** Who the scheduler made this call wait for, as the user knows them (agent and label, or a tool). */
       readonly blockers?: readonly string[];
+      /** Set when the call was a write refused as stale ("stale: changed by editor-2"). */
+      readonly conflict?: string;
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
@@ -87,4 +89,6 @@ export interface DashboardState {
   readonly seq: number;
   /** Running and waiting tool calls, as the scheduler counts them. */
   readonly scheduler: { readonly running: number; readonly waiting: number };
+  /** Writes refused because the file had changed since the agent saw it (write_conflict events). */
+  readonly conflicts: number;
 }
