@@ -2,10 +2,11 @@ import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
 import { describeProjectSetting } from "../orchestrator/project-settings.js";
-import { createSession, ignoredWarning, type SessionSetup } from "../orchestrator/create.js";
+import { createSession, ignoredWarning, type CreateSessionOptions, type SessionSetup } from "../orchestrator/create.js";
 import type { ResumePlan } from "../sessions/resume-plan.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import { runDashboard } from "../ui/render.js";
+import type { WelcomeInfo } from "../ui/Welcome.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
@@ -18,6 +19,8 @@ export interface InteractiveSetup {
   requireEndpoint?: boolean;
   /** `--resume` / `--continue`: the session to continue, in the workspace it recorded. */
   resume?: ResumePlan;
+  /** The demo paces its edits (see createSession's wrapTool). */
+  wrapTool?: CreateSessionOptions["wrapTool"];
 }
 
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
@@ -47,17 +50,20 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       requireEndpoint: setup.requireEndpoint,
       resume: setup.resume,
       trustProject,
+      wrapTool: setup.wrapTool,
     });
     started.session.start();
+    const initialPrompt = setup.initialPrompt ?? args.prompt;
     const dashboard = runDashboard({
       session: started.session,
       approver,
-      initialPrompt: setup.initialPrompt ?? args.prompt,
+      initialPrompt,
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
       replay: setup.resume?.events,
       notices: startupNotices(started),
+      welcome: initialPrompt || setup.resume ? undefined : welcomeInfo(started, version, env.HOME),
     });
     const { exitCode } = await dashboard;
     // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).
@@ -90,6 +96,23 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   if (answer === null) return null;
   if (answer === "always") store.trust(opts.workspace);
   return answer !== "no";
+}
+
+/** What the welcome screen lists: what this session loaded. */
+function welcomeInfo(started: SessionSetup, version: string, home: string | undefined): WelcomeInfo {
+  const { session, config, mcp } = started;
+  const provider = config.model.provider ? config.providers[config.model.provider] : undefined;
+  const names = [...started.agents.definitions.keys()];
+  return {
+    version,
+    model: session.modelName,
+    endpoint: (provider ? provider.base_url : config.model.base_url) || undefined,
+    workspace: session.workspaceRoot,
+    home,
+    agents: [session.rootAgentId, ...names.filter((n) => n !== session.rootAgentId).sort()],
+    skills: started.skills.skills.map((s) => s.name),
+    mcp: mcp ? { status: () => mcp.status(), onChange: (listener) => mcp.onChange(listener) } : undefined,
+  };
 }
 
 /** What the dashboard says before anything runs: settings not loaded, files that failed to load. */

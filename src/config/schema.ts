@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkBaseUrl } from "./base-url.js";
 import { hooksConfigSchema } from "./hooks.js";
 
 /**
@@ -61,6 +62,12 @@ const priceSchema = z.strictObject({
   cache_write: z.number().min(0).optional(),
 });
 
+/** An endpoint URL, checked at load (an empty value, e.g. `${VAR:-}`, means unset). */
+const baseUrlSchema = z.string().superRefine((value, ctx) => {
+  const problem = value ? checkBaseUrl(value) : null;
+  if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem.problem}${problem.suggestion ? `; did you mean ${problem.suggestion}?` : ""}` });
+});
+
 /** The name `model.base_url` / `model.api_key` go by as a provider. */
 export const DEFAULT_PROVIDER = "default";
 
@@ -68,7 +75,7 @@ export const providerSchema = z
   .strictObject({
     type: z.enum(["openai", "anthropic"]),
     /** Unset: the vendor's own endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL). */
-    base_url: z.string().optional(),
+    base_url: baseUrlSchema.optional(),
     api_key: z.string().optional(),
     /** Per-request timeout in ms; default model.timeout. */
     timeout: z.number().int().positive().optional(),
@@ -95,7 +102,7 @@ export const configSchema = z.strictObject({
       name: z.string().min(1).default("gpt-4.1-mini"),
       /** A name from `providers`; unset: the OpenAI-compatible endpoint base_url/api_key describe. */
       provider: z.string().min(1).optional(),
-      base_url: z.string().optional(),
+      base_url: baseUrlSchema.optional(),
       api_key: z.string().optional(),
       /** Context window in tokens; when absent, a known model's window or 128k. */
       context_window: z.number().int().positive().optional(),

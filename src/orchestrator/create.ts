@@ -11,6 +11,7 @@ import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
+import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
@@ -45,6 +46,11 @@ export interface CreateSessionOptions {
    * at; the dashboard passes false for a folder the user has not trusted.
    */
   trustProject?: boolean;
+  /**
+   * Wraps each built-in tool. The demo uses it to give its edits a moment a person can see, so
+   * the scheduler's per-path wait shows in the queue line; the scheduler itself is untouched.
+   */
+  wrapTool?: (tool: AnyTool) => AnyTool;
 }
 
 /**
@@ -211,7 +217,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
           maxOutputTokens: config.tools.max_output_tokens,
           tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
-        }),
+        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
@@ -223,6 +229,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         return text;
       },
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
       sessionId,

@@ -1,16 +1,15 @@
 import crypto from "node:crypto";
-import { allowsTool, type AgentReport } from "../agent/definition.js";
+import type { AgentReport } from "../agent/definition.js";
 import { RunBudget } from "../agent/budget.js";
-import { runAgentLoop, type AgentOutcome } from "../agent/loop.js";
+import type { AgentOutcome } from "../agent/loop.js";
 import type { Config } from "../config/schema.js";
 import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
-import { addUsage, zeroUsage } from "../events/usage.js";
+import { zeroUsage } from "../events/usage.js";
 import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
-import { estimateRequestTokens } from "../model/tokens.js";
 import type { Approver } from "../tools/approver.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
@@ -21,12 +20,14 @@ import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
 import { RunLifecycle } from "./lifecycle.js";
-import { buildSystemPrompt } from "./prompts.js";
-import type { AgentSummary, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+import { AgentRunner } from "./agent-runner.js";
+import { Isolation } from "./isolation.js";
+import type { AgentSummary, ControlResult, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 
 export interface SessionDeps {
   config: Config;
@@ -57,6 +58,8 @@ export interface SessionDeps {
   resumedFrom?: string;
   /** Lifecycle hooks (issue #15); none configured costs nothing. */
   hooks?: Hooks;
+  /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
+  worktreeDir?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -78,6 +81,7 @@ export class Session implements SessionApi {
   private readonly log: SessionLog | null;
   private readonly agentRegistry: AgentRegistry;
   private readonly delegator: Delegator;
+  private readonly runner: AgentRunner;
   private readonly startedAt = Date.now();
   private readonly sessionScope = new CancelScope();
   private runScope: CancelScope | null = null;
@@ -123,6 +127,19 @@ export class Session implements SessionApi {
     }
     this.rootAgentId = rootDefinition.name;
     this.agentRegistry = new AgentRegistry((definition) => deps.modelFor(definition.model === "inherit" ? config.model.name : definition.model));
+    this.runner = new AgentRunner({
+      config,
+      workspace: deps.workspace,
+      registry: this.registry,
+      agents: this.agentRegistry,
+      emit: this.bus.emit,
+      executor: () => this.executor,
+      delegator: () => this.delegator,
+      budget: () => this.runBudget,
+      skillsIndex: deps.skillsIndex,
+      preloadSkills: deps.preloadSkills,
+      compact: deps.compact,
+    });
     this.delegator = new Delegator({
       agents: this.agentRegistry,
       definitions: deps.agents.definitions,
@@ -132,13 +149,21 @@ export class Session implements SessionApi {
       workspace: deps.workspace,
       versions: this.versions,
       emit: this.bus.emit,
-      startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
-      continueAgent: (agent, signal) => this.continueAgent(agent, signal),
-      continueWith: (agent, message, signal) => this.continueWith(agent, message, signal),
+      startAgent: (agent, task, signal) => this.runner.start(agent, task, signal),
+      continueAgent: (agent, signal) => this.runner.continue(agent, signal),
+      continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
+      isolation: deps.worktreeDir
+        ? new Isolation({
+            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace }),
+            workspace: deps.workspace,
+            scheduler: this.scheduler,
+            emit: this.bus.emit,
+          })
+        : null,
     });
     for (const tool of deps.tools) this.registry.add(tool);
-    this.registry.add(this.delegator.tool());
+    for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
     this.executor = new ToolExecutor({
       registry: this.registry,
@@ -236,12 +261,12 @@ export class Session implements SessionApi {
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
       let outcome: AgentOutcome;
       if (root.history.length === 0) {
-        outcome = await this.startAgent(root, prompt, scope.signal);
+        outcome = await this.runner.start(root, prompt, scope.signal);
       } else {
         root.history.push({ role: "user", content: prompt });
-        outcome = await this.continueAgent(root, scope.signal);
+        outcome = await this.runner.continue(root, scope.signal);
       }
-      outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.continueWith(root, message, scope.signal));
+      outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.runner.continueWith(root, message, scope.signal));
       const after = this.totalUsage();
       return {
         status: outcome.status as SessionStatus,
@@ -256,6 +281,16 @@ export class Session implements SessionApi {
       this.runScope = null;
       this.runBudget = null;
     }
+  }
+
+  message(agentId: string, text: string): ControlResult {
+    if (!text.trim()) return { ok: false, error: "the message is empty" };
+    if (agentId === this.rootAgentId && !this.runScope) return { ok: false, error: "no run in progress: send it as a prompt" };
+    return this.delegator.message(agentId, text);
+  }
+
+  background(agentId: string): ControlResult {
+    return this.delegator.background(agentId);
   }
 
   cancel(scopeId?: string): void {
@@ -297,101 +332,4 @@ export class Session implements SessionApi {
     this.runScope.cancel(`stopped: ${reason}`);
   }
 
-  /** One more user message for an agent, then its loop again (a Stop hook's block; a sub-agent resumed). */
-  private continueWith(agent: AgentState, message: string, signal: AbortSignal): Promise<AgentOutcome> {
-    agent.history.push({ role: "user", content: message });
-    this.bus.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: message });
-    return this.continueAgent(agent, signal);
-  }
-
-  private toolsFor(agent: AgentState): AnyTool[] {
-    const canDelegate = this.delegator.delegatesFor(agent).length > 0;
-    return this.registry
-      .list()
-      .filter((tool) => allowsTool(agent.definition, tool.name) && (tool.name !== "delegate" || canDelegate));
-  }
-
-  private async startAgent(agent: AgentState, task: string, parentSignal: AbortSignal): Promise<AgentOutcome> {
-    const parent = agent.parentId ? this.agentRegistry.get(agent.parentId) : undefined;
-    const system = buildSystemPrompt(agent.definition, {
-      workspaceRoot: this.workspace.root,
-      agentId: agent.id,
-      parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
-      delegates: this.delegator.delegatesFor(agent),
-      // An index of skills the agent cannot load would only mislead it.
-      skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
-      preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
-    });
-    agent.history.push({ role: "system", content: system }, { role: "user", content: task });
-    this.bus.emit({
-      type: "agent_started",
-      agentId: agent.id,
-      parentId: agent.parentId,
-      name: agent.definition.name,
-      label: agent.label,
-      task,
-      tools: this.toolsFor(agent).map((t) => t.name),
-      depth: agent.depth,
-      model: agent.model.name,
-      system,
-    });
-    return this.continueAgent(agent, parentSignal);
-  }
-
-  /** Runs the agent's loop on its current history under a fresh scope below `parentSignal`. */
-  private async continueAgent(agent: AgentState, parentSignal: AbortSignal): Promise<AgentOutcome> {
-    const scope = new CancelScope(parentSignal);
-    agent.scope = scope;
-    agent.status = "running";
-    const { config } = this.deps;
-    const budget = this.runBudget ?? new RunBudget({});
-    let outcome: AgentOutcome;
-    try {
-      outcome = await runAgentLoop(
-        {
-          id: agent.id,
-          parentId: agent.parentId,
-          name: agent.definition.name,
-          model: agent.model,
-          history: agent.history,
-          toolSpecs: () => this.toolsFor(agent).map((t) => this.registry.spec(t)),
-          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegator.delegatesFor(agent).length > 0),
-          executor: this.executor,
-          emit: this.bus.emit,
-          maxSteps: agent.definition.maxSteps ?? config.agent.max_steps,
-          loopLimit: config.agent.loop_limit,
-          budget,
-          temperature: config.model.temperature,
-          maxOutputTokens: config.model.max_output_tokens,
-          claimCallId: (id) => this.agentRegistry.claimCallId(id),
-          estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
-          beforeRequest: this.deps.compact ? (history, signal, tools) => this.deps.compact!(agent, history, signal, tools) : undefined,
-        },
-        scope.signal,
-      );
-    } catch (error) {
-      // The loop handles model and tool errors itself; this is a bug, but the parent must get an answer.
-      const message = `internal error in agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`;
-      this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
-      outcome = { status: "failed", result: message, answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
-    } finally {
-      scope.dispose();
-      agent.scope = undefined;
-    }
-    agent.status = outcome.status;
-    agent.steps += outcome.steps;
-    addUsage(agent.usage, outcome.usage);
-    for (const f of outcome.filesChanged) agent.filesChanged.add(f);
-    this.bus.emit({
-      type: "agent_finished",
-      agentId: agent.id,
-      parentId: agent.parentId,
-      status: outcome.status,
-      result: outcome.result,
-      steps: outcome.steps,
-      usage: outcome.usage,
-      filesChanged: outcome.filesChanged.map((f) => this.workspace.relative(f)),
-    });
-    return outcome;
-  }
 }

@@ -17,6 +17,8 @@ export interface CallerContext {
   /** The whitelist check, from the agent definition. */
   allows(toolName: string): boolean;
   signal: AbortSignal;
+  /** The agent's own workspace (a git worktree) when it has one; else the session's. */
+  workspace?: Workspace;
 }
 
 /** A call that passed every check and may be scheduled. */
@@ -119,7 +121,7 @@ export class ToolExecutor {
     }
 
     const decision = await permissions.check(
-      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args },
+      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args, workspace: caller.workspace },
       caller.signal,
       hookAnswer,
     );
@@ -129,7 +131,8 @@ export class ToolExecutor {
   }
 
   private async schedule({ call, tool, args, notes }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
-    const { scheduler, workspace, emit } = this.deps;
+    const { scheduler, emit } = this.deps;
+    const workspace = caller.workspace ?? this.deps.workspace;
     const startedAt = Date.now();
     const versions = tool.unscheduled
       ? undefined
@@ -145,7 +148,10 @@ export class ToolExecutor {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
         result = await execute(scope.signal);
       } else {
-        const access = safeAccess(tool, args, workspace);
+        let access = safeAccess(tool, args, workspace);
+        // An agent in its own worktree cannot touch anyone else's files through its workspace: its
+        // "everything" is its worktree, which no other agent's paths are in.
+        if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
         result = await scheduler.run(scheduled, access === "exclusive" && versions ? detectWrites(execute, versions) : execute, scope.signal);
       }

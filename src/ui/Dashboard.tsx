@@ -4,6 +4,7 @@ import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
 import { placeholder } from "./state/reducer.js";
 import type { AgentView, DashboardState } from "./state/types.js";
+import { Welcome } from "./Welcome.js";
 import { tailRows } from "./wrap.js";
 
 export interface DashboardProps {
@@ -44,15 +45,17 @@ export function Dashboard({ state, layout, focus, frame, now, busy }: DashboardP
   const paneInner = grid.paneWidth - 2;
   return (
     <Box flexDirection="column" height={layout.bodyHeight} overflowY="hidden">
-      <AgentPane
-        agent={coordinator}
-        rows={coordinatorRows}
-        width={layout.width}
-        height={layout.coordinatorHeight}
-        focused={focus === null}
-        frame={frame}
-        now={now}
-      />
+      <Welcome agent={coordinator} rows={coordinatorRows} width={layout.width} height={layout.coordinatorHeight} focused={focus === null} frame={frame} now={now}>
+        <AgentPane
+          agent={coordinator}
+          rows={coordinatorRows}
+          width={layout.width}
+          height={layout.coordinatorHeight}
+          focused={focus === null}
+          frame={frame}
+          now={now}
+        />
+      </Welcome>
       {chunk(grid.panes, grid.columns).map((ids) => (
         <Box key={ids.join(",")} flexDirection="row" height={grid.paneHeight}>
           {ids.map((id) => {

@@ -7,6 +7,7 @@ import type { DialogApprover } from "./dialog-approver.js";
 import { clearOnResize } from "./full-screen.js";
 import { Screen, type Signal } from "./screen.js";
 import { DashboardStore } from "./state/store.js";
+import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
 
 export interface DashboardOptions {
   session: SessionApi;
@@ -22,6 +23,8 @@ export interface DashboardOptions {
   replay?: readonly OrcaEvent[];
   /** Lines orca has to say before anything runs (project settings not loaded, files skipped). */
   notices?: readonly string[];
+  /** What orca loaded, shown in the coordinator's pane until the first message. */
+  welcome?: WelcomeInfo;
 }
 
 /**
@@ -56,17 +59,19 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
 
   try {
     instance = render(
-      <App
-        session={session}
-        approver={approver}
-        store={store}
-        demo={opts.demo}
-        initialPrompt={opts.initialPrompt}
-        onExit={(code) => {
-          exitCode = code;
-          if (session.busy) session.cancel();
-        }}
-      />,
+      <WelcomeContext.Provider value={opts.welcome ?? null}>
+        <App
+          session={session}
+          approver={approver}
+          store={store}
+          demo={opts.demo}
+          initialPrompt={opts.initialPrompt}
+          onExit={(code) => {
+            exitCode = code;
+            if (session.busy) session.cancel();
+          }}
+        />
+      </WelcomeContext.Provider>,
       { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     await instance.waitUntilExit();

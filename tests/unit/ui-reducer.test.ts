@@ -33,6 +33,24 @@ const started = (id: string, name: string, label?: string): EventInput => ({
 });
 
 describe("dashboard reducer", () => {
+  it("shows background, waiting and worktree events in the panes they belong to", () => {
+    const s = run([
+      started("a1", "wt-editor"),
+      { type: "agent_backgrounded", agentId: "a1", parentId: "root", by: "delegate" },
+      { type: "worktree", agentId: "a1", parentId: "root", action: "created", path: "/d/wt", branch: "orca/s/a1", message: "works in its own git worktree /d/wt (branch orca/s/a1)" },
+      { type: "agent_waiting", agentId: "root", waitingFor: ["a1"] },
+      { type: "worktree", agentId: "a1", parentId: "root", action: "conflict", files: ["f.txt"], message: "not merged: conflicts with the main tree in f.txt; branch orca/s/a1 kept" },
+    ]);
+    expect(s.agents.a1.background).toBe(true);
+    expect(s.agents.a1.entries.map((e) => (e.kind === "tool" ? "" : `${e.kind}: ${e.text}`))).toEqual([
+      "notice: task: find the bug",
+      "notice: ↧ runs in the background: its parent goes on",
+      "notice: worktree: works in its own git worktree /d/wt (branch orca/s/a1)",
+      "error: worktree: not merged: conflicts with the main tree in f.txt; branch orca/s/a1 kept",
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual(["… waiting for background sub-agents: a1"]);
+  });
+
   it("creates a sub-agent on agent_started with its name, label, parent and task line", () => {
     const s = run([started("a1", "explorer", "auth")]);
     expect(subAgents(s).map((a) => [a.id, a.name, a.label, a.parentId, a.status])).toEqual([["a1", "explorer", "auth", "root", "running"]]);

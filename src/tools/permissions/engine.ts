@@ -43,6 +43,8 @@ export interface PermissionCheck {
   agentName: string;
   tool: AnyTool;
   args: unknown;
+  /** The calling agent's own workspace (a git worktree), when it is not the session's. */
+  workspace?: Workspace;
 }
 
 export interface PermissionsOptions {
@@ -152,7 +154,7 @@ export class Permissions {
     let subject: Subject;
     let readOnly: boolean;
     try {
-      subject = call.tool.permissionSubject(call.args, this.workspace);
+      subject = call.tool.permissionSubject(call.args, call.workspace ?? this.workspace);
       readOnly = call.tool.readOnly(call.args);
     } catch (error) {
       return this.denied(call, "rule", "workspace", errorLine(error));
@@ -283,7 +285,7 @@ export class Permissions {
   /** The tool's own preview of the change; a preview that fails only leaves the dialog without one. */
   private async preview(call: PermissionCheck): Promise<string | undefined> {
     try {
-      return await call.tool.preview?.(call.args, this.workspace);
+      return await call.tool.preview?.(call.args, call.workspace ?? this.workspace);
     } catch {
       return undefined;
     }

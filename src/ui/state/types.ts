@@ -55,6 +55,8 @@ export interface AgentView {
   readonly tokens: { readonly input: number; readonly output: number };
   readonly startedAt: number;
   readonly finishedAt?: number;
+  /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
+  readonly background?: boolean;
 }
 
 /** A call that has not finished yet: what the queue line shows. */
