@@ -59,6 +59,11 @@ export interface CompactDeps {
   tools: ToolSpec[];
   settings: CompactionSettings;
   signal: AbortSignal;
+  /**
+   * Called once compacting is decided, before the summary is asked for (PreCompact hooks). False
+   * skips this compaction: the history stays as it is.
+   */
+  beforeCompact?(): Promise<boolean>;
 }
 
 /**
@@ -89,6 +94,8 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const cut = g < groups.length ? groups[g]!.start : history.length;
   const old = history.slice(HEAD, cut);
   const roundsSummarised = groups.slice(0, g).filter((x) => x.round).length;
+  if (deps.beforeCompact && !(await deps.beforeCompact())) return null;
+  if (signal.aborted) return null;
 
   const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
@@ -200,12 +207,14 @@ function capTokens(text: string, max: number, modelName: string): string {
   return `${text.slice(0, Math.floor((text.length * max) / tokens) - 20)}\n[… summary cut …]`;
 }
 
-export interface CompactorOptions {
+export interface CompactorOptions<A extends CompactableAgent = CompactableAgent> {
   compactAt: number;
   keepRounds: number;
   /** The window of a model, `model.context_window` winning over the known defaults. */
   windowFor(modelName: string): number;
   emit: EmitFn;
+  /** PreCompact hooks, once a compaction is due: a block skips it. */
+  preCompact?(agent: A, signal: AbortSignal): Promise<{ block: boolean; reason?: string }>;
 }
 
 export interface CompactableAgent {
@@ -220,9 +229,10 @@ export interface CompactableAgent {
  * history. Emits `compacted` (and `usage` for the summary call); a failed summary is an `error`
  * event too, so the user learns that rounds were dropped.
  */
-export function createCompactor(opts: CompactorOptions) {
-  return async (agent: CompactableAgent, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = []): Promise<void> => {
+export function createCompactor<A extends CompactableAgent = CompactableAgent>(opts: CompactorOptions<A>) {
+  return async (agent: A, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = []): Promise<void> => {
     const base = { agentId: agent.id, parentId: agent.parentId };
+    const preCompact = opts.preCompact;
     let outcome: CompactionOutcome | null;
     try {
       outcome = await compactHistory(history, {
@@ -230,6 +240,13 @@ export function createCompactor(opts: CompactorOptions) {
         tools,
         signal,
         settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
+        beforeCompact: preCompact
+          ? async () => {
+              const verdict = await preCompact(agent, signal);
+              if (verdict.block) opts.emit({ ...base, type: "error", where: "compaction", message: `compaction skipped by a PreCompact hook${verdict.reason ? `: ${verdict.reason}` : ""}` });
+              return !verdict.block;
+            }
+          : undefined,
       });
     } catch (error) {
       // A bug here must not end the run: the request goes out uncompacted and the user is told.

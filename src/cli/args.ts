@@ -71,6 +71,8 @@ export function parseCli(argv: string[]): CliArgs {
   const bool = (name: string): boolean => values.get(name) === true;
 
   const subcommand = readSubcommand(positionals);
+  // `orca worktrees prune`: the one command that takes a word after it.
+  const subcommandArgs = subcommand === "worktrees" && positionals.length > 1 ? positionals.slice(1).map((p) => p.value) : undefined;
   const words = subcommand ? [] : positionals.map((p) => p.value);
   const prompt = words.length ? words.join(" ") : undefined;
   if (prompt !== undefined && !prompt.trim()) {
@@ -123,6 +125,7 @@ export function parseCli(argv: string[]): CliArgs {
     help: bool("help"),
     all: bool("all"),
     subcommand,
+    ...(subcommandArgs ? { subcommandArgs } : {}),
   };
 }
 
@@ -136,6 +139,7 @@ function readSubcommand(positionals: readonly Positional[]): Subcommand | undefi
   if (!first || first.forced) return undefined;
   const exact = SUBCOMMANDS.find((s) => s === first.value);
   if (exact) {
+    if (exact === "worktrees" && positionals.length === 2 && positionals[1]!.value === "prune") return exact;
     if (positionals.length > 1) {
       const words = positionals.map((p) => p.value).join(" ");
       throw new UsageError(`orca ${exact} takes no arguments (to send "${words}" as a prompt: orca -- ${words})`, commandUsage());

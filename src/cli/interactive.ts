@@ -66,7 +66,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       welcome: initialPrompt || setup.resume ? undefined : welcomeInfo(started, version, env.HOME),
     });
     const { exitCode } = await dashboard;
-    await started.session.close(exitCode === 130 ? "cancelled" : "idle");
+    // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).
+    await started.session.close(exitCode === 130 ? "cancelled" : "idle", exitCode === 129 || exitCode === 143 ? "other" : "prompt_input_exit");
     for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {

@@ -35,7 +35,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "help", short: "h", kind: "boolean", help: "this help" },
 ];
 
-export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "doctor"];
+export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor"];
 
 const SYNOPSIS = [
   "usage: orca [options] [prompt]            the dashboard (with a first prompt if given)",
@@ -61,6 +61,7 @@ Usage
                                 list what is loaded, and why something failed to load
   orca sessions [--all]         the sessions you can resume (--all: also those that never got an answer)
   orca doctor                   whether commands are sandboxed here (and why not), outside programs, Node
+  orca worktrees [prune]        git worktrees kept for isolated sub-agents; prune removes them
   orca -- PROMPT                everything after -- is the prompt, even a word like "sessions"
 
 Options

@@ -72,7 +72,7 @@ export const DEFAULT_SANDBOX_DENY_READ = [
   "~/.pypirc",
   "~/.git-credentials",
   "~/.config/orca/config.yaml",
-  "~/.orca",
+  "~/.orca/sessions",
 ];
 const priceSchema = z.strictObject({
   input: z.number().min(0),

@@ -247,6 +247,34 @@ export const eventSchema = z.discriminatedUnion("type", [
     /** The hook's systemMessage, meant for the user. */
     systemMessage: z.string().optional(),
   }),
+  z.object({
+    ...base,
+    type: z.literal("agent_backgrounded"),
+    /** delegate: started with `background: true`; user: sent to the background while it ran (Ctrl+B). */
+    by: z.enum(["delegate", "user"]),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("agent_waiting"),
+    /** The agent ended its turn but stays open for these background sub-agents' results. */
+    waitingFor: z.array(z.string()),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("worktree"),
+    /**
+     * created: the agent works in its own git worktree; merged: its changes were applied to the
+     * main tree; conflict: they were not (files named), the branch is kept; kept: it did not end
+     * done, the worktree stays; unavailable: no git repository, it shares the workspace; failed:
+     * orca could not create, commit or merge it.
+     */
+    action: z.enum(["created", "merged", "conflict", "kept", "unavailable", "failed"]),
+    path: z.string().optional(),
+    branch: z.string().optional(),
+    /** Workspace-relative: the merged files, or the conflicting ones. */
+    files: z.array(z.string()).optional(),
+    message: z.string(),
+  }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({
     ...base,

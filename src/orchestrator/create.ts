@@ -22,7 +22,8 @@ import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
-import { restoreAgents } from "./agents.js";
+import { restoreAgents, type AgentState } from "./agents.js";
+import { hookAgentOf } from "./lifecycle.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -70,7 +71,11 @@ export interface SessionSetup {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
-  /** Lifecycle hooks: built here, called by the core at each lifecycle moment (issue #15). */
+  /**
+   * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
+   * `hooks.settleSubagents` before a forced exit; the command sandbox, once open, is connected
+   * with `hooks.setCommandWrapper`.
+   */
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
@@ -190,7 +195,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
   const hooks = new Hooks({
     hooks: loadedEnv.hooks.hooks,
-    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => config.permissions.mode },
+    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => session?.permissions.mode ?? config.permissions.mode },
     env,
     secrets: [config.model.api_key],
     emit: (event) => session?.bus.emit(event),
@@ -233,18 +238,21 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         return text;
       },
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
       sessionId,
       // A resumed session keeps the agent it started with.
       agentName: resume?.rebuilt.rootAgentId ?? opts.agentName,
       resumedFrom: resume?.sessionId,
-      compact: createCompactor({
+      compact: createCompactor<AgentState>({
         compactAt: config.context.compact_at,
         keepRounds: config.context.keep_rounds,
         windowFor: (name) => contextWindowFor(name, config.model.context_window),
         emit: (event) => session?.bus.emit(event),
+        preCompact: hooks.has("PreCompact") ? (agent, signal) => hooks.preCompact(hookAgentOf(agent), { trigger: "auto" }, { signal }) : undefined,
       }),
+      hooks,
       onClose: async () => {
         hooks.killAllSync();
         await Promise.all([shells.close(), mcp?.close()]);

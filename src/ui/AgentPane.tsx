@@ -102,6 +102,7 @@ function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note }
         <Text color="gray">
           {" "}
           {agent.status}
+          {agent.background ? " · bg" : ""}
           {agent.status === "idle" ? "" : ` · ${elapsed}`}
           {agent.steps ? ` · step ${agent.steps}` : ""}
           {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
@@ -163,7 +164,8 @@ function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JS
       {agent.label ? <Text color="magenta"> [{agent.label}]</Text> : null}
       <Text color="gray">
         {" "}
-        {agent.status} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
+        {agent.status}
+        {agent.background ? " · bg" : ""} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
         {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
         {took ? ` · ${took}` : ""}
       </Text>

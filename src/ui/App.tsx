@@ -116,10 +116,15 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const ids = useMemo(() => agents.map((a) => a.id), [agents]);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
+  // A running sub-agent with focus is who the input box talks to: Enter queues a message for it.
+  const addressed = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
+  const addressedRef = useRef(addressed);
+  addressedRef.current = addressed;
+  const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
   const layoutInput = {
     columns: size.columns,
     rows: size.rows,
-    inputLines: inputLineCount(editor.text, size.columns),
+    inputLines: inputLineCount(editor.text, size.columns, addressedAs),
     agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
     focus,
   };
@@ -133,10 +138,22 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
 
   const zoomTo = (id: string, up = 0): void => dispatchView({ type: "zoom", id, scroll: up });
 
+  // Only that sub-agent's scope: its parent gets `cancelled` (with how to resume it) and goes on.
+  const stopFocused = (): void => {
+    if (focus === null || !focusAgent) return;
+    session.cancel(focus);
+    setNotice(`cancelling ${focusAgent.name}…`);
+  };
+
   useKeyLayer(DASHBOARD_LAYER, (key: KeyPress) => {
     const empty = editorRef.current.text === "";
     switch (key.name) {
       case "ctrl":
+        if (key.text === "b" && addressed && !addressed.background && addressed.parentId !== undefined) {
+          const moved = session.background(addressed.id);
+          setNotice(moved.ok ? `${addressed.name} moved to the background` : moved.error);
+          return true;
+        }
         if (key.text === "c") {
           const t = Date.now();
           if (runningRef.current || session.busy) {
@@ -158,11 +175,8 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         if (focus === null) {
           if (runningRef.current || session.busy) cancelRun();
           else if (!empty) dispatchEdit({ type: "clear" });
-        } else if (focusAgent?.status === "running") {
-          // Only that sub-agent's scope: its parent gets `cancelled` and goes on.
-          session.cancel(focus);
-          setNotice(`cancelling ${focusAgent.name}…`);
-        } else dispatchView({ type: "focus", id: null });
+        } else if (focusAgent?.status === "running") stopFocused();
+        else dispatchView({ type: "focus", id: null });
         return true;
       case "tab":
         dispatchView({ type: "focus_next", ids });
@@ -184,11 +198,32 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
           zoomTo(focus);
           return true;
         }
+        if (empty && addressed && key.text === "x") {
+          stopFocused();
+          return true;
+        }
         return false;
       default:
         return false;
     }
   });
+
+  /** Enter in the input box: a message for the running sub-agent with focus, else a prompt for the coordinator. */
+  const send = (text: string): boolean => {
+    const to = addressedRef.current;
+    if (to) {
+      const sent = session.message(to.id, text);
+      setNotice(sent.ok ? `sent to ${to.name}: it reads it before its next step` : sent.error);
+      return sent.ok;
+    }
+    // The coordinator has ended its turn and waits for background sub-agents: the message wakes it.
+    if ((runningRef.current || session.busy) && session.agents().some((a) => a.id === session.rootAgentId && a.waiting)) {
+      const sent = session.message(session.rootAgentId, text);
+      if (sent.ok) return true;
+    }
+    submit(text);
+    return true;
+  };
 
   useKeyLayer(INPUT_LAYER, (key: KeyPress) => {
     switch (key.name) {
@@ -200,10 +235,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
           dispatchEdit({ type: "insert", text: "\n" });
           return true;
         }
-        if (editorRef.current.text.trim()) {
-          submit(editorRef.current.text);
-          dispatchEdit({ type: "submitted" });
-        }
+        if (editorRef.current.text.trim() && send(editorRef.current.text)) dispatchEdit({ type: "submitted" });
         return true;
       case "backspace":
         dispatchEdit({ type: "backspace" });
@@ -244,7 +276,7 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
   const hints = keyHints({
     pending: pending.length,
     zoomed: Boolean(zoomAgent),
-    focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running" } : undefined,
+    focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running", background: focusAgent.background } : undefined,
     busy,
   });
 
@@ -291,7 +323,8 @@ function Main({ session, approver, store: given, demo = false, initialPrompt, on
         width={layout.width}
         height={layout.inputHeight}
         active={!head && !zoomAgent}
-        placeholder={head ? "" : zoomAgent ? "" : busy ? "type a message for after this run" : "Ask orca…"}
+        to={addressedAs}
+        placeholder={head ? "" : zoomAgent ? "" : addressed ? "a message for it, read before its next step" : busy ? "type a message for after this run" : "Ask orca…"}
       />
       <KeyHints hints={hints} notice={queueNote(runs.queued.length) + (runs.notice ?? "")} />
     </Box>

@@ -10,6 +10,8 @@ export interface InputBoxProps {
   /** Shown dim when the box is empty. */
   placeholder: string;
   active: boolean;
+  /** Who Enter sends to, when it is not the coordinator (a focused running sub-agent): shown before the prompt. */
+  to?: string;
 }
 
 interface Line {
@@ -38,8 +40,9 @@ export function layoutInput(text: string, cursor: number, width: number): Line[]
 }
 
 /** The multi-line prompt editor. Text keys reach it through the input key layer in App. */
-export function InputBox({ editor, width, height, placeholder, active }: InputBoxProps): React.JSX.Element {
-  const inner = Math.max(1, width - 4);
+export function InputBox({ editor, width, height, placeholder, active, to }: InputBoxProps): React.JSX.Element {
+  const prompt = to ? `${to} › ` : "› ";
+  const inner = Math.max(1, width - 2 - prompt.length);
   const visible = Math.max(1, height - 2);
   const lines = layoutInput(editor.text, editor.cursor, inner);
   const at = Math.max(0, lines.findIndex((l) => l.cursor !== undefined));
@@ -49,14 +52,14 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={active ? "white" : "gray"} overflowY="hidden">
       {editor.text === "" ? (
         <Text wrap="truncate-end">
-          <Text color="cyan">› </Text>
+          <Text color="cyan">{prompt}</Text>
           {active ? <Text inverse> </Text> : null}
           <Text color="gray">{placeholder}</Text>
         </Text>
       ) : (
         shown.map((line, i) => (
           <Text key={start + i} wrap="truncate-end">
-            <Text color="cyan">{start + i === 0 ? "› " : "  "}</Text>
+            <Text color="cyan">{start + i === 0 ? prompt : " ".repeat(prompt.length)}</Text>
             {line.cursor === undefined || !active ? (
               line.text
             ) : (
@@ -74,6 +77,6 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
 }
 
 /** How many display lines the text needs (the layout grows the box up to a limit). */
-export function inputLineCount(text: string, width: number): number {
-  return layoutInput(text, 0, Math.max(1, width - 4)).length;
+export function inputLineCount(text: string, width: number, to?: string): number {
+  return layoutInput(text, 0, Math.max(1, width - 4 - (to ? to.length + 1 : 0))).length;
 }

@@ -69,12 +69,14 @@ export function rowsOf(entry: Entry, width: number): readonly Row[] {
   let rows: Row[];
   if (entry.kind === "tool") {
     rows = [{ key: `${entry.seq}`, entry, text: "" }];
+    const inner = Math.max(1, width - NOTE_INDENT.length);
     const note = waitNote(entry);
     if (note) {
-      const inner = Math.max(1, width - NOTE_INDENT.length);
       const lines = PLAIN.test(note) ? wrapPlain(note, inner) : wrapAnsi(note, inner, { hard: true, trim: false }).split("\n");
       lines.forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
     }
+    // The call's lifecycle hooks, on one line: "⚙ hook PreToolUse 12ms · PostToolUse 8ms".
+    if (entry.hooks?.length) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapAnsi(`⚙ hook ${entry.hooks.join(" · ")}`, inner, { hard: true }).split("\n")[0], note: true });
   } else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);

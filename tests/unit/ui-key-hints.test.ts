@@ -8,7 +8,10 @@ describe("keyHints", () => {
     expect(keyHints({ pending: 1, zoomed: false, busy: true })).toBe("Ctrl+C cancel run");
     expect(keyHints({ pending: 0, zoomed: true, busy: true })).toBe("PgUp/PgDn ↑/↓ scroll · Home/End · Esc back");
     expect(keyHints({ pending: 0, zoomed: false, focused: { name: "explorer", running: true }, busy: true })).toBe(
-      "Esc stop explorer · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
+      "x/Esc stop explorer · Ctrl+B background · Enter/z zoom · Tab next · Ctrl+C cancel run",
+    );
+    expect(keyHints({ pending: 0, zoomed: false, focused: { name: "explorer-1", running: true, background: true }, busy: true })).toBe(
+      "x/Esc stop explorer-1 · Enter/z zoom · Tab next · Ctrl+C cancel run",
     );
     expect(keyHints({ pending: 0, zoomed: false, focused: { name: "explorer", running: false }, busy: false })).toBe(
       "Esc back · Enter/z zoom · Tab next pane · Ctrl+C exit",

@@ -39,7 +39,8 @@ export class CommandLauncher {
     let spec: LaunchSpec;
     if (mode === "none") spec = plainBash(command, cwd, this.env);
     else {
-      const wrapped = await this.sandbox.wrap(command, mode);
+      // The command's own workspace (cwd) is its writable root: an isolated agent's worktree.
+      const wrapped = await this.sandbox.wrap(command, mode, cwd);
       spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3, infoFd: true };
     }
     const child = await spawnChecked(spec);

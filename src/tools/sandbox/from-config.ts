@@ -1,10 +1,14 @@
+import path from "node:path";
 import type { Config } from "../../config/schema.js";
 import type { Workspace } from "../workspace.js";
 import { expandHome, readDenyPatterns } from "./deny-read.js";
 import type { SandboxOptions } from "./sandbox.js";
 import type { SandboxStatus } from "./types.js";
 
-/** The sandbox the config describes for this workspace; orca's session logs (`dataDir`) stay unreadable too. */
+/**
+ * The sandbox the config describes for this workspace; orca's session logs (`<dataDir>/sessions`)
+ * stay unreadable too. Not the whole data dir: isolated sub-agents work in `<dataDir>/worktrees`.
+ */
 export function sandboxOptions(config: Config, workspace: Workspace, home: string, dataDir: string): SandboxOptions {
   const expand = (p: string) => expandHome(p, home);
   return {
@@ -12,7 +16,7 @@ export function sandboxOptions(config: Config, workspace: Workspace, home: strin
     workspace,
     writable: config.sandbox.writable.map(expand),
     readOnly: config.sandbox.read_only.map((p) => (p.startsWith("~") ? expand(p) : p)),
-    denyRead: [...config.sandbox.deny_read.map(expand), dataDir],
+    denyRead: [...config.sandbox.deny_read.map(expand), path.join(dataDir, "sessions")],
     denyReadPatterns: readDenyPatterns(config.permissions.deny),
     networkAllow: config.sandbox.network.allow,
     unixSockets: config.sandbox.network.unix_sockets,

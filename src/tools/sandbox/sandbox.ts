@@ -137,11 +137,12 @@ export class Sandbox {
   /**
    * bwrap's command line for `command` run with bash in `mode`. Resolves the unreadable paths and
    * makes the stand-ins for missing protected paths now, so both are as they are at the start.
+   * `root` is the workspace the command works in: the session's, or an isolated sub-agent's git
+   * worktree (then the main workspace is read-only to it).
    */
-  async wrap(command: string, mode: SandboxMode): Promise<WrappedCommand> {
+  async wrap(command: string, mode: SandboxMode, root: string = this.setup?.root ?? ""): Promise<WrappedCommand> {
     const setup = this.setup;
     if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
-    const root = setup.root;
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
     const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
     const protection =

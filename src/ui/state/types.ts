@@ -25,6 +25,8 @@ export type Entry =
       readonly blockers?: readonly string[];
       /** Set when the call was a write refused as stale ("stale: changed by editor-2"). */
       readonly conflict?: string;
+      /** Lifecycle hooks that ran for this call: "PreToolUse 12ms", "PreToolUse deny 8ms". */
+      readonly hooks?: readonly string[];
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
@@ -53,6 +55,8 @@ export interface AgentView {
   readonly tokens: { readonly input: number; readonly output: number };
   readonly startedAt: number;
   readonly finishedAt?: number;
+  /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
+  readonly background?: boolean;
 }
 
 /** A call that has not finished yet: what the queue line shows. */
