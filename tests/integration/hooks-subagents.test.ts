@@ -11,7 +11,7 @@ import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import type { Approver, PermissionRequest } from "../../src/tools/approver.js";
-import { alive } from "../fixtures/processes.js";
+import { alive, processesWith } from "../fixtures/processes.js";
 import { agentOf, BIN, expectValidHistories, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 
@@ -151,7 +151,7 @@ describe("SubagentStart and SubagentStop", () => {
       perAgent({
         coordinator: [{ toolCalls: [delegate("tester", "run the slow suite")] }, { text: "unreachable" }],
         // A command that ignores SIGTERM: a cancel needs its 2 s SIGKILL grace before the loop can end.
-        "tester-1": [{ toolCalls: [{ name: "bash", args: { command: `trap '' TERM; echo $$ > '${pidFile}'; sleep 30` } }] }],
+        "tester-1": [{ toolCalls: [{ name: "bash", args: { command: `trap '' TERM; echo started > '${pidFile}'; sleep 30.0203` } }] }],
       }),
     );
     const log = path.join(ws.home, "hooks.log");
@@ -167,7 +167,9 @@ describe("SubagentStart and SubagentStop", () => {
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     try {
       await vi.waitFor(() => expect(fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim()).toBeTruthy(), { timeout: 20_000, interval: 50 });
-      const shellPid = Number(fs.readFileSync(pidFile, "utf8").trim());
+      // Commands run in the sandbox's pid namespace: find the sleeper on the host by its marker.
+      const [shellPid] = processesWith("sleep 30.0203");
+      expect(shellPid).toBeDefined();
       child.kill("SIGINT");
       await vi.waitFor(() => expect(stderr).toContain("cancelling"), { timeout: 10_000, interval: 20 });
       child.kill("SIGINT");

@@ -4,7 +4,8 @@
  * cancel (SIGINT) that stops background sub-agents with their processes.
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { alive, processesWith } from "../fixtures/processes.js";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
@@ -161,7 +162,7 @@ describe("live control of sub-agents (orca -p)", () => {
     server = await startScriptedServer(
       perAgent({
         coordinator: thenAck([{ toolCalls: [bg("tester", "run the slow thing")] }, { text: "it runs in the background" }]),
-        "tester-1": [{ toolCalls: [{ name: "bash", args: { command: "echo $$ > pid.txt; exec sleep 600" } }] }, { text: "never" }],
+        "tester-1": [{ toolCalls: [{ name: "bash", args: { command: "echo started > pid.txt; exec sleep 600.0307" } }] }, { text: "never" }],
       }),
     );
     ws = tempWorkspace();
@@ -172,12 +173,13 @@ describe("live control of sub-agents (orca -p)", () => {
     await expect
       .poll(() => requestsOf(server!, "coordinator").length >= 2 && fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim() !== "", { timeout: 20_000, interval: 50 })
       .toBe(true);
-    const sleeper = Number(fs.readFileSync(pidFile, "utf8").trim());
-    expect(() => process.kill(sleeper, 0)).not.toThrow();
+    // Commands run in the sandbox's pid namespace: find the sleeper on the host by its marker.
+    const [sleeper] = processesWith("sleep 600.0307");
+    expect(sleeper).toBeDefined();
     process.kill(pid, "SIGINT");
     const run = await pending;
     expect(run.code, run.stderr).toBe(130);
-    expect(() => process.kill(sleeper, 0)).toThrow();
+    await vi.waitFor(() => expect(alive(sleeper!)).toBe(false), { timeout: 5_000, interval: 50 });
     const log = events(run.stdout);
     const tester = log.find((e) => e.type === "agent_finished" && e.agentId === "tester-1");
     expect(tester && tester.type === "agent_finished" && tester.status).toBe("cancelled");
