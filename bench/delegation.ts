@@ -1,12 +1,13 @@
 /**
- * `npm run bench -- delegation`: what delegation in parallel buys, and how fast a cancel stops
- * everything. A scripted model answers every completion after 200 ms; each sub-task takes three
+ * `npm run bench -- delegation`: what delegation in parallel buys, how fast a cancel stops
+ * everything, how fast a background delegate returns and a worktree is set up (delegation-live.ts). A scripted model answers every completion after 200 ms; each sub-task takes three
  * completions (two tool steps and an answer).
  */
 import { execFileSync } from "node:child_process";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from "../src/model/scripted.js";
 import type { SessionSetup } from "../src/orchestrator/create.js";
 import { agentOf, tempWorkspace } from "../tests/fixtures/harness.js";
+import { backgroundReturn, median, worktreeSetup } from "./delegation-live.js";
 import { testOrchestra } from "../tests/fixtures/orchestra.js";
 
 const COMPLETION_MS = 200;
@@ -117,12 +118,16 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   const parallel = await timedRun(delegationScript(SUBTASKS));
   const serial = await timedRun(serialScript(), "editor");
   const cancel = await cancelLatency();
+  const background = await backgroundReturn();
+  const worktree = await worktreeSetup();
   const result = {
     one_subtask_ms: Math.round(one),
     parallel_ms: Math.round(parallel),
     serial_ms: Math.round(serial),
     cancel_stop_ms: Math.round(cancel.ms),
     orphans: cancel.orphans,
+    background_return_ms: Math.round(median(background)),
+    worktree_setup_ms: Math.round(median(worktree)),
   };
   if (json) {
     console.log(JSON.stringify(result));
@@ -134,4 +139,6 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   console.log(`${SUBTASKS} sub-tasks, delegated in parallel        ${String(result.parallel_ms).padStart(7)}   (${(parallel / one).toFixed(2)}x one sub-task; target ≤ 1.3x)`);
   console.log(`${SUBTASKS} sub-tasks, one agent serially           ${String(result.serial_ms).padStart(7)}   (${(serial / parallel).toFixed(2)}x parallel)`);
   console.log(`cancel → every scope stopped              ${String(result.cancel_stop_ms).padStart(7)}   (target ≤ 500 ms; orphans: ${result.orphans})`);
+  console.log(`background delegate → its result          ${String(result.background_return_ms).padStart(7)}   (median of ${background.length}; the sub-agent answers 300 ms later)`);
+  console.log(`worktree setup, 1,000-file repo           ${String(result.worktree_setup_ms).padStart(7)}   (median of ${worktree.length}; target ≤ 300 ms; max ${Math.round(Math.max(...worktree))})`);
 }

@@ -91,6 +91,8 @@ async function driver(outFile: string): Promise<void> {
     busy: true,
     run: () => new Promise(() => {}),
     cancel: () => {},
+    message: () => ({ ok: true }),
+    background: () => ({ ok: true }),
     agents: () => [],
     schedulerCounts: () => ({ running: 0, waiting: 0 }),
     onSchedulerChange: () => () => {},

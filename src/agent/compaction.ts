@@ -61,6 +61,11 @@ export interface CompactDeps {
   signal: AbortSignal;
   /** Compact now, under the threshold too (the dashboard's /compact): keep only keepRounds rounds. */
   force?: boolean;
+  /**
+   * Called once compacting is decided, before the summary is asked for (PreCompact hooks). False
+   * skips this compaction: the history stays as it is.
+   */
+  beforeCompact?(): Promise<boolean>;
 }
 
 /**
@@ -91,6 +96,8 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const cut = g < groups.length ? groups[g]!.start : history.length;
   const old = history.slice(HEAD, cut);
   const roundsSummarised = groups.slice(0, g).filter((x) => x.round).length;
+  if (deps.beforeCompact && !(await deps.beforeCompact())) return null;
+  if (signal.aborted) return null;
 
   const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
@@ -202,12 +209,14 @@ function capTokens(text: string, max: number, modelName: string): string {
   return `${text.slice(0, Math.floor((text.length * max) / tokens) - 20)}\n[… summary cut …]`;
 }
 
-export interface CompactorOptions {
+export interface CompactorOptions<A extends CompactableAgent = CompactableAgent> {
   compactAt: number;
   keepRounds: number;
   /** The window of a model, `model.context_window` winning over the known defaults. */
   windowFor(modelName: string): number;
   emit: EmitFn;
+  /** PreCompact hooks, once a compaction is due (manual: /compact asked for it): a block skips it. */
+  preCompact?(agent: A, signal: AbortSignal, trigger: "auto" | "manual"): Promise<{ block: boolean; reason?: string }>;
 }
 
 export interface CompactableAgent {
@@ -222,10 +231,11 @@ export interface CompactableAgent {
  * history. Emits `compacted` (and `usage` for the summary call); a failed summary is an `error`
  * event too, so the user learns that rounds were dropped.
  */
-export function createCompactor(opts: CompactorOptions) {
+export function createCompactor<A extends CompactableAgent = CompactableAgent>(opts: CompactorOptions<A>) {
   /** Resolves true when the history was compacted. */
-  return async (agent: CompactableAgent, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = [], force = false): Promise<boolean> => {
+  return async (agent: A, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = [], force = false): Promise<boolean> => {
     const base = { agentId: agent.id, parentId: agent.parentId };
+    const preCompact = opts.preCompact;
     let outcome: CompactionOutcome | null;
     try {
       outcome = await compactHistory(history, {
@@ -234,6 +244,13 @@ export function createCompactor(opts: CompactorOptions) {
         signal,
         settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
         force,
+        beforeCompact: preCompact
+          ? async () => {
+              const verdict = await preCompact(agent, signal, force ? "manual" : "auto");
+              if (verdict.block) opts.emit({ ...base, type: "error", where: "compaction", message: `compaction skipped by a PreCompact hook${verdict.reason ? `: ${verdict.reason}` : ""}` });
+              return !verdict.block;
+            }
+          : undefined,
       });
     } catch (error) {
       // A bug here must not end the run: the request goes out uncompacted and the user is told.

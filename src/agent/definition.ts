@@ -18,6 +18,11 @@ export interface AgentDefinition {
   model: string;
   maxSteps?: number;
   skills: string[];
+  /**
+   * "worktree": as a sub-agent it works in its own git worktree, merged back into the main tree
+   * when it ends done (orchestrator/worktree-run.ts). "none": it shares the workspace.
+   */
+  isolation: "none" | "worktree";
   /** The body: the agent's system prompt. */
   prompt: string;
   file: string;
@@ -40,6 +45,7 @@ const frontmatterSchema = z.strictObject({
     .default("inherit"),
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
+  isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -105,6 +111,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     model: fm.data.model,
     maxSteps: fm.data.max_steps,
     skills: fm.data.skills,
+    isolation: fm.data.isolation,
     prompt,
     file,
   };

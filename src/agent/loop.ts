@@ -1,8 +1,10 @@
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { prepareRequestTokens } from "../model/tokens.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
+import type { Workspace } from "../tools/workspace.js";
 import type { RunBudget } from "./budget.js";
 import { errorLine } from "../util/text.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
@@ -31,6 +33,24 @@ export interface AgentRuntime {
   claimCallId?(id: string): string;
   /** Token estimate of the request for the model_request event. */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
+  /** Messages for the agent while it runs (steering, background results); absent: none can come. */
+  inbox?: AgentInbox;
+  /**
+   * The agent's own workspace when it is not the session's (a git worktree): its file tools
+   * resolve against it, and the scheduler indexes its paths apart from everyone else's.
+   */
+  workspace?: Workspace;
+}
+
+export interface AgentInbox {
+  /** The messages queued since the last request, oldest first; they leave the queue. */
+  take(): string[];
+  /**
+   * Called when the agent ends a turn without tool calls. Resolves true once there is a message
+   * to answer (the turn goes on), false at once when none can come (nothing pending in the
+   * background), or when `signal` aborts.
+   */
+  idle(signal: AbortSignal): Promise<boolean>;
 }
 
 export interface AgentOutcome {
@@ -75,10 +95,23 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     return outcome("budget", withReason(partial, message), partial);
   };
 
+  // Queued messages join the history only here, before a request: never between a call and its result.
+  const deliver = (): void => {
+    for (const text of agent.inbox?.take() ?? []) {
+      agent.history.push({ role: "user", content: text });
+      agent.emit({ ...base, type: "user_message", text });
+    }
+  };
+
   while (steps < agent.maxSteps) {
     if (signal.aborted || agent.budget.exceeded()) return stopped(lastText);
+    deliver();
 
     const tools = agent.toolSpecs();
+    // Counting a huge history is long work: done here in slices that let a cancel or a SIGTERM
+    // through, so the estimates that follow (compaction, the request event) find it counted.
+    await prepareRequestTokens(agent.history, agent.model.name, signal);
+    if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
     steps++;
@@ -154,7 +187,12 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     agent.emit({ ...base, type: "assistant_message", content: text, toolCalls, ...kept });
     if (text.trim()) lastText = text;
 
-    if (toolCalls.length === 0) return outcome("done", text);
+    if (toolCalls.length === 0) {
+      // A message that came during this turn, or a background result still to come, keeps it open.
+      if (agent.inbox && (await agent.inbox.idle(signal))) continue;
+      if (signal.aborted) return stopped(lastText);
+      return outcome("done", text);
+    }
 
     const loopCall = detectLoop(recentCalls, toolCalls, agent.loopLimit);
     if (loopCall) {
@@ -166,7 +204,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
     // Reserved before running, so parallel agents of one run cannot all spend the same remainder.
     const runnable = toolCalls.slice(0, agent.budget.reserveToolCalls(toolCalls.length));
-    const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal };
+    const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal, workspace: agent.workspace };
     let results: ToolResult[];
     try {
       results = await agent.executor.runAll(runnable, caller);

@@ -1,122 +1,179 @@
 import { parseArgs } from "node:util";
-import { ConfigError } from "../config/errors.js";
+import { checkBaseUrl, describeBaseUrlProblem } from "../config/base-url.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
+import { closest } from "../util/edit-distance.js";
 import type { CliArgs, Subcommand } from "./types.js";
+import { commandUsage, OPTIONS, optionUsage, SUBCOMMANDS, UsageError, type OptionSpec } from "./usage.js";
 
-const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks"];
+export { HELP } from "./usage.js";
 
-export const HELP = `orca — a terminal multi-agent orchestrator
+/**
+ * The command line, read with node:util's tokenizer (non-strict, so it never throws its own text)
+ * and checked here, so every mistake is one `orca:` line in orca's words plus the usage that
+ * helps. parseArgs alone cannot express `--resume [ID]` nor a value that starts with a dash.
+ */
 
-Usage
-  orca [prompt]                 open the dashboard in the current directory (optionally starting with a prompt)
-  orca -p, --print [prompt]     headless: run to completion and print the result (prompt from stdin if omitted)
-  orca --demo                   the dashboard on a built-in scripted model and a sample project (no API key)
-  orca agents | tools | mcp | skills | sessions | hooks
-                                list what is loaded, and why something failed to load
+const BY_LONG = new Map(OPTIONS.map((o) => [o.name, o]));
+const BY_SHORT = new Map(OPTIONS.filter((o) => o.short).map((o) => [o.short!, o]));
+const TOKENIZER_OPTIONS = Object.fromEntries(
+  OPTIONS.map((o) => [o.name, { type: o.kind === "string" ? ("string" as const) : ("boolean" as const), ...(o.short ? { short: o.short } : {}) }]),
+);
 
-Options
-  -w, --workspace DIR           the directory agents work in (default: current directory)
-  -c, --config FILE             config file (default: .orca/config.yaml, ~/.config/orca/config.yaml)
-  -m, --model NAME              model name (env ORCA_MODEL)
-      --base-url URL            OpenAI-compatible endpoint (env OPENAI_BASE_URL); key from OPENAI_API_KEY
-      --agent NAME              start with this agent instead of the coordinator
-      --max-steps N             step limit per agent
-      --permission-mode MODE    default | accept-edits | plan | bypass
-      --yes                     headless: approve what would ask (deny rules still apply)
-      --output-format FORMAT    text | json | stream-json (with -p)
-      --resume [ID]             resume a session (the latest when no id)
-      --continue                continue the latest session of this workspace
-      --version                 print the version
-  -h, --help                    this help
-
-Exit codes: 0 done · 1 failed · 2 usage or config error · 3 step or token budget reached · 130 cancelled`;
+interface Positional {
+  value: string;
+  /** After `--`: always part of the prompt, never a command. */
+  forced: boolean;
+}
 
 export function parseCli(argv: string[]): CliArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        print: { type: "boolean", short: "p" },
-        "output-format": { type: "string" },
-        demo: { type: "boolean" },
-        workspace: { type: "string", short: "w" },
-        config: { type: "string", short: "c" },
-        model: { type: "string", short: "m" },
-        "base-url": { type: "string" },
-        agent: { type: "string" },
-        "max-steps": { type: "string" },
-        "permission-mode": { type: "string" },
-        yes: { type: "boolean", short: "y" },
-        resume: { type: "boolean" },
-        continue: { type: "boolean" },
-        version: { type: "boolean", short: "v" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    throw new ConfigError(`${(error as Error).message.split("\n")[0]} (see orca --help)`);
-  }
-  const { values } = parsed;
-  let positionals = [...parsed.positionals];
-
-  let subcommand: Subcommand | undefined;
-  if (positionals.length === 1 && (SUBCOMMANDS as readonly string[]).includes(positionals[0]!)) {
-    subcommand = positionals[0] as Subcommand;
-    positionals = [];
-  }
-
-  // `--resume ID`: parseArgs cannot express an optional value, so take the id from the positionals.
+  const { tokens } = parseArgs({ args: argv, options: TOKENIZER_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const values = new Map<string, string | true>();
+  const positionals: Positional[] = [];
+  let forced = false;
   let resume: string | true | undefined;
-  if (values.resume) {
-    const idIndex = argv.indexOf("--resume") + 1;
-    const next = argv[idIndex];
-    if (next && !next.startsWith("-") && positionals[0] === next) {
-      resume = next;
-      positionals.shift();
+
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.kind === "option-terminator") {
+      forced = true;
+      continue;
+    }
+    if (token.kind === "positional") {
+      positionals.push({ value: token.value, forced });
+      continue;
+    }
+    const spec = BY_LONG.get(token.name);
+    if (!spec || (token.rawName.startsWith("--") ? token.rawName !== `--${spec.name}` : token.rawName !== `-${spec.short}`)) {
+      throw unknownOption(token.rawName);
+    }
+    const flag = `--${spec.name}`;
+    if (spec.kind === "boolean") {
+      if (token.value !== undefined) throw new UsageError(`${flag} takes no value (got "${token.value}")`, optionUsage(spec.name));
+      values.set(spec.name, true);
+    } else if (spec.kind === "optional") {
+      // `--resume ID` or `--resume=ID`: the id is one word right after it; anything else (another
+      // option, a prompt of several words, nothing) leaves it without one.
+      const next = tokens[i + 1];
+      if (token.value !== undefined) resume = nonEmpty(token.value, spec);
+      else if (next?.kind === "positional" && next.index === token.index + 1 && /^[^\s-]\S*$/.test(next.value)) {
+        resume = next.value;
+        i++;
+      } else resume = true;
     } else {
-      resume = true;
+      values.set(spec.name, valueOf(token.value, token.inlineValue === true, spec));
     }
   }
 
-  const format = values["output-format"] ?? "text";
+  const str = (name: string): string | undefined => {
+    const v = values.get(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  const bool = (name: string): boolean => values.get(name) === true;
+
+  const subcommand = readSubcommand(positionals);
+  // `orca worktrees prune`: the one command that takes a word after it.
+  const subcommandArgs = subcommand === "worktrees" && positionals.length > 1 ? positionals.slice(1).map((p) => p.value) : undefined;
+  const words = subcommand ? [] : positionals.map((p) => p.value);
+  const prompt = words.length ? words.join(" ") : undefined;
+  if (prompt !== undefined && !prompt.trim()) {
+    throw new UsageError("the prompt is empty: write what orca should do", commandUsage());
+  }
+
+  const format = str("output-format") ?? "text";
   if (format !== "text" && format !== "json" && format !== "stream-json") {
-    throw new ConfigError(`--output-format must be text, json or stream-json, not "${format}"`);
+    throw new UsageError(`--output-format "${format}" is not valid: use text, json or stream-json`, optionUsage("output-format"));
   }
   let maxSteps: number | undefined;
-  if (values["max-steps"] !== undefined) {
-    maxSteps = Number(values["max-steps"]);
-    if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps must be a positive whole number`);
+  const rawSteps = str("max-steps");
+  if (rawSteps !== undefined) {
+    maxSteps = /^\s*\d+\s*$/.test(rawSteps) ? Number(rawSteps) : NaN;
+    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1) {
+      throw new UsageError(`--max-steps "${rawSteps}" is not valid: give a whole number, 1 or more`, optionUsage("max-steps"));
+    }
   }
   let permissionMode: PermissionMode | undefined;
-  if (values["permission-mode"] !== undefined) {
-    const mode = permissionModeSchema.safeParse(values["permission-mode"]);
-    if (!mode.success) throw new ConfigError(`--permission-mode must be one of default, accept-edits, plan, bypass`);
+  const rawMode = str("permission-mode");
+  if (rawMode !== undefined) {
+    const mode = permissionModeSchema.safeParse(rawMode);
+    if (!mode.success) throw new UsageError(`--permission-mode "${rawMode}" is not valid: use default, accept-edits, plan or bypass`, optionUsage("permission-mode"));
     permissionMode = mode.data;
   }
-  if (values.demo && values.print) throw new ConfigError("--demo opens the dashboard; it cannot be combined with -p");
+  const baseUrl = str("base-url");
+  if (baseUrl !== undefined) {
+    const problem = checkBaseUrl(baseUrl);
+    if (problem) throw new UsageError(describeBaseUrlProblem("--base-url", baseUrl, problem), optionUsage("base-url"));
+  }
+  if (bool("demo") && bool("print")) throw new UsageError("--demo opens the dashboard; it cannot be combined with -p", commandUsage());
+  if (bool("all") && subcommand !== "sessions") throw new UsageError("--all only applies to orca sessions", optionUsage("all"));
 
   return {
-    prompt: positionals.length ? positionals.join(" ") : undefined,
-    print: Boolean(values.print),
+    prompt,
+    print: bool("print"),
     outputFormat: format,
-    demo: Boolean(values.demo),
-    workspace: values.workspace ?? process.cwd(),
-    configFile: values.config,
-    model: values.model,
-    baseUrl: values["base-url"],
-    agent: values.agent,
+    demo: bool("demo"),
+    workspace: str("workspace") ?? process.cwd(),
+    configFile: str("config"),
+    model: str("model"),
+    baseUrl,
+    agent: str("agent"),
     maxSteps,
     permissionMode,
-    yes: Boolean(values.yes),
+    yes: bool("yes"),
     resume,
-    continue: Boolean(values.continue),
-    version: Boolean(values.version),
-    help: Boolean(values.help),
+    continue: bool("continue"),
+    version: bool("version"),
+    help: bool("help"),
+    all: bool("all"),
     subcommand,
+    ...(subcommandArgs ? { subcommandArgs } : {}),
   };
+}
+
+/**
+ * A first word that is a command runs it; one that is a near miss (`sesions`) is a usage error,
+ * not a prompt sent to the model. Only a prompt of one bare word is taken for a mistyped command:
+ * "map the repo" is a request, not `orca mcp`.
+ */
+function readSubcommand(positionals: readonly Positional[]): Subcommand | undefined {
+  const first = positionals[0];
+  if (!first || first.forced) return undefined;
+  const exact = SUBCOMMANDS.find((s) => s === first.value);
+  if (exact) {
+    if (exact === "worktrees" && positionals.length === 2 && positionals[1]!.value === "prune") return exact;
+    if (positionals.length > 1) {
+      const words = positionals.map((p) => p.value).join(" ");
+      throw new UsageError(`orca ${exact} takes no arguments (to send "${words}" as a prompt: orca -- ${words})`, commandUsage());
+    }
+    return exact;
+  }
+  if (positionals.length !== 1 || !/^[a-z][a-z_-]*$/i.test(first.value)) return undefined;
+  const near = closest(first.value.toLowerCase(), SUBCOMMANDS, (s) => (s.length <= 3 ? 1 : 2));
+  if (!near) return undefined;
+  throw new UsageError(`unknown command "${first.value}": did you mean \`orca ${near}\`? (to send it as a prompt: orca -- ${first.value})`, commandUsage());
+}
+
+function unknownOption(raw: string): UsageError {
+  const name = raw.replace(/^-+/, "").split("=")[0]!;
+  const long = raw.startsWith("--") ? closest(name, OPTIONS.map((o) => o.name), () => 2) : undefined;
+  const hint = long ? `: did you mean --${long}?` : "";
+  return new UsageError(`unknown option ${raw}${hint}`, long ? optionUsage(long) : commandUsage());
+}
+
+/** A value option's value; a dash-led next word is taken only when it is not itself an option (`--max-steps -3`). */
+function valueOf(value: string | undefined, inline: boolean, spec: OptionSpec): string {
+  const flag = `--${spec.name}`;
+  if (value === undefined || (!inline && value === "--")) throw new UsageError(`${flag} needs a value${spec.arg ? ` (${spec.arg})` : ""}`, optionUsage(spec.name));
+  if (!inline && value.length > 1 && value.startsWith("-") && !/^-\d/.test(value)) {
+    const option = value.startsWith("--") ? BY_LONG.get(value.slice(2).split("=")[0]!) : BY_SHORT.get(value[1]!);
+    const why = option ? `, and "${value}" is an option` : `; write ${flag}=${value} if "${value}" is the value`;
+    throw new UsageError(`${flag} needs a value${spec.arg ? ` (${spec.arg})` : ""}${why}`, optionUsage(spec.name));
+  }
+  return nonEmpty(value, spec);
+}
+
+function nonEmpty(value: string, spec: OptionSpec): string {
+  if (!value.trim()) throw new UsageError(`--${spec.name} needs a value, not an empty one`, optionUsage(spec.name));
+  return value;
 }
 
 /** Exit codes of §11. */

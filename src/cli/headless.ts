@@ -1,6 +1,7 @@
 import type { Redactor } from "../events/redact.js";
 import type { OrcaEvent } from "../events/types.js";
 import type { SessionSetup } from "../orchestrator/create.js";
+import { SETTLE_DEADLINE_MS } from "../orchestrator/lifecycle.js";
 import type { RunResult } from "../orchestrator/types.js";
 import { exitCodeFor } from "./args.js";
 import type { OutputFormat } from "./types.js";
@@ -25,14 +26,20 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
 
   let interrupted = 0;
+  const quit = () => {
+    started.killChildrenSync();
+    process.exit(130);
+  };
   const onSigint = () => {
     interrupted++;
     if (interrupted === 1) {
-      io.stderr.write("orca: cancelling… (Ctrl+C again to quit at once)\n");
+      io.stderr.write("orca: cancelling… (Ctrl+C again to quit)\n");
       session.cancel();
+    } else if (interrupted === 2) {
+      // Cut short: every sub-agent that started still gets its SubagentStop, within a deadline.
+      void started.hooks.settleSubagents({ deadlineMs: SETTLE_DEADLINE_MS }).finally(quit);
     } else {
-      started.killChildrenSync();
-      process.exit(130);
+      quit();
     }
   };
   process.on("SIGINT", onSigint);
@@ -79,5 +86,10 @@ function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, root
   if (event.type === "error") {
     const who = event.agentId === rootId ? "" : `${event.agentId}: `;
     io.stderr.write(`orca: ${who}${event.message}\n`);
+  }
+  // A hook's systemMessage is for the user; a hook that failed or was killed is a warning (the action went on).
+  if (event.type === "hook_finished") {
+    if (event.systemMessage) io.stderr.write(`orca: hook ${event.hookEvent}: ${event.systemMessage}\n`);
+    if (event.outcome === "error" || event.outcome === "timeout") io.stderr.write(`orca: warning: hook ${event.hookEvent} (${event.command}): ${event.message ?? event.outcome}\n`);
   }
 }

@@ -13,7 +13,7 @@ export interface MatchUniverse {
 const EVENT_VALUES: Partial<Record<HookEventName, readonly string[]>> = {
   SessionStart: ["startup", "resume"],
   SessionEnd: ["prompt_input_exit", "other"],
-  PreCompact: ["auto"],
+  PreCompact: ["auto", "manual"],
   Notification: ["permission_prompt"],
 };
 

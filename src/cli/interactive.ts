@@ -2,7 +2,7 @@ import path from "node:path";
 import { ConfigError } from "../config/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
 import { describeProjectSetting } from "../orchestrator/project-settings.js";
-import { createSession, ignoredWarning, type SessionSetup } from "../orchestrator/create.js";
+import { createSession, ignoredWarning, type CreateSessionOptions, type SessionSetup } from "../orchestrator/create.js";
 import { dataDir } from "../config/load.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
@@ -11,6 +11,7 @@ import type { DashboardHost } from "../ui/host.js";
 import { resolveKeymap } from "../ui/keymap.js";
 import { runDashboard } from "../ui/render.js";
 import { clip, oneLine } from "../util/text.js";
+import type { WelcomeInfo } from "../ui/Welcome.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
@@ -23,6 +24,8 @@ export interface InteractiveSetup {
   requireEndpoint?: boolean;
   /** `--resume` / `--continue`: the session to continue, in the workspace it recorded. */
   resume?: ResumePlan;
+  /** The demo paces its edits (see createSession's wrapTool). */
+  wrapTool?: CreateSessionOptions["wrapTool"];
 }
 
 /** `orca [prompt]`: the dashboard on a real endpoint (or, from runDemo, the scripted one). */
@@ -52,6 +55,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       requireEndpoint: setup.requireEndpoint,
       resume,
       trustProject,
+      wrapTool: setup.wrapTool,
     });
   try {
     started = await start(setup.resume);
@@ -61,6 +65,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       throw new ConfigError(keys.errors.join("; "));
     }
     started.session.start();
+    const initialPrompt = setup.initialPrompt ?? args.prompt;
+    const welcome = (s: SessionSetup): WelcomeInfo => welcomeInfo(s, version, env.HOME);
     const host = dashboardHost({
       current: () => started!,
       replace: async (resumeId) => {
@@ -72,14 +78,15 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
         started = next;
         await old.session.close("idle");
         old.killChildrenSync();
-        return { session: next.session, replay: plan?.events, notices: startupNotices(next) };
+        // A new session (/clear) opens on the welcome screen again; a resumed one on its conversation.
+        return { session: next.session, replay: plan?.events, notices: startupNotices(next), welcome: plan ? null : welcome(next) };
       },
       workspace: path.resolve(workspace),
     });
     const dashboard = runDashboard({
       session: started.session,
       approver,
-      initialPrompt: setup.initialPrompt ?? args.prompt,
+      initialPrompt,
       demo: setup.demo,
       stdout: io.stdout,
       stdin: io.stdin,
@@ -87,9 +94,11 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       notices: startupNotices(started),
       keymap: keys.keymap,
       host,
+      welcome: initialPrompt || setup.resume ? undefined : welcome(started),
     });
     const { exitCode } = await dashboard;
-    await started.session.close(exitCode === 130 ? "cancelled" : "idle");
+    // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).
+    await started.session.close(exitCode === 130 ? "cancelled" : "idle", exitCode === 129 || exitCode === 143 ? "other" : "prompt_input_exit");
     for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {
@@ -139,6 +148,23 @@ function dashboardHost(o: {
         .filter((s) => path.resolve(s.workspace) === o.workspace)
         .map((s) => ({ id: s.id, startedAt: s.startedAt, status: s.status, firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)" })),
     switchSession: (to) => o.replace(to.resume),
+  };
+}
+
+/** What the welcome screen lists: what this session loaded. */
+function welcomeInfo(started: SessionSetup, version: string, home: string | undefined): WelcomeInfo {
+  const { session, config, mcp } = started;
+  const provider = config.model.provider ? config.providers[config.model.provider] : undefined;
+  const names = [...started.agents.definitions.keys()];
+  return {
+    version,
+    model: session.modelName,
+    endpoint: (provider ? provider.base_url : config.model.base_url) || undefined,
+    workspace: session.workspaceRoot,
+    home,
+    agents: [session.rootAgentId, ...names.filter((n) => n !== session.rootAgentId).sort()],
+    skills: started.skills.skills.map((s) => s.name),
+    mcp: mcp ? { status: () => mcp.status(), onChange: (listener) => mcp.onChange(listener) } : undefined,
   };
 }
 

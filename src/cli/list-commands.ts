@@ -2,11 +2,14 @@ import { loadEnvironment } from "../orchestrator/create.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
 import { formatSessions } from "./sessions-command.js";
 import { formatHooks } from "./hooks-command.js";
+import { worktreesCommand } from "./worktrees-command.js";
+import { CONTROL_TOOLS } from "../orchestrator/control-tools.js";
 
 /** The project settings each command would show; the config shapes every one of them. */
 const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
@@ -16,6 +19,7 @@ const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
   mcp: ["config", "mcp"],
   sessions: ["config"],
   hooks: ["config", "hooks"],
+  worktrees: [],
 };
 
 /**
@@ -74,12 +78,16 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
         shells: new ShellManager(),
         bashTimeoutMs: env.config.tools.bash_timeout,
         maxOutputTokens: env.config.tools.max_output_tokens,
+        tokens: bpeTokenCounter(),
         readOnlyCommands: env.config.scheduler.read_only_commands,
       });
       out("built-in tools:");
       for (const t of tools) out(`  ${t.name.padEnd(12)} ${t.description.split(". ")[0]}`);
       out(`  ${"get_skill".padEnd(12)} Load a skill by name`);
-      out(`  ${"delegate".padEnd(12)} Hand a scoped task to a sub-agent`);
+      out(`  ${"delegate".padEnd(13)} Hand a scoped task to a sub-agent (or start it in the background)`);
+      out(`  ${"message_agent".padEnd(13)} Steer a running sub-agent (comes with delegate)`);
+      out(`  ${"agent_status".padEnd(13)} The state of your sub-agents (comes with delegate)`);
+      out(`  ${"wait_agents".padEnd(13)} Wait for background sub-agents (comes with delegate)`);
       const mcp = await listMcp(env.servers, workspace, out, false);
       return mcp;
     }
@@ -89,14 +97,17 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return listMcp(env.servers, workspace, out, true);
     }
     case "sessions":
-      for (const line of formatSessions(dataDir(env.config, env.home))) out(line);
+      for (const line of formatSessions(dataDir(env.config, env.home), { all: args.all })) out(line);
       return 0;
     case "hooks": {
-      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [] }).map((t) => t.name);
-      const universe = { tools: [...tools, "get_skill", "delegate"], agents: [...env.agents.definitions.keys()] };
+      const tools = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1, maxOutputTokens: 1, readOnlyCommands: [], tokens: bpeTokenCounter() }).map((t) => t.name);
+      const universe = { tools: [...tools, "get_skill", "delegate", ...CONTROL_TOOLS], agents: [...env.agents.definitions.keys()] };
       for (const line of formatHooks(env.hooks, universe, env.home)) out(line);
       return 0;
     }
+    case "worktrees":
+      for (const line of await worktreesCommand(env.workspaceRoot, args.subcommandArgs?.[0])) out(line);
+      return 0;
     default:
       io.stderr.write(`orca: unknown command ${String(args.subcommand)}\n`);
       return 2;

@@ -5,10 +5,11 @@ import { ConfigError } from "../config/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
-import { listSessions } from "../sessions/store.js";
+import { listedSessions, listSessions } from "../sessions/store.js";
 import { createSession, type SessionSetup } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
 import { HELP, parseCli } from "./args.js";
+import { commandUsage, UsageError } from "./usage.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { runHeadless } from "./headless.js";
 import { runListCommand } from "./list-commands.js";
@@ -42,6 +43,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
+    if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, io, PACKAGE_DIR, packageVersion());
     if (args.subcommand) return await runListCommand(args, io, PACKAGE_DIR);
     if (args.demo) {
       const { runDemo } = await import("./demo.js");
@@ -50,7 +52,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     if (args.print || !io.stdin.isTTY || !io.stdout.isTTY) {
       const resume = args.resume !== undefined || args.continue ? resumePlan(args, io) : undefined;
       const prompt = args.prompt ?? (args.print && !io.stdin.isTTY ? (await readStdin(io.stdin)).trim() : undefined);
-      if (!prompt) throw new ConfigError("no prompt: give one as an argument (orca -p \"…\") or on standard input");
+      if (!prompt) throw new UsageError("no prompt: give one as an argument (orca -p \"…\") or on standard input", commandUsage());
       started = await createSession({
         workspace: resume?.workspace ?? args.workspace,
         configFile: args.configFile,
@@ -92,8 +94,12 @@ function resumePlan(args: CliArgs, io: MainIo, project = true): ResumePlan {
 async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<ResumePlan | null> {
   const { config } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR, project });
   const dir = dataDir(config);
-  const sessions = listSessions(dir);
-  if (sessions.length === 0) throw new ConfigError("no sessions yet");
+  const every = listSessions(dir);
+  const sessions = listedSessions(every);
+  if (sessions.length === 0) {
+    const others = listedSessions(every, { all: true }).length;
+    throw new ConfigError(others ? "no sessions yet that got an answer (orca sessions --all lists the others)" : "no sessions yet");
+  }
   const { pickSession } = await import("../ui/pick.js");
   const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME });
   if (id === null) return null;
@@ -102,7 +108,10 @@ async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<
 
 function reportError(error: unknown, io: MainIo): number {
   if (error instanceof ConfigError) {
-    io.stderr.write(`orca: ${error.message}\n`);
+    // A config error may list several problems, one line each; a usage error adds its usage.
+    const lines = error.message.split("\n").map((line) => `orca: ${line}`);
+    if (error instanceof UsageError) lines.push(...error.usage);
+    io.stderr.write(`${lines.join("\n")}\n`);
     return 2;
   }
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);

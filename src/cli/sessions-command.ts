@@ -1,14 +1,21 @@
-import { listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
+import { listedSessions, listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
 import { clip, oneLine } from "../util/text.js";
 
-/** `orca sessions`: every logged session, most recently active first, one line each. */
-export function formatSessions(dataDir: string, sessions: SessionInfo[] = listSessions(dataDir)): string[] {
-  if (!sessions.length) return [`sessions: none in ${sessionsDir(dataDir)}`];
+/**
+ * `orca sessions`: the sessions a user can resume, most recently active first, one line each.
+ * Runs that never got an answer (a bad key, a failed start) are left out unless `all`, and
+ * marked when shown; demo sessions never appear.
+ */
+export function formatSessions(dataDir: string, opts: { all?: boolean } = {}, sessions: SessionInfo[] = listSessions(dataDir)): string[] {
+  const shown = listedSessions(sessions, opts);
+  const hidden = listedSessions(sessions, { all: true }).length - shown.length;
+  const hiddenNote = hidden ? `${hidden} that never got an answer not shown (orca sessions --all lists them)` : "";
+  if (!shown.length) return [`sessions: none in ${sessionsDir(dataDir)}${hiddenNote ? `; ${hiddenNote}` : ""}`];
   const lines = [`sessions in ${sessionsDir(dataDir)} (most recent first; resume with orca --resume ID):`];
-  const rows = sessions.map((s) => [
+  const rows = shown.map((s) => [
     s.id,
     formatTime(s.startedAt),
-    s.status + (s.resumes ? ` (resumed ${s.resumes}×)` : ""),
+    s.status + (s.answered ? "" : ", no answer") + (s.resumes ? ` (resumed ${s.resumes}×)` : ""),
     s.workspace,
     clip(oneLine(s.firstPrompt), 60) || "(no prompt)",
   ]);
@@ -17,6 +24,7 @@ export function formatSessions(dataDir: string, sessions: SessionInfo[] = listSe
   const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   lines.push(`  ${fmt(header)}`);
   for (const r of rows) lines.push(`  ${fmt(r)}`);
+  if (hiddenNote) lines.push(`(${hiddenNote})`);
   return lines;
 }
 
@@ -25,4 +33,3 @@ function formatTime(ms: number): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
-

@@ -3,7 +3,7 @@ import type { PermissionMode } from "../config/schema.js";
 /** Types the cli modules share; here so that main.ts and the commands it runs do not import each other. */
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees" | "doctor";
 
 export interface CliArgs {
   prompt?: string;
@@ -22,7 +22,11 @@ export interface CliArgs {
   continue: boolean;
   version: boolean;
   help: boolean;
+  /** `orca sessions --all`: also the sessions that never got an answer. */
+  all: boolean;
   subcommand?: Subcommand;
+  /** What follows the subcommand (`orca worktrees prune`). */
+  subcommandArgs?: string[];
 }
 
 /** The process streams and environment, passed in so tests can run main() in-process. */

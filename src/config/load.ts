@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
+import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
 import { ConfigError } from "./errors.js";
 import { interpolate } from "./interpolate.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
@@ -78,11 +79,12 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   // Environment beats the file, flags beat the environment — except the key: an api_key the file
   // names (often ${SOME_OTHER_KEY} for another provider) is more specific than OPENAI_API_KEY.
   if (env.OPENAI_API_KEY && !config.model.api_key) config.model.api_key = env.OPENAI_API_KEY;
-  if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
+  if (env.OPENAI_BASE_URL) config.model.base_url = checkedBaseUrl("OPENAI_BASE_URL", env.OPENAI_BASE_URL);
   if (env.ORCA_MODEL) config.model.name = env.ORCA_MODEL;
   if (env.ORCA_DATA_DIR) config.data_dir = env.ORCA_DATA_DIR;
   if (overrides.model) config.model.name = overrides.model;
   if (overrides.baseUrl) {
+    checkedBaseUrl("--base-url", overrides.baseUrl);
     // --base-url points the configured model's own provider elsewhere.
     const main = config.model.provider ? config.providers[config.model.provider] : undefined;
     if (main) main.base_url = overrides.baseUrl;
@@ -90,6 +92,13 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
   }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
+}
+
+/** The URL, or a ConfigError naming where it came from and what is wrong with it. */
+function checkedBaseUrl(name: string, value: string): string {
+  const problem = checkBaseUrl(value);
+  if (problem) throw new ConfigError(describeBaseUrlProblem(name, value, problem));
+  return value;
 }
 
 /**
@@ -134,11 +143,13 @@ function readYaml(file: string): unknown {
   return value;
 }
 
-/** One line: the first problem with its dotted path, and how many more there are. */
+/**
+ * Every problem, one line each with its file and dotted path, so the user fixes the file in one
+ * pass instead of one error per run.
+ */
 export function formatConfigIssues(error: z.ZodError, file: string): string {
-  const lines = error.issues.flatMap((issue) => describeIssue(issue));
-  const more = lines.length > 1 ? ` (and ${lines.length - 1} more)` : "";
-  return `${file}: ${lines[0] ?? "invalid configuration"}${more}`;
+  const lines = [...new Set(error.issues.flatMap((issue) => describeIssue(issue)))];
+  return (lines.length ? lines : ["invalid configuration"]).map((line) => `${file}: ${line}`).join("\n");
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string[] {
@@ -154,6 +165,15 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
     case "invalid_key":
       // A record key that failed its own check (a provider or server name): say why.
       return issue.issues.length ? issue.issues.map((inner) => `${prefix}: ${inner.message}`) : [`${prefix}: ${issue.message}`];
+    case "too_small":
+    case "too_big": {
+      // zod's own text ("Too small: expected number to be >0") reads like a dump; say it plainly.
+      const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
+      const op = issue.code === "too_small" ? (issue.inclusive ? "at least" : "more than") : issue.inclusive ? "at most" : "less than";
+      const what = issue.origin === "number" || issue.origin === "int" ? "a number" : issue.origin === "string" ? "a length" : "a size";
+      const got = typeof issue.input === "number" ? `, got ${issue.input}` : "";
+      return [`${prefix}: expected ${what} ${op} ${String(bound)}${got}`];
+    }
     case "invalid_union": {
       // Report the branch that got furthest, so "url: Invalid URL" beats "command: required".
       const branches = issue.errors.map((branch) => branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkBaseUrl } from "./base-url.js";
 import { hooksConfigSchema } from "./hooks.js";
 import { keysConfigSchema } from "./keys.js";
 
@@ -55,11 +56,36 @@ export const DEFAULT_READ_ONLY_COMMANDS = [
   "tree*",
 ];
 
+/**
+ * Credential stores commands have no business reading: the sandbox hides them (they stay readable
+ * to you, and to orca itself). orca's own config and sessions are among them.
+ */
+export const DEFAULT_SANDBOX_DENY_READ = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.kube",
+  "~/.docker",
+  "~/.config/gh",
+  "~/.config/gcloud",
+  "~/.netrc",
+  "~/.npmrc",
+  "~/.pypirc",
+  "~/.git-credentials",
+  "~/.config/orca/config.yaml",
+  "~/.orca/sessions",
+];
 const priceSchema = z.strictObject({
   input: z.number().min(0),
   output: z.number().min(0),
   cached: z.number().min(0).optional(),
   cache_write: z.number().min(0).optional(),
+});
+
+/** An endpoint URL, checked at load (an empty value, e.g. `${VAR:-}`, means unset). */
+const baseUrlSchema = z.string().superRefine((value, ctx) => {
+  const problem = value ? checkBaseUrl(value) : null;
+  if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem.problem}${problem.suggestion ? `; did you mean ${problem.suggestion}?` : ""}` });
 });
 
 /** The name `model.base_url` / `model.api_key` go by as a provider. */
@@ -69,7 +95,7 @@ export const providerSchema = z
   .strictObject({
     type: z.enum(["openai", "anthropic"]),
     /** Unset: the vendor's own endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL). */
-    base_url: z.string().optional(),
+    base_url: baseUrlSchema.optional(),
     api_key: z.string().optional(),
     /** Per-request timeout in ms; default model.timeout. */
     timeout: z.number().int().positive().optional(),
@@ -96,7 +122,7 @@ export const configSchema = z.strictObject({
       name: z.string().min(1).default("gpt-4.1-mini"),
       /** A name from `providers`; unset: the OpenAI-compatible endpoint base_url/api_key describe. */
       provider: z.string().min(1).optional(),
-      base_url: z.string().optional(),
+      base_url: baseUrlSchema.optional(),
       api_key: z.string().optional(),
       /** Context window in tokens; when absent, a known model's window or 128k. */
       context_window: z.number().int().positive().optional(),
@@ -154,6 +180,28 @@ export const configSchema = z.strictObject({
       bash_timeout: z.number().int().positive().default(120_000),
       /** Tool output beyond this many tokens is cut to its head and tail. */
       max_output_tokens: z.number().int().positive().default(8_000),
+      /** Give commands the model's API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, model.api_key). */
+      pass_model_key: z.boolean().default(false),
+    })
+    .prefault({}),
+  sandbox: z
+    .strictObject({
+      /** auto: sandbox commands where the platform can; true: refuse to start without; false: never. */
+      enabled: z.union([z.literal("auto"), z.boolean()]).default("auto"),
+      network: z
+        .strictObject({
+          /** [] no network; ["*"] the host's network; else these hosts (`*.example.com` for subdomains). */
+          allow: z.array(z.string().min(1)).default([]),
+          /** Commands may use Unix sockets (the host's in /run and /tmp stay hidden); false refuses them all. */
+          unix_sockets: z.boolean().default(true),
+        })
+        .prefault({}),
+      /** More directories commands may write (caches such as ~/.cache/go-build). */
+      writable: z.array(z.string().min(1)).default([]),
+      /** More paths kept read-only inside the writable areas (workspace-relative or absolute). */
+      read_only: z.array(z.string().min(1)).default([]),
+      /** Paths commands cannot read at all; read_file(PATTERN) deny rules are added to these. */
+      deny_read: z.array(z.string().min(1)).default(DEFAULT_SANDBOX_DENY_READ),
     })
     .prefault({}),
   mcp_servers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only"), mcpServerSchema).default({}),

@@ -1,22 +1,113 @@
 /**
  * Replaces secret values (API keys, header values, MCP tokens) with [redacted] in serialised
  * events, wherever they went: the session log and the stream-json output both pass through it.
+ *
+ * A command's output rarely shows a key whole and plain: `grep --color` wraps the match in colour
+ * codes, `grep -o 'KEY=.{10}'` or `cut` print pieces of it. So lines are read with ANSI escape
+ * sequences skipped, and for a key-like secret any run of 8 or more of its characters in a row is
+ * redacted, found with a rolling hash over 8-character windows: one pass over each line.
  */
+const GRAM = 8;
+const BASE = 0x01000193;
+/** BASE^(GRAM-1) mod 2^32: what the character leaving the window contributed. */
+const BASE_OUT = (() => {
+  let p = 1;
+  for (let i = 1; i < GRAM; i++) p = Math.imul(p, BASE);
+  return p >>> 0;
+})();
+
+/** An escape sequence as it appears in a JSON string (\u001b) or raw: CSI (colours, erase) or a two-character one. */
+const ANSI = /(?:\u001b|\\u001[bB])(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])/g;
+const ANSI_START = /\u001b|\\u001[bB]/;
+
 export class Redactor {
   private readonly secrets: string[] = [];
+  /** Hashes of every 8-character window of the key-like secrets, and the windows themselves. */
+  private readonly gramHashes = new Set<number>();
+  private readonly grams = new Set<string>();
 
   /** Short values would redact ordinary words; real keys and tokens are long. */
   add(value: string | undefined): void {
-    if (value && value.length >= 8 && !this.secrets.includes(value)) this.secrets.push(value);
+    if (!value || value.length < GRAM || this.secrets.includes(value)) return;
+    this.secrets.push(value);
+    if (!looksLikeKey(value)) return;
+    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+      for (let i = 0; i + GRAM <= form.length; i++) {
+        const gram = form.slice(i, i + GRAM);
+        this.grams.add(gram);
+        this.gramHashes.add(hashOf(gram));
+      }
+    }
   }
 
   /** Redacts a JSON-serialised line (a secret may appear JSON-escaped there). */
   redactJson(line: string): string {
+    if (this.secrets.length === 0) return line;
     for (const secret of this.secrets) {
       if (line.includes(secret)) line = line.split(secret).join("[redacted]");
       const escaped = JSON.stringify(secret).slice(1, -1);
       if (escaped !== secret && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
     }
-    return line;
+    return this.grams.size ? this.redactPieces(line) : line;
   }
+
+  /** Redacts every run of 8+ characters of a key, reading through colour codes. */
+  private redactPieces(line: string): string {
+    const { text, origin } = withoutAnsi(line);
+    if (text.length < GRAM) return line;
+    const ranges: Array<[number, number]> = [];
+    let h = 0;
+    for (let i = 0; i < text.length; i++) {
+      if (i >= GRAM) h = (h - Math.imul(text.charCodeAt(i - GRAM), BASE_OUT)) >>> 0;
+      h = (Math.imul(h, BASE) + text.charCodeAt(i)) >>> 0;
+      if (i < GRAM - 1 || !this.gramHashes.has(h)) continue;
+      const start = i - GRAM + 1;
+      if (!this.grams.has(text.slice(start, i + 1))) continue;
+      const from = origin ? origin[start]! : start;
+      const to = origin ? origin[i]! + 1 : i + 1;
+      const last = ranges[ranges.length - 1];
+      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+      else ranges.push([from, to]);
+    }
+    if (ranges.length === 0) return line;
+    let out = "";
+    let at = 0;
+    for (const [from, to] of ranges) {
+      out += `${line.slice(at, from)}[redacted]`;
+      at = to;
+    }
+    return out + line.slice(at);
+  }
+}
+
+/**
+ * Keys and tokens: one long word of letters and digits. Paths, URLs and phrases are redacted only
+ * whole: their pieces ("/home/us") are everywhere in a log, and blanking them would break resume.
+ */
+function looksLikeKey(value: string): boolean {
+  return value.length >= 16 && !/[\s/]/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
+}
+
+function hashOf(gram: string): number {
+  let h = 0;
+  for (let i = 0; i < gram.length; i++) h = (Math.imul(h, BASE) + gram.charCodeAt(i)) >>> 0;
+  return h;
+}
+
+/** The line without escape sequences, and for each of its characters the index it came from (null: none removed). */
+function withoutAnsi(line: string): { text: string; origin: number[] | null } {
+  if (!ANSI_START.test(line)) return { text: line, origin: null };
+  let text = "";
+  const origin: number[] = [];
+  let at = 0;
+  const keep = (to: number) => {
+    for (let i = at; i < to; i++) origin.push(i);
+    text += line.slice(at, to);
+  };
+  for (const m of line.matchAll(ANSI)) {
+    keep(m.index);
+    at = m.index + m[0].length;
+  }
+  keep(line.length);
+  return { text, origin };
 }

@@ -60,6 +60,36 @@ export const usageSchema = z.object({
 });
 export type Usage = z.infer<typeof usageSchema>;
 
+/** How a file a tool call touched ended up (read versions; see tools/versions.ts). */
+export const fileTouchSchema = z.object({
+  /** Workspace-relative (absolute when outside the workspace). */
+  path: z.string(),
+  /** Content hash after the call; null when the file was deleted. */
+  hash: z.string().nullable(),
+  /**
+   * read: the agent saw this version · write/edit/bash: the agent changed the file to it ·
+   * outside: the call found it changed outside orca's tools (the agent did not see it).
+   */
+  change: z.enum(["read", "write", "edit", "bash", "outside"]),
+  /** The agent changed a version it had not seen whole: it knows its own change, not the rest. */
+  partial: z.boolean().optional(),
+  created: z.boolean().optional(),
+});
+export type FileTouch = z.infer<typeof fileTouchSchema>;
+
+/** Who last changed a file: an agent (through which tool) or something outside orca's tools. */
+export const changeSourceSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("agent"),
+    agentId: z.string(),
+    /** The agent as the user knows it: id and label ("editor-2 [fix subtract]"). */
+    name: z.string(),
+    via: z.enum(["write_file", "edit_file", "bash"]),
+  }),
+  z.object({ kind: z.literal("outside") }),
+]);
+export type ChangeSource = z.infer<typeof changeSourceSchema>;
+
 export const agentStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop"]);
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
@@ -128,6 +158,22 @@ export const eventSchema = z.discriminatedUnion("type", [
     durationMs: z.number(),
     /** The unified diff a file tool applied (write_file, edit_file), for the dashboard. */
     diff: z.string().optional(),
+    /** The file versions this call saw or made, so a resumed session rebuilds every agent's. */
+    versions: z.array(fileTouchSchema).optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("write_conflict"),
+    callId: z.string(),
+    tool: z.string(),
+    /** Workspace-relative. */
+    path: z.string(),
+    /** stale: changed since the agent saw it · unread: the agent never saw it whole. */
+    reason: z.enum(["stale", "unread"]),
+    changedBy: changeSourceSchema.optional(),
+    changedAt: z.number().optional(),
+    /** The refusal exactly as the agent reads it. */
+    message: z.string(),
   }),
   z.object({
     ...base,
@@ -213,6 +259,34 @@ export const eventSchema = z.discriminatedUnion("type", [
     tools: z.number().optional(),
     /** Why it failed, one line. */
     reason: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("agent_backgrounded"),
+    /** delegate: started with `background: true`; user: sent to the background while it ran (Ctrl+B). */
+    by: z.enum(["delegate", "user"]),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("agent_waiting"),
+    /** The agent ended its turn but stays open for these background sub-agents' results. */
+    waitingFor: z.array(z.string()),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("worktree"),
+    /**
+     * created: the agent works in its own git worktree; merged: its changes were applied to the
+     * main tree; conflict: they were not (files named), the branch is kept; kept: it did not end
+     * done, the worktree stays; unavailable: no git repository, it shares the workspace; failed:
+     * orca could not create, commit or merge it.
+     */
+    action: z.enum(["created", "merged", "conflict", "kept", "unavailable", "failed"]),
+    path: z.string().optional(),
+    branch: z.string().optional(),
+    /** Workspace-relative: the merged files, or the conflicting ones. */
+    files: z.array(z.string()).optional(),
+    message: z.string(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

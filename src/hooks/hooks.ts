@@ -13,17 +13,18 @@ import { HookRunner, type HookRun } from "./runner.js";
  * configured for its event (no payload is built, nothing is spawned) and never throws: a hook
  * that fails is a warning in its hook_finished event, never a failed tool call or run.
  *
- * Where each is called from (wired in phase 2 of issue #15):
- *   preToolUse          executor, after schema validation, before the permission check
- *   permissionRequest   permissions, just before the approver is asked (decision "ask")
- *   notification        when a human is asked (dialog approver); not awaited by the dialog
- *   postToolUse(Failure) executor, after a call that ran, before tool_finished
- *   userPromptSubmit    Session.run, before user_message
- *   sessionStart/End    Session.start / Session.close (before onClose)
- *   preCompact          the compactor, before summarising
- *   subagentStart/Stop  delegation: when the sub-agent really starts / after its loop returns
- *   stop                Session.run, after the root's loop, unless the run was cancelled
- *   settleSubagents     the shutdown path (close, signal handlers), with a short deadline
+ * Where each is called from:
+ *   preToolUse          tools/executor.ts ToolExecutor.check: after schema validation, before the permission check
+ *   permissionRequest   tools/permissions/engine.ts Permissions.ask: just before the approver is asked
+ *   notification        engine.ts Permissions.askApprover: when a person (the dialog) is asked; not awaited
+ *   postToolUse(Failure) executor.ts ToolExecutor.afterCall: after a call that ran, before tool_finished
+ *   userPromptSubmit    orchestrator/lifecycle.ts RunLifecycle.submitPrompt (Session.run), before user_message
+ *   sessionStart/End    RunLifecycle.sessionStart (Session.start) / RunLifecycle.close (Session.close, before onClose)
+ *   preCompact          agent/compaction.ts compactHistory (beforeCompact), once a compaction is decided
+ *   subagentStart/Stop  orchestrator/lifecycle.ts runSubagent, the one wrapper of every sub-agent run (delegation.ts)
+ *   stop                RunLifecycle.afterStop (Session.run), after the root's loop, unless the run was cancelled
+ *   settleSubagents     RunLifecycle.close, and cli/headless.ts on a second SIGINT/SIGTERM, with a short deadline
+ *   setCommandWrapper   the command sandbox, once open (not connected yet: see README "Hooks")
  */
 
 export interface HooksOptions {
@@ -103,6 +104,8 @@ export class Hooks {
   private readonly runner: HookRunner;
   /** Sub-agents whose SubagentStart fired and whose final SubagentStop has not. */
   private readonly open = new Map<string, HookAgent>();
+  /** SubagentStop occurrences running now, by agent: the shutdown path waits for them rather than fire again. */
+  private readonly stopping = new Map<string, Promise<StopOutcome>>();
   /** Consecutive Stop / SubagentStop continuations per agent. */
   private readonly continuations = new Map<string, number>();
 
@@ -220,10 +223,18 @@ export class Hooks {
    */
   async subagentStop(agent: HookAgent, end: { status: AgentStatus; lastAssistantMessage: string; canContinue: boolean }, opts: CallOptions = {}): Promise<StopOutcome> {
     if (!this.open.has(agent.id)) return { stopHookActive: false };
+    // Closed before the hooks run, so a shutdown arriving meanwhile waits for this one instead of firing a second.
+    this.open.delete(agent.id);
     const transcript = this.opts.session.transcriptPath();
-    const outcome = await this.stopLike("SubagentStop", agent, end, { agent_id: agent.id, agent_type: agent.type, agent_transcript_path: transcript, status: end.status }, opts);
-    if (!outcome.continueWith) this.open.delete(agent.id);
-    return outcome;
+    const running = this.stopLike("SubagentStop", agent, end, { agent_id: agent.id, agent_type: agent.type, agent_transcript_path: transcript, status: end.status }, opts);
+    this.stopping.set(agent.id, running);
+    try {
+      const outcome = await running;
+      if (outcome.continueWith) this.open.set(agent.id, agent);
+      return outcome;
+    } finally {
+      this.stopping.delete(agent.id);
+    }
   }
 
   /** The coordinator's run ended (not when the user cancelled it: Claude Code skips Stop then too). */
@@ -236,10 +247,21 @@ export class Hooks {
    * short deadline. After it, every sub-agent that started has had its SubagentStop.
    */
   async settleSubagents(opts: { deadlineMs: number; status?: AgentStatus }): Promise<void> {
+    const startedAt = performance.now();
     const pending = [...this.open.values()];
-    await Promise.all(
-      pending.map((agent) => this.subagentStop(agent, { status: opts.status ?? "cancelled", lastAssistantMessage: "", canContinue: false }, { maxTimeoutMs: opts.deadlineMs })),
-    );
+    const firing = pending.map((agent) => this.subagentStop(agent, { status: opts.status ?? "cancelled", lastAssistantMessage: "", canContinue: false }, { maxTimeoutMs: opts.deadlineMs }));
+    let timer: NodeJS.Timeout | undefined;
+    // A hook's kill takes a moment past its timeout: the deadline holds for the whole shutdown.
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.deadlineMs + 250)));
+    await Promise.race([Promise.allSettled([...firing, ...this.stopping.values()]), deadline]);
+    clearTimeout(timer);
+    // Whatever else still runs (a Notification, an interrupted call's PostToolUseFailure) gets the rest.
+    await this.runner.idle(Math.max(0, opts.deadlineMs - (performance.now() - startedAt)));
+  }
+
+  /** Connects the command sandbox: from now on every hook is started through `wrap` (undefined: unwrapped). */
+  setCommandWrapper(wrap: WrapCommand | undefined): void {
+    this.runner.setWrap(wrap);
   }
 
   /** Process exit: SIGKILL every running hook's process group. */

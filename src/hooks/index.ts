@@ -4,6 +4,7 @@ export type { CallOptions, HooksOptions, PermissionRequestOutcome, PostToolUseOu
 export { loadHooks, hookCommandLine } from "./config.js";
 export type { ClaudeSettingsFile, ConfiguredHook, HookSource, LoadedHooks } from "./config.js";
 export type { HookAgent, HookSession, HookToolCall, HookToolResult } from "./payload.js";
+export { shellCommandOf } from "./process.js";
 export type { SpawnSpec, WrapCommand } from "./process.js";
 export { timeoutFor, DEFAULT_TIMEOUT_MS } from "./runner.js";
 export { MATCHER_SUBJECT, TOOL_EVENTS, UNMATCHED_EVENTS, claudeToolName } from "./names.js";

@@ -55,7 +55,7 @@ export const MATCHER_SUBJECT: Readonly<Record<HookEventName, string>> = {
   SubagentStart: "the agent type (its definition's name)",
   SubagentStop: "the agent type (its definition's name)",
   Stop: "nothing: fires at the end of every run",
-  PreCompact: "what triggered compaction (auto)",
+  PreCompact: "what triggered compaction (auto, or manual for /compact)",
   SessionEnd: "why the session ended (prompt_input_exit, other)",
 };
 

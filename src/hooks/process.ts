@@ -15,13 +15,29 @@ export interface SpawnSpec {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Written to the child's fd 3 (bubblewrap reads its seccomp filter there). */
+  fd3?: Buffer;
 }
 
 /**
  * Lets the command sandbox run hooks inside it: given what orca would start, returns what to start
- * instead (e.g. `bwrap … -- bash -c CMD`). None by default.
+ * instead (e.g. `bwrap … -- bash -c CMD`). None by default. It may be async (the sandbox resolves
+ * its unreadable paths per command); a wrapper that throws or rejects fails that hook only.
  */
-export type WrapCommand = (spec: SpawnSpec) => SpawnSpec;
+export type WrapCommand = (spec: SpawnSpec) => SpawnSpec | Promise<SpawnSpec>;
+
+/**
+ * The shell command line a spec runs: a shell-form hook's own command, an exec-form one with each
+ * word quoted. For a sandbox whose wrapper takes a command line (`bash -c LINE` inside bwrap).
+ */
+export function shellCommandOf(spec: Pick<SpawnSpec, "file" | "args">): string {
+  if (spec.file === "bash" && spec.args.length === 3 && spec.args[0] === "--norc" && spec.args[1] === "-c") return spec.args[2]!;
+  return [spec.file, ...spec.args].map(shellQuote).join(" ");
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 export interface RunProcessOptions {
   input: string;
@@ -48,7 +64,7 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut, cancelled: true });
       return;
     }
-    const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: spec.fd3 ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"] });
     const pgid = child.pid;
     if (pgid !== undefined) opts.track?.(pgid, true);
     let killTimer: NodeJS.Timeout | undefined;
@@ -96,6 +112,11 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
     // A hook that never reads its stdin closes the pipe early: that is its right, not an error.
     child.stdin.on("error", () => {});
     child.stdin.end(opts.input);
+    if (spec.fd3) {
+      const fd3 = child.stdio[3] as NodeJS.WritableStream & { on(event: "error", listener: () => void): void };
+      fd3.on("error", () => {});
+      fd3.end(spec.fd3);
+    }
     child.on("error", (error) => void finish(null, (error as NodeJS.ErrnoException).code ?? error.message));
     child.on("exit", (code, signal) => {
       // A background child may hold the pipes open forever: give them a moment, then stop waiting.

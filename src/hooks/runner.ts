@@ -63,8 +63,12 @@ export interface HookRun {
 export class HookRunner {
   private readonly byEvent = new Map<HookEventName, ConfiguredHook[]>();
   private readonly live = new Set<number>();
+  /** Every occurrence still running, awaited or not: the shutdown path waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private wrap: WrapCommand | undefined;
 
   constructor(private readonly opts: HookRunnerOptions) {
+    this.wrap = opts.wrap;
     for (const hook of opts.hooks) {
       const list = this.byEvent.get(hook.event) ?? [];
       list.push(hook);
@@ -98,7 +102,27 @@ export class HookRunner {
     const hooks = this.select(occurrence);
     if (!hooks.length) return [];
     const input = JSON.stringify(occurrence.payload);
-    return Promise.all(hooks.map(async (hook) => ({ hook, verdict: await this.runOne(hook, input, occurrence) })));
+    const running = Promise.all(hooks.map(async (hook) => ({ hook, verdict: await this.runOne(hook, input, occurrence) })));
+    this.inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.inFlight.delete(running);
+    }
+  }
+
+  /** The command sandbox's wrapper, set once the sandbox is open; undefined runs hooks unwrapped. */
+  setWrap(wrap: WrapCommand | undefined): void {
+    this.wrap = wrap;
+  }
+
+  /** Resolves when every hook running now has finished, or after `deadlineMs`, whichever is first. */
+  async idle(deadlineMs: number): Promise<void> {
+    if (!this.inFlight.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    clearTimeout(timer);
   }
 
   /** Process exit: SIGKILL every hook still running, synchronously. */
@@ -123,7 +147,7 @@ export class HookRunner {
     let result: HookProcessResult;
     try {
       const spec = this.spawnSpec(hook);
-      result = await runHookProcess(this.opts.wrap ? this.opts.wrap(spec) : spec, {
+      result = await runHookProcess(this.wrap ? await this.wrap(spec) : spec, {
         input,
         timeoutMs,
         signal: occurrence.signal,
@@ -156,13 +180,15 @@ export class HookRunner {
   }
 
   /**
-   * Shell form (`bash -c COMMAND`) unless the handler has `args`: then exec form, the command
+   * Shell form (`bash --norc -c COMMAND`) unless the handler has `args`: then exec form, the command
    * spawned directly with `${CLAUDE_PROJECT_DIR}`-style placeholders replaced as plain strings.
    */
   private spawnSpec(hook: ConfiguredHook): SpawnSpec {
     const dir = this.opts.projectDir;
     const env: NodeJS.ProcessEnv = { ...this.opts.env, CLAUDE_PROJECT_DIR: dir, ORCA_PROJECT_DIR: dir };
-    if (hook.args === undefined) return { file: "bash", args: ["-c", hook.command], cwd: dir, env };
+    // --norc: with its stdin a socket (Node's pipes are socketpairs) and no SHLVL, bash would take
+    // itself for an rsh session and source ~/.bashrc into every hook.
+    if (hook.args === undefined) return { file: "bash", args: ["--norc", "-c", hook.command], cwd: dir, env };
     const place = (s: string) => s.replace(/\$\{(CLAUDE_PROJECT_DIR|ORCA_PROJECT_DIR)\}/g, dir);
     return { file: place(hook.command), args: hook.args.map(place), cwd: dir, env };
   }

@@ -3,6 +3,7 @@ import { raceAbort as raceAbortWith } from "../util/race-abort.js";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
+import { ResponsePreview, retryDelayMs } from "./response-preview.js";
 import { ModelError, type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { toWireMessages, toWireTools } from "./wire.js";
 
@@ -60,12 +61,16 @@ export class OpenAIModel implements Model {
     if (signal.aborted) throw new ModelError("aborted", "cancelled");
     const model = request.model || this.name;
     let attempts = 0;
+    let preview = new ResponsePreview();
     // A client per request so the attempt count (for messages) is this request's own; it shares
     // undici's global connection pool, so nothing is lost.
     const client = this.baseClient().withOptions({
-      fetch: (input: string | URL | Request, init?: RequestInit) => {
+      fetch: async (input: string | URL | Request, init?: RequestInit) => {
         attempts++;
-        return fetch(input, init);
+        const response = await fetch(input, init);
+        if (!response.ok) return response;
+        preview = new ResponsePreview();
+        return preview.tap(response);
       },
     });
 
@@ -96,27 +101,47 @@ export class OpenAIModel implements Model {
       if (!this.apiKey) {
         throw new ModelError("auth", "no API key: set OPENAI_API_KEY or model.api_key in the config");
       }
-      const pending = client.chat.completions.create(this.body(request, model), {
-        signal: inner.signal,
-        timeout: this.timeoutMs,
-        maxRetries: this.maxRetries,
-      });
-      // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
-      // would hold a cancel that long), so the caller's abort is raced against it.
-      const sdkStream = await raceAbort(pending, inner.signal);
-      const assembler = new StreamAssembler();
-      armIdle();
-      for await (const chunk of sdkStream) {
-        // The silence that counts is the server's, not a consumer slow to pull the next event.
-        clearTimeout(idleTimer);
-        for (const event of assembler.push(chunk as WireChunk)) yield event;
+      // Every attempt, the SDK's own retries of a failed status included, counts toward maxRetries.
+      const maxAttempts = this.maxRetries + 1;
+      for (;;) {
+        const pending = client.chat.completions.create(this.body(request, model), {
+          signal: inner.signal,
+          timeout: this.timeoutMs,
+          maxRetries: Math.max(0, maxAttempts - attempts - 1),
+        });
+        // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
+        // would hold a cancel that long), so the caller's abort is raced against it.
+        const sdkStream = await raceAbort(pending, inner.signal);
+        const assembler = new StreamAssembler();
+        let chunks = 0;
+        let failure: unknown;
         armIdle();
+        try {
+          for await (const chunk of sdkStream) {
+            // The silence that counts is the server's, not a consumer slow to pull the next event.
+            clearTimeout(idleTimer);
+            chunks++;
+            for (const event of assembler.push(chunk as WireChunk)) yield event;
+            armIdle();
+          }
+        } catch (error) {
+          // Only an answer that delivered nothing may be retried: nothing of it reached the caller.
+          if (chunks > 0 || !carriedNothing(error)) throw error;
+          failure = error;
+        }
+        clearTimeout(idleTimer);
+        // The SDK ends an aborted stream silently, as if it were complete.
+        if (signal.aborted) throw new ModelError("aborted", "cancelled");
+        if (idleTimedOut) throw classify(new Error("idle"), context());
+        if (chunks > 0) {
+          for (const event of assembler.finish()) yield event;
+          return;
+        }
+        // A 200 with not one parseable chunk failed like a 5xx: retried the same way, and if it
+        // persists the error says what came back.
+        if (attempts >= maxAttempts) throw nothingReceived(failure, preview, context());
+        await sleep(retryDelayMs(attempts - 1), inner.signal);
       }
-      clearTimeout(idleTimer);
-      // The SDK ends an aborted stream silently, as if it were complete.
-      if (signal.aborted) throw new ModelError("aborted", "cancelled");
-      if (idleTimedOut) throw classify(new Error("idle"), context());
-      for (const event of assembler.finish()) yield event;
     } catch (error) {
       throw classify(error, context());
     } finally {
@@ -168,6 +193,38 @@ export class OpenAIModel implements Model {
       return false;
     }
   }
+}
+
+/** A body that broke off or did not parse before its first chunk: retrying it is safe. */
+function carriedNothing(error: unknown): boolean {
+  if (error instanceof OpenAI.APIUserAbortError || error instanceof OpenAI.APIError) return false;
+  // A `data:` line that is not JSON, or undici's TypeError("terminated") for a cut socket.
+  return error instanceof SyntaxError || error instanceof TypeError;
+}
+
+/** The error for an answer that, attempt after attempt, carried no chunk: what came back. */
+function nothingReceived(failure: unknown, preview: ResponsePreview, ctx: ErrorContext): ModelError {
+  if (failure instanceof TypeError) return classify(failure, ctx);
+  const tries = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : "";
+  const body = preview.quoted();
+  const what = !body ? "an empty response" : failure instanceof SyntaxError || preview.looksLikeEventStream() ? "an event stream with no parseable chunk" : "not an event stream";
+  return new ModelError("server", `model request failed: ${what} from ${ctx.baseURL}${tries}${body ? `: ${body}` : ""}`, undefined, { cause: failure });
+}
+
+/** Waits `ms`, or rejects as a user abort as soon as `signal` aborts (leaving no timer behind). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(new OpenAI.APIUserAbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new OpenAI.APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

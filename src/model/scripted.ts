@@ -88,7 +88,20 @@ export interface ScriptedHangReply {
   kind: "hang";
 }
 
-export type ScriptedReply = ScriptedTextReply | ScriptedErrorReply | ScriptedHangReply;
+/**
+ * Answers with exactly this body: what a broken proxy or a chaos mock sends, e.g. a 200 whose
+ * body is `{malformed json: <<<chaos>>>` instead of an event stream, or an empty one.
+ */
+export interface ScriptedRawReply {
+  kind: "raw";
+  body: string;
+  /** Default 200. */
+  status?: number;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+export type ScriptedReply = ScriptedTextReply | ScriptedErrorReply | ScriptedHangReply | ScriptedRawReply;
 export type ScriptHandler = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
 
 export interface ScriptedServer {
@@ -151,6 +164,11 @@ export async function startScriptedServer(
       reply = { kind: "error", status: 500, message: `script handler threw: ${String(error)}` };
     }
     if (reply.kind === "hang") return;
+    if (reply.kind === "raw") {
+      res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+      res.end(reply.body);
+      return;
+    }
     if (reply.kind === "error") {
       const headers: Record<string, string> = {};
       if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);

@@ -1,4 +1,4 @@
-import { cl100k, o200k } from "./encoders.js";
+import { bpe } from "./encoders.js";
 import type { ChatMessage, ToolSpec } from "./model.js";
 
 /**
@@ -29,23 +29,21 @@ export function encodingFor(model: string): Encoding {
   return "estimate";
 }
 
-// Tool output may contain text such as "<|endoftext|>": count it as text, never throw.
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
 /**
- * Tokens in `text` for `model`. For non-OpenAI models this is an estimate: ASCII at 3.5
- * characters a token (English and code run 3.5–4.5 on the Llama 3, Qwen and DeepSeek tokenizers,
+ * Tokens in `text` for `model`, in time linear in its length whatever the text holds (see
+ * encoders.ts: beyond 64 K characters the count is a close estimate). For non-OpenAI models this
+ * is an estimate: ASCII at 3.5 characters a token (English and code run 3.5–4.5 on the Llama 3, Qwen and DeepSeek tokenizers,
  * so the low end errs toward compacting a little early rather than overflowing), and every other
  * code point at one token (CJK text runs about one token a character; a plain chars/N rule
  * would undercount it three- to fourfold).
  */
 export function countTokens(text: string, model: string): number {
   if (text.length === 0) return 0;
-  switch (encodingFor(model)) {
+  const encoding = encodingFor(model);
+  switch (encoding) {
     case "o200k_base":
-      return o200k().countTokens(text, AS_TEXT);
     case "cl100k_base":
-      return cl100k().countTokens(text, AS_TEXT);
+      return bpe(encoding).count(text);
     case "estimate":
       return estimateTokens(text);
   }
@@ -54,9 +52,11 @@ export function countTokens(text: string, model: string): number {
 export function estimateTokens(text: string): number {
   let ascii = 0;
   let other = 0;
-  for (const ch of text) {
-    if (ch.charCodeAt(0) < 128) ascii++;
-    else other++;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 128) ascii++;
+    // A surrogate pair is one character: count its first half only.
+    else if (code < 0xdc00 || code > 0xdfff) other++;
   }
   return Math.ceil(ascii / 3.5) + other;
 }
@@ -79,6 +79,29 @@ export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[]
   for (const message of messages) total += messageTokens(message, encoding, model);
   if (tools.length > 0) total += countTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), model);
   return total;
+}
+
+/** How long counting may hold the event loop before it lets signals and I/O through. */
+const SLICE_MS = 20;
+
+/**
+ * Counts every message of `messages` not counted yet, yielding to the event loop between them,
+ * so a history holding megabytes (a huge prompt on stdin, a resumed session) never holds off a
+ * Ctrl+C or a SIGTERM for long; one message costs at most tens of milliseconds (encoders.ts).
+ * The synchronous estimates that follow (compaction, the budget, the request event) then find
+ * every count cached.
+ */
+export async function prepareRequestTokens(messages: ChatMessage[], model: string, signal?: AbortSignal): Promise<void> {
+  const encoding = encodingFor(model);
+  let since = performance.now();
+  for (const message of messages) {
+    if (signal?.aborted) return;
+    messageTokens(message, encoding, model);
+    if (performance.now() - since >= SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
 }
 
 function messageTokens(message: ChatMessage, encoding: Encoding, model: string): number {

@@ -1,10 +1,13 @@
 import path from "node:path";
 import type { AgentDefinition } from "../agent/definition.js";
-import type { Usage } from "../events/types.js";
+import type { FileTouch, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, Model } from "../model/model.js";
 import type { RebuiltSession } from "../sessions/rebuild.js";
+import type { Workspace } from "../tools/workspace.js";
 import type { CancelScope } from "../util/cancel-scope.js";
+import type { Worktree } from "../worktrees/worktree.js";
+import { Mailbox } from "./mailbox.js";
 import type { AgentSummary } from "./types.js";
 
 /** One agent of the session, coordinator or sub-agent, with its own history. */
@@ -22,6 +25,16 @@ export interface AgentState {
   filesChanged: Set<string>;
   /** Present while the agent runs. */
   scope?: CancelScope;
+  /** Messages for it, read before its next model request. */
+  mailbox: Mailbox;
+  /** Its own workspace (inside its git worktree) when it is isolated; else the session's. */
+  workspace?: Workspace;
+  /** Its git worktree, while it has one (removed after a clean merge). */
+  worktree?: Worktree;
+  /** Its delegate call returned at once (background: true, or moved there with Ctrl+B). */
+  background?: boolean;
+  /** It ended its turn and waits for background sub-agents' results. */
+  waiting?: boolean;
 }
 
 /**
@@ -57,6 +70,7 @@ export class AgentRegistry {
       steps: 0,
       usage: zeroUsage(),
       filesChanged: new Set(),
+      mailbox: new Mailbox(),
     };
     this.states.set(id, state);
     return state;
@@ -94,6 +108,9 @@ export class AgentRegistry {
       status: a.status,
       steps: a.steps,
       usage: { ...a.usage },
+      ...(a.background ? { background: true } : {}),
+      ...(a.waiting ? { waiting: true } : {}),
+      ...(a.worktree ? { worktree: a.worktree.path } : {}),
     }));
   }
 
@@ -110,6 +127,8 @@ export interface RestoreDeps {
   modelFor(definition: AgentDefinition): Model;
   workspaceRoot: string;
   restoreAgent(state: AgentState): void;
+  /** Replays one logged call's file versions into the session's (a resumed agent keeps its map). */
+  restoreVersions(agentId: string, touches: FileTouch[], ts: number): void;
 }
 
 /**
@@ -118,6 +137,7 @@ export interface RestoreDeps {
  */
 export function restoreAgents(rebuilt: RebuiltSession, deps: RestoreDeps): string[] {
   const warnings: string[] = [];
+  for (const { agentId, touches, ts } of rebuilt.fileTouches) deps.restoreVersions(agentId, touches, ts);
   for (const agent of rebuilt.agents) {
     const definition = deps.definitions.get(agent.name);
     if (!definition) {
@@ -136,6 +156,7 @@ export function restoreAgents(rebuilt: RebuiltSession, deps: RestoreDeps): strin
       steps: agent.steps,
       usage: { ...agent.usage },
       filesChanged: new Set(agent.filesChanged.map((f) => path.resolve(deps.workspaceRoot, f))),
+      mailbox: new Mailbox(),
     });
   }
   return warnings;

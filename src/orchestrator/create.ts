@@ -11,13 +11,19 @@ import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
 import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
+import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
+import { CommandLauncher } from "../tools/builtin/launch.js";
+import { childEnv } from "../tools/child-env.js";
+import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
+import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
-import { restoreAgents } from "./agents.js";
+import { restoreAgents, type AgentState } from "./agents.js";
+import { hookAgentOf } from "./lifecycle.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -43,6 +49,11 @@ export interface CreateSessionOptions {
    * at; the dashboard passes false for a folder the user has not trusted.
    */
   trustProject?: boolean;
+  /**
+   * Wraps each built-in tool. The demo uses it to give its edits a moment a person can see, so
+   * the scheduler's per-path wait shows in the queue line; the scheduler itself is untouched.
+   */
+  wrapTool?: (tool: AnyTool) => AnyTool;
 }
 
 /**
@@ -60,7 +71,11 @@ export interface SessionSetup {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
-  /** Lifecycle hooks: built here, called by the core at each lifecycle moment (issue #15). */
+  /**
+   * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
+   * `hooks.settleSubagents` before a forced exit; the command sandbox, once open, is connected
+   * with `hooks.setCommandWrapper`.
+   */
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
@@ -78,6 +93,8 @@ export function loadEnvironment(
     throw new ConfigError(`workspace ${opts.workspace} does not exist`);
   }
   if (!stat.isDirectory()) throw new ConfigError(`workspace ${opts.workspace} is not a directory`);
+  // Before the folder's settings are read: a killed session's stand-ins (.mcp.json…) are not settings.
+  removeAbandoned(os.tmpdir());
   const project = opts.trustProject !== false;
   const loaded = loadConfig({ ...opts, workspace: workspaceRoot, project });
   const home = opts.home ?? os.homedir();
@@ -154,7 +171,11 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
     return model;
   };
 
-  const shells = new ShellManager();
+  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
+  if (notice) warnings.push(notice);
+  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
+  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment) });
   // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
     ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
@@ -174,7 +195,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
   const hooks = new Hooks({
     hooks: loadedEnv.hooks.hooks,
-    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => config.permissions.mode },
+    session: { sessionId, transcriptPath: () => session?.logFile ?? null, cwd: workspace.root, permissionMode: () => session?.permissions.mode ?? config.permissions.mode },
     env,
     secrets: [config.model.api_key],
     emit: (event) => session?.bus.emit(event),
@@ -203,8 +224,9 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
           shells,
           bashTimeoutMs: config.tools.bash_timeout,
           maxOutputTokens: config.tools.max_output_tokens,
+          tokens: bpeTokenCounter(),
           readOnlyCommands: config.scheduler.read_only_commands,
-        }),
+        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
@@ -217,25 +239,28 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         return text;
       },
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
       sessionId,
       // A resumed session keeps the agent it started with.
       agentName: resume?.rebuilt.rootAgentId ?? opts.agentName,
       resumedFrom: resume?.sessionId,
-      compact: createCompactor({
+      compact: createCompactor<AgentState>({
         compactAt: config.context.compact_at,
         keepRounds: config.context.keep_rounds,
         windowFor: (name) => contextWindowFor(name, config.model.context_window),
         emit: (event) => session?.bus.emit(event),
+        preCompact: hooks.has("PreCompact") ? (agent, signal, trigger) => hooks.preCompact(hookAgentOf(agent), { trigger }, { signal }) : undefined,
       }),
+      hooks,
       onClose: async () => {
         hooks.killAllSync();
-        await Promise.all([shells.killAll(), mcp?.close()]);
+        await Promise.all([shells.close(), mcp?.close()]);
       },
     });
   } catch (error) {
-    await Promise.all([shells.killAll(), mcp?.close()]);
+    await Promise.all([shells.close(), mcp?.close()]);
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
   }
@@ -247,6 +272,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         modelFor: (definition) => modelFor(modelNameOf(definition.model)),
         workspaceRoot: workspace.root,
         restoreAgent: (state) => restoring.restoreAgent(state),
+        restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
   }

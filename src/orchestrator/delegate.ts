@@ -6,6 +6,7 @@ export interface DelegateArgs {
   task: string;
   label?: string;
   resume?: string;
+  background?: boolean;
 }
 
 const params = z
@@ -23,6 +24,13 @@ const params = z
       .string()
       .optional()
       .describe("The id of a finished or cancelled sub-agent to continue with its own history (instead of `agent`)."),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Return at once with the sub-agent's id and let it run while you go on; its result reaches you as a message when it " +
+          "ends (or join it with wait_agents). Your turn stays open until every background sub-agent has ended.",
+      ),
   })
   .refine((a) => Boolean(a.agent) !== Boolean(a.resume), {
     message: "give exactly one of `agent` (start a new sub-agent) or `resume` (continue one by id)",
@@ -40,7 +48,8 @@ export function createDelegateTool(host: {
     name: "delegate",
     description:
       "Hand a scoped task to a sub-agent with its own fresh history and tools; returns its status, final answer, " +
-      "files it changed, steps and tokens. Several delegate calls in one message run in parallel. " +
+      "files it changed, steps and tokens. Several delegate calls in one message run in parallel; with background: true " +
+      "it returns at once and the result comes later as a message. " +
       `Agents: ${host.agentNames().join(", ") || "none"}.`,
     params,
     unscheduled: true,

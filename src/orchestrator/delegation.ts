@@ -1,14 +1,19 @@
 import PQueue from "p-queue";
 import { allowsTool, type AgentDefinition } from "../agent/definition.js";
-import type { AgentOutcome } from "../agent/loop.js";
+import type { AgentInbox, AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
+import type { Hooks } from "../hooks/index.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
+import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
+import { ChildResults, type Child, type ChildOutcome } from "./children.js";
+import { CONTROL_TOOLS, createControlTools } from "./control-tools.js";
 import { createDelegateTool, type DelegateArgs } from "./delegate.js";
-
-const RESULT_LIMIT = 20_000;
+import type { Isolation } from "./isolation.js";
+import type { ControlResult } from "./types.js";
+import { runSubagent, withHookContext } from "./lifecycle.js";
 
 export interface DelegatorDeps {
   agents: AgentRegistry;
@@ -18,31 +23,60 @@ export interface DelegatorDeps {
   maxDepth: number;
   maxParallel: number;
   workspace: Workspace;
+  /** For the write conflicts a sub-agent met, listed in its result so the parent can re-plan. */
+  versions: FileVersions;
   emit: EmitFn;
   /** Runs a fresh agent on its task (system prompt, agent_started, the loop). */
   startAgent(agent: AgentState, task: string, signal: AbortSignal): Promise<AgentOutcome>;
   /** Runs an agent's loop on the history it has. */
   continueAgent(agent: AgentState, signal: AbortSignal): Promise<AgentOutcome>;
+  /** Runs an agent again with one more user message (a SubagentStop hook kept it going). */
+  continueWith(agent: AgentState, message: string, signal: AbortSignal): Promise<AgentOutcome>;
+  /** SubagentStart / SubagentStop around every sub-agent run. */
+  hooks?: Hooks;
+  /** `isolation: worktree`; null when worktrees are off (the agent then shares the workspace). */
+  isolation: Isolation | null;
 }
 
 /**
- * The `delegate` tool's work: starting a sub-agent or resuming one, at most `max_parallel` at a
- * time (more wait in a queue), and the one tool result the parent gets back.
+ * The `delegate` tool's work and everything about a sub-agent while it runs: starting or resuming
+ * it (at most `max_parallel` at a time, more wait in a queue), in the foreground (the parent's
+ * call waits for its result) or in the background (the call returns at once; the result reaches
+ * the parent as a message), moving it to the background, steering it, and joining it.
+ *
+ * `runChild` is the one place where a sub-agent's run starts and ends (lifecycle hooks belong there).
+ * A sub-agent's cancel scope hangs below its parent *agent's* scope, not below the delegate call:
+ * a background sub-agent outlives the call, and cancelling the parent must still reach it.
  */
 export class Delegator {
   private readonly queue: PQueue;
   /** Sub-agents cancelled while they waited for a max_parallel slot. */
   private readonly cancelledWhileQueued = new Set<string>();
+  readonly children: ChildResults;
 
   constructor(private readonly deps: DelegatorDeps) {
     this.queue = new PQueue({ concurrency: deps.maxParallel });
+    this.children = new ChildResults({
+      agents: deps.agents,
+      workspace: deps.workspace,
+      versions: deps.versions,
+      isAncestor: (a, b) => this.isAncestor(a, b),
+    });
   }
 
-  tool(): AnyTool {
-    return createDelegateTool({
+  tools(): AnyTool[] {
+    const delegate = createDelegateTool({
       agentNames: () => [...this.deps.definitions.keys()].filter((name) => name !== this.deps.rootAgentId),
       delegate: (parentId, args, signal) => this.delegate(parentId, args, signal),
     });
+    return [
+      delegate,
+      ...createControlTools({
+        message: (callerId, id, text) => this.messageFrom(callerId, id, text),
+        status: (callerId, id) => this.children.status(callerId, id),
+        wait: (callerId, ids, timeoutMs, signal) => this.children.wait(callerId, ids, timeoutMs, signal),
+      }),
+    ];
   }
 
   /** Sub-agents this agent may hand work to, or none when it may not delegate here. */
@@ -52,10 +86,89 @@ export class Delegator {
     return [...this.deps.definitions.values()].filter((d) => d.name !== this.deps.rootAgentId && d.name !== agent.definition.name);
   }
 
+  /** delegate and the tools that come with it: on the whitelist (the others come with delegate) and able to delegate. */
+  allowsControlTool(agent: AgentState, toolName: string): boolean {
+    const listed = allowsTool(agent.definition, toolName) || allowsTool(agent.definition, "delegate");
+    return listed && this.delegatesFor(agent).length > 0;
+  }
+
+  static isControlTool(name: string): boolean {
+    return name === "delegate" || (CONTROL_TOOLS as readonly string[]).includes(name);
+  }
+
   /** Cancels a sub-agent that runs, or one still waiting for a slot (it will then never start). */
   cancel(agent: AgentState): void {
     if (agent.scope) agent.scope.cancel();
     else if (agent.status === "running") this.cancelledWhileQueued.add(agent.id);
+  }
+
+  /** A user's message for a running agent (the dashboard's input box, addressed to it). */
+  message(agentId: string, text: string): ControlResult {
+    const agent = this.deps.agents.get(agentId);
+    if (!agent) return { ok: false, error: `no agent ${agentId}` };
+    if (agent.status !== "running") {
+      const hint = agentId === this.deps.rootAgentId ? "" : ` (continue it with delegate {"resume": "${agentId}"})`;
+      return { ok: false, error: `${agentId} is not running${hint}` };
+    }
+    agent.mailbox.post({ text });
+    return { ok: true };
+  }
+
+  /** Ctrl+B: the sub-agent keeps running; its parent's delegate call returns now. */
+  background(agentId: string): ControlResult {
+    const child = this.children.running(agentId);
+    if (!child) return { ok: false, error: `${agentId} is not a running sub-agent` };
+    if (child.background) return { ok: false, error: `${agentId} already runs in the background` };
+    child.background = true;
+    child.agent.background = true;
+    this.deps.emit({ type: "agent_backgrounded", agentId, parentId: child.parent.id, by: "user" });
+    child.release?.();
+    return { ok: true };
+  }
+
+  /** What the loop reads between requests, and where it sleeps while background work is pending. */
+  inboxFor(agent: AgentState): AgentInbox {
+    return {
+      take: () => agent.mailbox.drain().map((letter) => letter.text),
+      idle: async (signal) => {
+        for (;;) {
+          if (agent.mailbox.size) return true;
+          const pending = this.children.pendingOf(agent);
+          if (!pending.length || signal.aborted) return false;
+          agent.waiting = true;
+          this.deps.emit({ type: "agent_waiting", agentId: agent.id, parentId: agent.parentId, waitingFor: pending.map((c) => c.agent.id) });
+          try {
+            await agent.mailbox.next(signal);
+          } finally {
+            agent.waiting = false;
+          }
+        }
+      },
+    };
+  }
+
+  /**
+   * When an agent's loop has ended: any sub-agent of it still running (it was cancelled, failed or
+   * ran out of steps while background work went on) is cancelled and awaited, so no run leaves
+   * one behind. Their results wait in its mailbox for when it runs again.
+   */
+  async settleChildrenOf(agent: AgentState): Promise<void> {
+    const mine = this.children.runningOf(agent);
+    for (const child of mine) this.cancel(child.agent);
+    await Promise.all(mine.map((child) => child.done));
+  }
+
+  private messageFrom(callerId: string, id: string, text: string): ToolResult {
+    const target = this.deps.agents.get(id);
+    if (!target || !this.isAncestor(callerId, target)) return refused(`no sub-agent "${id}" of yours`);
+    const sent = this.message(id, `[message from ${callerId}]\n${text}`);
+    if (!sent.ok) return refused(sent.error);
+    return { ok: true, content: `queued for ${id}: it reads it before its next model request` };
+  }
+
+  private isAncestor(ancestorId: string, agent: AgentState): boolean {
+    for (let at = agent.parentId; at; at = this.deps.agents.get(at)?.parentId) if (at === ancestorId) return true;
+    return false;
   }
 
   private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult> {
@@ -64,34 +177,66 @@ export class Delegator {
     const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
     if ("refused" in picked) return refused(picked.refused);
     const { agent, fresh } = picked;
+    const background = Boolean(args.background);
+    const parentSignal = parent.scope?.signal ?? signal;
+    const child = this.children.launch(agent, parent, background, this.queue.add(() => this.runChild(agent, fresh, args.task, parentSignal)).then((o) => o ?? notStarted()));
+    if (background) agent.background = true;
+    if (background) {
+      // Its agent_backgrounded event follows its agent_started (see Session.startAgent and runChild).
+      return {
+        ok: true,
+        content:
+          `${describe(agent)} started in the background. Its result reaches you as a message when it ends; meanwhile go on. ` +
+          `agent_status {"id": "${agent.id}"} shows its progress, wait_agents {"ids": ["${agent.id}"]} waits for it, message_agent steers it.`,
+      };
+    }
+    const moved = new Promise<null>((resolve) => (child.release = () => resolve(null)));
+    const outcome = await Promise.race([child.done, moved]);
+    if (outcome === null) {
+      return {
+        ok: true,
+        content: `${describe(agent)} was moved to the background by the user and keeps running. Its result reaches you as a message when it ends (wait_agents {"ids": ["${agent.id}"]} to wait for it now).`,
+      };
+    }
+    const ok = outcome.status === "done" && !outcome.conflict;
+    return { ok, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+  }
 
-    const notStarted: AgentOutcome = { status: "cancelled", result: "cancelled before it started", answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
-    const work = async (): Promise<AgentOutcome> => {
-      // Cancelled while it waited for a free slot: it never starts.
-      if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
-        agent.status = "cancelled";
-        return notStarted;
-      }
-      if (fresh) return this.deps.startAgent(agent, args.task, signal);
-      agent.history.push({ role: "user", content: args.task });
-      this.deps.emit({ type: "user_message", agentId: agent.id, parentId: agent.parentId, text: args.task });
-      return this.deps.continueAgent(agent, signal);
-    };
-    // No abort signal for the queue itself: p-queue would reject at once even for a running task,
-    // and the parent would move on while its sub-agent still runs.
-    const outcome = (await this.queue.add(work)) ?? notStarted;
-    return { ok: outcome.status === "done", content: this.formatResult(agent, outcome), error: outcome.status === "done" ? undefined : `${agent.id} ${outcome.status}` };
+  /** The one place a sub-agent's run starts and ends: its worktree, its hooks, its loop, its merge. */
+  private async runChild(agent: AgentState, fresh: boolean, task: string, signal: AbortSignal): Promise<ChildOutcome> {
+    // Cancelled while it waited for a free slot: it never starts.
+    if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
+      agent.status = "cancelled";
+      return notStarted();
+    }
+    const cannot = await this.deps.isolation?.enter(agent, signal);
+    if (cannot) {
+      agent.status = signal.aborted ? "cancelled" : "failed";
+      return { ...notStarted(), status: agent.status, result: cannot };
+    }
+    const outcome = await runSubagent(this.deps.hooks, agent, signal, {
+      run: (context) => {
+        const text = withHookContext(task, context);
+        if (fresh) return this.deps.startAgent(agent, text, signal);
+        if (agent.background) this.deps.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: agent.parentId, by: "delegate" });
+        return this.deps.continueWith(agent, text, signal);
+      },
+      continueWith: (message) => this.deps.continueWith(agent, message, signal),
+    });
+    const merged = (await this.deps.isolation?.leave(agent, outcome.status, signal)) ?? { note: "", conflict: false };
+    return { ...outcome, worktreeNote: merged.note, conflict: merged.conflict };
   }
 
   private pickResumed(parent: AgentState, id: string): { agent: AgentState; fresh: false } | { refused: string } {
     const found = this.deps.agents.get(id);
     if (!found || found.id === this.deps.rootAgentId) return { refused: `no sub-agent with id "${id}" to resume` };
-    if (found.status === "running") return { refused: `sub-agent ${found.id} is still running` };
+    if (found.status === "running") return { refused: `sub-agent ${found.id} is still running (message_agent steers a running one)` };
     if (!this.delegatesFor(parent).some((d) => d.name === found.definition.name)) {
       return { refused: `agent ${parent.id} may not resume ${found.id} (${found.definition.name})` };
     }
     // Reserved now, not when a slot frees: two resumes of one agent must never run together.
     found.status = "running";
+    found.background = false;
     return { agent: found, fresh: false };
   }
 
@@ -107,25 +252,18 @@ export class Delegator {
     agent.status = "running";
     return { agent, fresh: true };
   }
-
-  private formatResult(agent: AgentState, outcome: AgentOutcome): string {
-    const files = [...agent.filesChanged].map((f) => this.deps.workspace.relative(f));
-    let result = outcome.result.trim() || "(no answer)";
-    if (result.length > RESULT_LIMIT) result = `${result.slice(0, RESULT_LIMIT)}\n… (${result.length - RESULT_LIMIT} more characters cut)`;
-    return [
-      `agent: ${agent.id} (${agent.definition.name}${agent.label ? `, "${agent.label}"` : ""})`,
-      `status: ${outcome.status}`,
-      `steps: ${outcome.steps} · tokens: ${outcome.usage.input} in, ${outcome.usage.output} out`,
-      `files changed: ${files.length ? files.join(", ") : "none"}`,
-      outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
-      "--- answer ---",
-      result,
-    ]
-      .filter((line) => line !== "")
-      .join("\n");
-  }
 }
 
-function refused(message: string): ToolResult {
+function notStarted(): ChildOutcome {
+  return { status: "cancelled", result: "cancelled before it started", answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
+}
+
+export function describe(agent: AgentState): string {
+  return `${agent.id} (${agent.definition.name}${agent.label ? `, "${agent.label}"` : ""})`;
+}
+
+export function refused(message: string): ToolResult {
   return { ok: false, error: message, content: `Error: ${message}` };
 }
+
+export type { Child };

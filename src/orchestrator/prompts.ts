@@ -2,6 +2,8 @@ import type { AgentDefinition } from "../agent/definition.js";
 
 export interface PromptContext {
   workspaceRoot: string;
+  /** Set when the agent works in its own git worktree instead of the main workspace. */
+  worktree?: { branch: string; mainRoot: string };
   agentId: string;
   /** The parent agent's name for sub-agents. */
   parentName?: string;
@@ -21,6 +23,13 @@ export function buildSystemPrompt(definition: AgentDefinition, ctx: PromptContex
     `- Platform: ${process.platform}`,
     `- You are agent ${ctx.agentId} (${definition.name}).`,
   ];
+  if (ctx.worktree) {
+    env.push(
+      `- Isolation: this workspace is your own git worktree (branch ${ctx.worktree.branch}), a copy of ${ctx.worktree.mainRoot} ` +
+        "with its uncommitted changes. Other agents do not see your edits until you finish: orca then commits them and merges them " +
+        "into the main tree (a conflict is reported, not resolved). Do not commit, push or switch branches yourself.",
+    );
+  }
   if (ctx.parentName) {
     env.push(
       `- You were started by ${ctx.parentName} with one task. You cannot see its conversation and it cannot see yours: ` +
@@ -32,7 +41,11 @@ export function buildSystemPrompt(definition: AgentDefinition, ctx: PromptContex
     parts.push(
       [
         "# Sub-agents you can delegate to (tool `delegate`)",
-        ...ctx.delegates.map((d) => `- ${d.name}: ${d.description}`),
+        ...ctx.delegates.map((d) => `- ${d.name}: ${d.description}${d.isolation === "worktree" ? " (works in its own git worktree, merged back when done)" : ""}`),
+        "",
+        "`delegate` with `background: true` returns at once; the sub-agent's result then reaches you as a message when it ends, " +
+          "and your turn stays open until every background sub-agent has ended. `agent_status` shows your sub-agents, " +
+          "`wait_agents` joins background ones, `message_agent` steers a running one.",
       ].join("\n"),
     );
   }

@@ -1,29 +1,34 @@
 import crypto from "node:crypto";
-import { allowsTool, type AgentReport } from "../agent/definition.js";
+import type { AgentReport } from "../agent/definition.js";
 import { RunBudget } from "../agent/budget.js";
-import { runAgentLoop, type AgentOutcome } from "../agent/loop.js";
+import type { AgentOutcome } from "../agent/loop.js";
 import type { Config } from "../config/schema.js";
 import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
-import { addUsage, zeroUsage } from "../events/usage.js";
+import { zeroUsage } from "../events/usage.js";
+import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
-import { estimateRequestTokens } from "../model/tokens.js";
 import type { Approver } from "../tools/approver.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import type { AnyTool } from "../tools/tool.js";
+import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
+import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
-import { buildSystemPrompt } from "./prompts.js";
 import { McpStatusWatcher, type McpStatusSource } from "./mcp-status.js";
-import type { AgentSummary, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
+import { RunLifecycle } from "./lifecycle.js";
+import { AgentRunner } from "./agent-runner.js";
+import { Isolation } from "./isolation.js";
+import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
 
 export interface SessionDeps {
@@ -55,6 +60,10 @@ export interface SessionDeps {
   mcp?: McpStatusSource;
   /** Set when this session continues a logged one (recorded in session_started). */
   resumedFrom?: string;
+  /** Lifecycle hooks (issue #15); none configured costs nothing. */
+  hooks?: Hooks;
+  /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
+  worktreeDir?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -69,23 +78,29 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
+  readonly versions: FileVersions;
   readonly rootAgentId: string;
   private readonly executor: ToolExecutor;
   private readonly log: SessionLog | null;
   private readonly agentRegistry: AgentRegistry;
   private readonly delegator: Delegator;
+  private readonly runner: AgentRunner;
   private readonly startedAt = Date.now();
   private readonly sessionScope = new CancelScope();
   private runScope: CancelScope | null = null;
   private runBudget: RunBudget | null = null;
   private closed = false;
   private readonly mcpWatcher: McpStatusWatcher | null;
+  /** The session's own lifecycle hooks: SessionStart/End, UserPromptSubmit, Stop. */
+  private readonly lifecycle: RunLifecycle;
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
     this.bus = new EventBus(this.id);
+    this.lifecycle = new RunLifecycle(deps.hooks, this.bus.emit);
     for (const secret of deps.secrets ?? []) this.redactor.add(secret);
     this.workspace = deps.workspace;
     if (deps.logFile) {
@@ -105,7 +120,10 @@ export class Session implements SessionApi {
       approver: deps.approver,
       emit: this.bus.emit,
       workspace: deps.workspace,
+      hooks: deps.hooks,
+      stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);
     if (!rootDefinition) {
@@ -114,6 +132,19 @@ export class Session implements SessionApi {
     }
     this.rootAgentId = rootDefinition.name;
     this.agentRegistry = new AgentRegistry((definition) => deps.modelFor(definition.model === "inherit" ? config.model.name : definition.model));
+    this.runner = new AgentRunner({
+      config,
+      workspace: deps.workspace,
+      registry: this.registry,
+      agents: this.agentRegistry,
+      emit: this.bus.emit,
+      executor: () => this.executor,
+      delegator: () => this.delegator,
+      budget: () => this.runBudget,
+      skillsIndex: deps.skillsIndex,
+      preloadSkills: deps.preloadSkills,
+      compact: deps.compact,
+    });
     this.delegator = new Delegator({
       agents: this.agentRegistry,
       definitions: deps.agents.definitions,
@@ -121,12 +152,23 @@ export class Session implements SessionApi {
       maxDepth: config.agents.max_depth,
       maxParallel: config.agents.max_parallel,
       workspace: deps.workspace,
+      versions: this.versions,
       emit: this.bus.emit,
-      startAgent: (agent, task, signal) => this.startAgent(agent, task, signal),
-      continueAgent: (agent, signal) => this.continueAgent(agent, signal),
+      startAgent: (agent, task, signal) => this.runner.start(agent, task, signal),
+      continueAgent: (agent, signal) => this.runner.continue(agent, signal),
+      continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
+      hooks: deps.hooks,
+      isolation: deps.worktreeDir
+        ? new Isolation({
+            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace }),
+            workspace: deps.workspace,
+            scheduler: this.scheduler,
+            emit: this.bus.emit,
+          })
+        : null,
     });
     for (const tool of deps.tools) this.registry.add(tool);
-    this.registry.add(this.delegator.tool());
+    for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
     this.executor = new ToolExecutor({
       registry: this.registry,
@@ -134,6 +176,9 @@ export class Session implements SessionApi {
       permissions: this.permissions,
       workspace: deps.workspace,
       emit: this.bus.emit,
+      versions: this.versions,
+      hooks: deps.hooks,
+      stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
@@ -162,7 +207,7 @@ export class Session implements SessionApi {
     const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
     try {
-      const tools = this.toolsFor(root).map((t) => this.registry.spec(t));
+      const tools = this.runner.toolsFor(root).map((t) => this.registry.spec(t));
       return (await this.deps.compact(root, root.history, scope.signal, tools, true)) === true;
     } finally {
       scope.dispose();
@@ -196,6 +241,7 @@ export class Session implements SessionApi {
       version: this.deps.version,
       ...extra,
     });
+    this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }
 
   agents(): AgentSummary[] {
@@ -247,16 +293,20 @@ export class Session implements SessionApi {
     // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
     const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
     try {
-      this.bus.emit({ type: "user_message", agentId: root.id, text });
+      const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
+      if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
+      const prompt = submitted.prompt;
+      this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
       // MCP servers still connecting must not hold up a cancel.
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
       let outcome: AgentOutcome;
       if (root.history.length === 0) {
-        outcome = await this.startAgent(root, text, scope.signal);
+        outcome = await this.runner.start(root, prompt, scope.signal);
       } else {
-        root.history.push({ role: "user", content: text });
-        outcome = await this.continueAgent(root, scope.signal);
+        root.history.push({ role: "user", content: prompt });
+        outcome = await this.runner.continue(root, scope.signal);
       }
+      outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.runner.continueWith(root, message, scope.signal));
       const after = this.totalUsage();
       return {
         status: outcome.status as SessionStatus,
@@ -273,6 +323,16 @@ export class Session implements SessionApi {
     }
   }
 
+  message(agentId: string, text: string): ControlResult {
+    if (!text.trim()) return { ok: false, error: "the message is empty" };
+    if (agentId === this.rootAgentId && !this.runScope) return { ok: false, error: "no run in progress: send it as a prompt" };
+    return this.delegator.message(agentId, text);
+  }
+
+  background(agentId: string): ControlResult {
+    return this.delegator.background(agentId);
+  }
+
   cancel(scopeId?: string): void {
     if (!scopeId || scopeId === this.rootAgentId) {
       this.runScope?.cancel();
@@ -282,12 +342,18 @@ export class Session implements SessionApi {
     if (agent) this.delegator.cancel(agent);
   }
 
-  async close(status: SessionStatus = "idle"): Promise<void> {
+  /**
+   * Ends the session: cancels what runs, gives SubagentStop hooks still due (and hooks still
+   * running) a short deadline, runs SessionEnd, then kills what is left. `reason` is SessionEnd's:
+   * prompt_input_exit when the user left the dashboard, other otherwise.
+   */
+  async close(status: SessionStatus = "idle", reason: "prompt_input_exit" | "other" = "other"): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.sessionScope.cancel("session closed");
     this.mcpWatcher?.dispose();
     try {
+      await this.lifecycle.close(this.agentRegistry.get(this.rootAgentId)!, reason);
       await this.deps.onClose?.();
     } finally {
       this.bus.emit({ type: "session_finished", agentId: this.rootAgentId, status, durationMs: Date.now() - this.startedAt });
@@ -299,98 +365,12 @@ export class Session implements SessionApi {
     return this.log?.file ?? null;
   }
 
-  private toolsFor(agent: AgentState): AnyTool[] {
-    const canDelegate = this.delegator.delegatesFor(agent).length > 0;
-    return this.registry
-      .list()
-      .filter((tool) => allowsTool(agent.definition, tool.name) && (tool.name !== "delegate" || canDelegate));
+  /** A hook's `continue: false` (or a PermissionRequest interrupt): the run ends, its reason told. */
+  private stopRun(agentId: string, reason: string): void {
+    if (!this.runScope || this.runScope.signal.aborted) return;
+    const agent = this.agentRegistry.get(agentId);
+    this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
+    this.runScope.cancel(`stopped: ${reason}`);
   }
 
-  private async startAgent(agent: AgentState, task: string, parentSignal: AbortSignal): Promise<AgentOutcome> {
-    const parent = agent.parentId ? this.agentRegistry.get(agent.parentId) : undefined;
-    const system = buildSystemPrompt(agent.definition, {
-      workspaceRoot: this.workspace.root,
-      agentId: agent.id,
-      parentName: parent ? `${parent.definition.name} (${parent.id})` : undefined,
-      delegates: this.delegator.delegatesFor(agent),
-      // An index of skills the agent cannot load would only mislead it.
-      skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
-      preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
-    });
-    agent.history.push({ role: "system", content: system }, { role: "user", content: task });
-    this.bus.emit({
-      type: "agent_started",
-      agentId: agent.id,
-      parentId: agent.parentId,
-      name: agent.definition.name,
-      label: agent.label,
-      task,
-      tools: this.toolsFor(agent).map((t) => t.name),
-      depth: agent.depth,
-      model: agent.model.name,
-      system,
-    });
-    return this.continueAgent(agent, parentSignal);
-  }
-
-  /** Runs the agent's loop on its current history under a fresh scope below `parentSignal`. */
-  private async continueAgent(agent: AgentState, parentSignal: AbortSignal): Promise<AgentOutcome> {
-    const scope = new CancelScope(parentSignal);
-    agent.scope = scope;
-    agent.status = "running";
-    const { config } = this.deps;
-    const budget = this.runBudget ?? new RunBudget({});
-    let outcome: AgentOutcome;
-    try {
-      outcome = await runAgentLoop(
-        {
-          id: agent.id,
-          parentId: agent.parentId,
-          name: agent.definition.name,
-          model: agent.model,
-          history: agent.history,
-          toolSpecs: () => this.toolsFor(agent).map((t) => this.registry.spec(t)),
-          allows: (name) => allowsTool(agent.definition, name) && (name !== "delegate" || this.delegator.delegatesFor(agent).length > 0),
-          executor: this.executor,
-          emit: this.bus.emit,
-          maxSteps: agent.definition.maxSteps ?? config.agent.max_steps,
-          loopLimit: config.agent.loop_limit,
-          budget,
-          temperature: config.model.temperature,
-          maxOutputTokens: config.model.max_output_tokens,
-          claimCallId: (id) => this.agentRegistry.claimCallId(id),
-          estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
-          beforeRequest: this.deps.compact
-            ? async (history, signal, tools) => {
-                await this.deps.compact!(agent, history, signal, tools);
-              }
-            : undefined,
-        },
-        scope.signal,
-      );
-    } catch (error) {
-      // The loop handles model and tool errors itself; this is a bug, but the parent must get an answer.
-      const message = `internal error in agent ${agent.id}: ${error instanceof Error ? error.message : String(error)}`;
-      this.bus.emit({ type: "error", agentId: agent.id, parentId: agent.parentId, where: "agent", message });
-      outcome = { status: "failed", result: message, answer: "", steps: 0, usage: zeroUsage(), filesChanged: [] };
-    } finally {
-      scope.dispose();
-      agent.scope = undefined;
-    }
-    agent.status = outcome.status;
-    agent.steps += outcome.steps;
-    addUsage(agent.usage, outcome.usage);
-    for (const f of outcome.filesChanged) agent.filesChanged.add(f);
-    this.bus.emit({
-      type: "agent_finished",
-      agentId: agent.id,
-      parentId: agent.parentId,
-      status: outcome.status,
-      result: outcome.result,
-      steps: outcome.steps,
-      usage: outcome.usage,
-      filesChanged: outcome.filesChanged.map((f) => this.workspace.relative(f)),
-    });
-    return outcome;
-  }
 }

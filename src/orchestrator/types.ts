@@ -20,7 +20,15 @@ export interface AgentSummary {
   status: "running" | "done" | "failed" | "cancelled" | "max_steps" | "budget" | "loop";
   steps: number;
   usage: Usage;
+  /** Its delegate call returned at once; its result reaches its parent as a message. */
+  background?: boolean;
+  /** It ended its turn and waits for background sub-agents (the run goes on). */
+  waiting?: boolean;
+  /** Its git worktree, when it works in one. */
+  worktree?: string;
 }
+
+export type ControlResult = { ok: true } | { ok: false; error: string };
 
 export interface SchedulerCounts {
   running: number;
@@ -47,6 +55,13 @@ export interface SessionApi {
    * included); a sub-agent's id cancels only that sub-agent and whatever it started.
    */
   cancel(scopeId?: string): void;
+  /**
+   * Queues a user message for a running agent (a sub-agent, or the coordinator during a run): it
+   * joins that agent's history before its next model request and shows in its pane then.
+   */
+  message(agentId: string, text: string): ControlResult;
+  /** Sends a running foreground sub-agent to the background: its delegate call returns at once. */
+  background(agentId: string): ControlResult;
   agents(): AgentSummary[];
   schedulerCounts(): SchedulerCounts;
   onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void;

@@ -1,4 +1,4 @@
-import type { AgentStatus, OrcaEvent, ToolCall, Usage } from "../events/types.js";
+import type { AgentStatus, FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage } from "../model/model.js";
 import { applyCompaction } from "./history.js";
@@ -37,6 +37,8 @@ export interface RebuiltSession {
   rootAgentId: string;
   /** In the order they first started. */
   agents: RebuiltAgent[];
+  /** What each logged tool call saw and changed, in log order: replayed into the read versions. */
+  fileTouches: { agentId: string; ts: number; touches: FileTouch[] }[];
 }
 
 interface Builder {
@@ -51,6 +53,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
   const first = events.find((e) => e.type === "session_started");
   if (!first || first.type !== "session_started") throw new Error("the log has no session_started event");
   const builders = new Map<string, Builder>();
+  const fileTouches: RebuiltSession["fileTouches"] = [];
 
   for (const event of events) {
     const b = builders.get(event.agentId);
@@ -95,6 +98,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
         if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
         break;
       case "tool_finished":
+        if (event.versions?.length) fileTouches.push({ agentId: event.agentId, ts: event.ts, touches: event.versions });
         if (b?.pending && !b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
         break;
       case "compacted":
@@ -130,6 +134,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
     workspace: first.workspace,
     rootAgentId: first.agentId,
     agents: [...builders.values()].map((b) => b.agent),
+    fileTouches,
   };
 }
 

@@ -16,7 +16,12 @@ export interface SessionInfo {
   startedAt: number;
   /** ms since the epoch: the last event's time, else the file's mtime. */
   lastActiveAt: number;
+  /** The first line of the first prompt, with " …" when the prompt goes on (a piped file). */
   firstPrompt: string;
+  /** Whether any model answer was logged: a run that failed before one is noise in a list. */
+  answered: boolean;
+  /** A session of `orca --demo` written by an older orca, whose workspace was a temporary copy. */
+  demo: boolean;
   /** The last session_finished status, or "interrupted" when the log ends without one. */
   status: string;
   /** How many times it was resumed. */
@@ -51,6 +56,14 @@ export function listSessions(dataDir: string): SessionInfo[] {
   return infos.sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.startedAt - a.startedAt);
 }
 
+/**
+ * The sessions a user chooses from (`orca sessions`, the resume picker): never the demo's, and
+ * only those that got an answer unless `all`.
+ */
+export function listedSessions(sessions: readonly SessionInfo[], opts: { all?: boolean } = {}): SessionInfo[] {
+  return sessions.filter((s) => !s.demo && (opts.all || s.answered));
+}
+
 /** The session with this id, or the only one whose id starts with it. */
 export function findSession(dataDir: string, idOrPrefix: string): SessionInfo | { error: string } {
   const exact = readSessionInfo(sessionFile(dataDir, idOrPrefix));
@@ -63,7 +76,7 @@ export function findSession(dataDir: string, idOrPrefix: string): SessionInfo | 
 
 /** The most recently active session, of one workspace when given. */
 export function latestSession(dataDir: string, workspace?: string): SessionInfo | null {
-  const all = listSessions(dataDir);
+  const all = listSessions(dataDir).filter((s) => !s.demo);
   const wanted = workspace === undefined ? undefined : canonical(workspace);
   return all.find((s) => wanted === undefined || canonical(s.workspace) === wanted) ?? null;
 }
@@ -93,6 +106,7 @@ export function readSessionInfo(file: string): SessionInfo | null {
     const started = head.find((e) => e.type === "session_started");
     if (!started || typeof started.sessionId !== "string") return null;
     const prompt = head.find((e) => e.type === "user_message");
+    const promptText = typeof prompt?.text === "string" ? prompt.text : size > HEAD_BYTES ? cutPromptText(headText) : "";
     const tailStart = Math.max(0, size - TAIL_BYTES);
     // The tail's first line is usually cut by the window: drop it unless the window is the whole file.
     const tail = tailStart === 0 ? head : parseLines(readRange(fd, tailStart, size - tailStart), false, tailStart > 0);
@@ -114,12 +128,60 @@ export function readSessionInfo(file: string): SessionInfo | null {
       model: typeof started.model === "string" ? started.model : "",
       startedAt: typeof started.ts === "number" ? started.ts : mtime,
       lastActiveAt: typeof last?.ts === "number" ? last.ts : mtime,
-      firstPrompt: typeof prompt?.text === "string" ? prompt.text : "",
+      firstPrompt: firstLine(promptText),
       status,
       resumes,
+      answered: answered(head) || (tailStart > 0 && answered(tail)),
+      demo: isDemoWorkspace(typeof started.workspace === "string" ? started.workspace : ""),
     };
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Events that exist only once a model has answered. */
+const ANSWERED = new Set(["assistant_message", "text_delta", "usage", "tool_started", "tool_finished"]);
+
+function answered(events: Loose[]): boolean {
+  return events.some((e) => (typeof e.type === "string" && ANSWERED.has(e.type)) || (e.type === "model_request" && typeof e.step === "number" && e.step > 1));
+}
+
+/**
+ * `orca --demo` now logs into its temporary folder; older versions logged into the data dir with
+ * the demo's temporary workspace `…/orca-demo-XXXXXX/tiny-calc`, deleted when the demo ended.
+ */
+function isDemoWorkspace(workspace: string): boolean {
+  return /[\\/]orca-demo-[^\\/]+[\\/]tiny-calc$/.test(workspace);
+}
+
+/** The first non-blank line, marked when more follows. */
+function firstLine(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const index = lines.findIndex((l) => l.trim());
+  if (index < 0) return "";
+  const more = lines.slice(index + 1).some((l) => l.trim());
+  return `${lines[index]!.trim()}${more ? " …" : ""}`;
+}
+
+/**
+ * The prompt of a user_message line cut by the head window (a large piped prompt): its JSON
+ * string decoded as far as it goes, enough for its first line.
+ */
+function cutPromptText(headText: string): string {
+  const at = headText.indexOf('"type":"user_message"');
+  if (at < 0) return "";
+  const start = headText.indexOf('"text":"', at);
+  if (start < 0 || headText.lastIndexOf("\n", start) > at) return "";
+  let raw = headText.slice(start + 8, start + 8 + 4096);
+  const close = /(?<!\\)(?:\\\\)*"/.exec(raw);
+  if (close) raw = raw.slice(0, close.index + close[0].length - 1);
+  // Drop an escape cut in half at the window's edge.
+  const tail = /(\\+)(u[0-9a-fA-F]{0,3})?$/.exec(raw);
+  if (tail && tail[1]!.length % 2 === 1) raw = raw.slice(0, tail.index + tail[1]!.length - 1);
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return "";
   }
 }
 

@@ -1,8 +1,10 @@
 import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
-import type { Permissions } from "./permissions/engine.js";
+import type { Permissions, PreToolHookAnswer } from "./permissions/engine.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { AnyTool, ToolResult } from "./tool.js";
+import { withHookNotes, type HookCaller, type StopRun, type ToolHooks } from "./tool-hooks.js";
+import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { errorLine } from "../util/text.js";
@@ -15,6 +17,8 @@ export interface CallerContext {
   /** The whitelist check, from the agent definition. */
   allows(toolName: string): boolean;
   signal: AbortSignal;
+  /** The agent's own workspace (a git worktree) when it has one; else the session's. */
+  workspace?: Workspace;
 }
 
 /** A call that passed every check and may be scheduled. */
@@ -22,6 +26,8 @@ interface AdmittedCall {
   call: ToolCall;
   tool: AnyTool;
   args: unknown;
+  /** What PreToolUse hooks added (additionalContext), for the model next to the result. */
+  notes: string[];
 }
 
 export const CANCELLED_RESULT = "cancelled by user";
@@ -31,6 +37,11 @@ export const CANCELLED_RESULT = "cancelled by user";
  * permission) in order, then submits the admitted ones to the scheduler in the same order, so the
  * scheduler's submission order is the model's order. Returns one result per call, in call order,
  * and always one: a refused or cancelled call still gets a result the model can read.
+ *
+ * Lifecycle hooks: PreToolUse runs after the schema check and before the permission check (its
+ * deny refuses the call, its input rewrite is validated again and is what the permission check
+ * and the tool see); PostToolUse / PostToolUseFailure run after a call that ran, before its
+ * tool_finished, so what they tell the model is part of the recorded result.
  */
 export class ToolExecutor {
   constructor(
@@ -40,6 +51,11 @@ export class ToolExecutor {
       permissions: Permissions;
       workspace: Workspace;
       emit: EmitFn;
+      /** The session's read versions: every file tool checks its writes against them. */
+      versions: FileVersions;
+      hooks?: ToolHooks;
+      /** A hook's `continue: false`: the run ends. */
+      stopRun?: StopRun;
     },
   ) {}
 
@@ -82,21 +98,47 @@ export class ToolExecutor {
     }
     const parsed = tool.params.safeParse(call.args ?? {});
     if (!parsed.success) return refuse(formatValidationError(tool.name, parsed.error));
+    let args: unknown = parsed.data;
+
+    const notes: string[] = [];
+    let hookAnswer: PreToolHookAnswer | undefined;
+    const hooks = this.deps.hooks;
+    if (hooks?.has("PreToolUse")) {
+      const pre = await hooks.preToolUse(callerOf(caller), { id: call.id, name: tool.name, args }, { signal: caller.signal, ruleMatches: (rule) => permissions.ruleMatches(tool, args, rule) });
+      if (caller.signal.aborted) return { result: cancelled(caller.signal) };
+      notes.push(...pre.additionalContext.map((c) => `PreToolUse hook context: ${c}`));
+      if (pre.decision === "deny") return refuse(`denied by a PreToolUse hook: ${pre.reason ?? "no reason given"}`, notes);
+      if (pre.stop) {
+        this.deps.stopRun?.(caller.agentId, `a PreToolUse hook stopped the run: ${pre.stop.reason}`);
+        return refuse(`not run: a PreToolUse hook stopped the run: ${pre.stop.reason}`, notes);
+      }
+      if (pre.updatedInput) {
+        const again = tool.params.safeParse(pre.updatedInput);
+        if (!again.success) return refuse(`not run: a PreToolUse hook rewrote the input into an invalid one: ${formatValidationError(tool.name, again.error)}`, notes);
+        args = again.data;
+      }
+      if (pre.decision === "allow" || pre.decision === "ask") hookAnswer = { decision: pre.decision, rule: pre.rule ?? "hook PreToolUse", reason: pre.reason };
+    }
 
     const decision = await permissions.check(
-      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args: parsed.data },
+      { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args, workspace: caller.workspace },
       caller.signal,
+      hookAnswer,
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
-    if (!decision.allowed) return refuse(decision.reason);
-    return { call, tool, args: parsed.data };
+    if (!decision.allowed) return refuse(decision.reason, notes);
+    return { call, tool, args: decision.args ?? args, notes };
   }
 
-  private async schedule({ call, tool, args }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
-    const { scheduler, workspace, emit } = this.deps;
+  private async schedule({ call, tool, args, notes }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
+    const { scheduler, emit } = this.deps;
+    const workspace = caller.workspace ?? this.deps.workspace;
     const startedAt = Date.now();
+    const versions = tool.unscheduled
+      ? undefined
+      : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
     const execute = (signal: AbortSignal) =>
-      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit });
+      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions });
     // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
     // its signal die with the call instead of piling up on the agent's long-lived one.
     const scope = new CancelScope(caller.signal);
@@ -106,9 +148,12 @@ export class ToolExecutor {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
         result = await execute(scope.signal);
       } else {
-        const access = safeAccess(tool, args, workspace);
+        let access = safeAccess(tool, args, workspace);
+        // An agent in its own worktree cannot touch anyone else's files through its workspace: its
+        // "everything" is its worktree, which no other agent's paths are in.
+        if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
-        result = await scheduler.run(scheduled, execute, scope.signal);
+        result = await scheduler.run(scheduled, access === "exclusive" && versions ? detectWrites(execute, versions) : execute, scope.signal);
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
@@ -119,10 +164,41 @@ export class ToolExecutor {
     // A tool that failed because of the cancel reads as cancelled; delegate's own result (the
     // sub-agent's partial answer and id, for a later resume) is kept.
     if (caller.signal.aborted && !result.ok && !tool.unscheduled) result = cancelled(caller.signal);
-    return this.finish(call, caller, result, startedAt);
+    if (this.deps.hooks) result = await this.afterCall(this.deps.hooks, { call, tool, args, notes }, caller, result, Date.now() - startedAt);
+    else if (notes.length) result = { ...result, content: withHookNotes(result.content, notes) };
+    return this.finish(call, caller, result, startedAt, versions);
   }
 
-  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number): ToolResult {
+  /**
+   * PostToolUse after a call that succeeded (it may replace the output, and its block reason and
+   * context are appended for the model), PostToolUseFailure after one that failed. A call cut by a
+   * cancel gets its PostToolUseFailure (is_interrupt) in the background: nobody waits for it, and
+   * the shutdown path lets it finish within its deadline.
+   */
+  private async afterCall(hooks: ToolHooks, admitted: AdmittedCall, caller: CallerContext, result: ToolResult, durationMs: number): Promise<ToolResult> {
+    const { call, tool, args } = admitted;
+    const notes = [...admitted.notes];
+    const who = callerOf(caller);
+    const hooked = { id: call.id, name: tool.name, args };
+    const opts = { signal: caller.signal, ruleMatches: (rule: string) => this.deps.permissions.ruleMatches(tool, args, rule) };
+    let post: { feedback: string[]; additionalContext: string[]; updatedContent?: string; stop?: { reason: string } } | undefined;
+    if (result.ok && hooks.has("PostToolUse")) post = await hooks.postToolUse(who, hooked, result, durationMs, opts);
+    else if (!result.ok && hooks.has("PostToolUseFailure")) {
+      const failure = { error: result.error ?? result.content, isInterrupt: caller.signal.aborted };
+      if (failure.isInterrupt) void hooks.postToolUseFailure(who, hooked, failure, { ruleMatches: opts.ruleMatches });
+      else post = await hooks.postToolUseFailure(who, hooked, failure, opts);
+    }
+    let content = result.content;
+    if (post) {
+      if (post.updatedContent !== undefined) content = post.updatedContent;
+      const event = result.ok ? "PostToolUse" : "PostToolUseFailure";
+      notes.push(...post.feedback.map((f) => `${event} hook feedback: ${f}`), ...post.additionalContext.map((c) => `${event} hook context: ${c}`));
+      if (post.stop) this.deps.stopRun?.(caller.agentId, `a ${event} hook stopped the run: ${post.stop.reason}`);
+    }
+    return content === result.content && !notes.length ? result : { ...result, content: withHookNotes(content, notes) };
+  }
+
+  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
     this.deps.emit({
       type: "tool_finished",
       agentId: caller.agentId,
@@ -134,9 +210,32 @@ export class ToolExecutor {
       error: result.error,
       durationMs: Date.now() - startedAt,
       ...(result.ok && typeof result.meta?.diff === "string" ? { diff: result.meta.diff } : {}),
+      versions: versions?.touches.length ? versions.touches : undefined,
     });
     return result;
   }
+}
+
+/**
+ * Runs an exclusive call (a bash command the scheduler treated as a write), then finds which known
+ * files it changed. The scan runs inside the scheduled task, while the call still holds every
+ * path, so nothing else of orca's can have changed them: the changes are this agent's. It runs
+ * however the call ended (a cancelled command may have written half its files).
+ */
+function detectWrites(execute: (signal: AbortSignal) => Promise<ToolResult>, versions: CallVersions) {
+  return async (signal: AbortSignal): Promise<ToolResult> => {
+    let result: ToolResult;
+    try {
+      result = await execute(signal);
+    } catch (error) {
+      await versions.afterExclusive();
+      throw error;
+    }
+    const changed = await versions.afterExclusive();
+    if (changed.length === 0) return result;
+    const prior = Array.isArray(result.meta?.filesChanged) ? (result.meta.filesChanged as unknown[]) : [];
+    return { ...result, meta: { ...result.meta, filesChanged: [...new Set([...prior, ...changed])] } };
+  };
 }
 
 function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {
@@ -148,8 +247,12 @@ function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {
   }
 }
 
-function refuse(message: string): { result: ToolResult } {
-  return { result: { ok: false, error: message.split("\n")[0], content: `Error: ${message}` } };
+function refuse(message: string, notes: readonly string[] = []): { result: ToolResult } {
+  return { result: { ok: false, error: message.split("\n")[0], content: withHookNotes(`Error: ${message}`, notes) } };
+}
+
+function callerOf(caller: CallerContext): HookCaller {
+  return { id: caller.agentId, type: caller.agentName, parentId: caller.parentId };
 }
 
 /** The scope's own reason when it gave one ("time budget reached"), else a user's cancel. */

@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Access, EmitFn } from "../events/types.js";
+import type { SandboxRequest } from "./sandbox/types.js";
+import type { CallVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 
 export type { Access };
@@ -19,6 +21,17 @@ export interface ToolContext {
   agentId: string;
   callId: string;
   emit: EmitFn;
+  /**
+   * How a command of this call must run, as the permission engine decided: `read-only` (plan
+   * mode), `workspace-write`, or `none` (the user approved running it outside the sandbox). Unset:
+   * sandboxed when a sandbox is available. Only bash and background shells read it.
+   */
+  sandbox?: SandboxRequest;
+  /**
+   * The calling agent's read versions (see versions.ts). The executor sets it for every
+   * scheduled call; it is absent only when a tool runs outside a session (unit tests).
+   */
+  versions?: CallVersions;
 }
 
 /** What a permission rule pattern is matched against, per tool kind. */

@@ -1,17 +1,19 @@
-import { o200k } from "../model/encoders.js";
+import type { TokenCounter } from "../util/token-counter.js";
 
 /**
  * Head+tail truncation of tool output by tokens. The start of an output (headers, the first
  * error) and its end (summaries, exit status) are the parts worth keeping; the middle goes.
+ *
+ * Cut by characters first, then by tokens: only the first and last few characters a token of
+ * budget are ever tokenized, so a megabyte of output costs about what a page does.
  */
 
-// Tool output is data, not a prompt: text that looks like a special token is just text, and the
-// tokenizer would otherwise throw on it.
-const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
-
-export function tokenCount(text: string): number {
-  return o200k().countTokens(text, ENCODE_OPTIONS);
-}
+/**
+ * Characters a token of budget looked at, at each end. Prose and code run 3–5 characters a
+ * token; text sparser than this (long runs of spaces) keeps fewer tokens than the budget allows,
+ * which is the price of never tokenizing the whole output.
+ */
+const WINDOW_CHARS_PER_TOKEN = 8;
 
 export interface OmissionInfo {
   /** Input lines not shown in full (a line cut in the middle counts as omitted). */
@@ -42,119 +44,65 @@ export const defaultNotice: NoticeFn = ({ omittedLines, omittedChars }) =>
  * each, joined by a notice line saying what was left out. A single line too long for its half is
  * cut inside the line, so something is always shown.
  */
-export function truncateHeadTail(text: string, maxTokens: number, notice: NoticeFn = defaultNotice): Truncation {
+export function truncateHeadTail(text: string, maxTokens: number, tokens: TokenCounter, notice: NoticeFn = defaultNotice): Truncation {
   const budget = Math.max(0, Math.floor(maxTokens));
+  const whole: Truncation = { text, truncated: false, head: text, tail: "", notice: "", omittedLines: 0, firstOmittedLine: 0, omittedChars: 0 };
   // Every token covers at least one UTF-8 byte, so a short text cannot be over budget.
-  if (Buffer.byteLength(text, "utf8") <= budget || tokenCount(text) <= budget) {
-    return { text, truncated: false, head: text, tail: "", notice: "", omittedLines: 0, firstOmittedLine: 0, omittedChars: 0 };
-  }
-  const segments = text.split(/(?<=\n)/);
+  if (Buffer.byteLength(text, "utf8") <= budget) return whole;
+  if (text.length <= budget * WINDOW_CHARS_PER_TOKEN && tokens.count(text) <= budget) return whole;
+
   const headBudget = Math.floor(budget / 2);
-  const head = takeHead(segments, headBudget);
+  const headRaw = tokens.head(text.slice(0, boundary(text, headBudget * WINDOW_CHARS_PER_TOKEN)), headBudget);
+  // Whole lines when at least one fits; otherwise the start of the first line.
+  const lastBreak = headRaw.lastIndexOf("\n");
+  const head = lastBreak >= 0 ? headRaw.slice(0, lastBreak + 1) : headRaw;
 
-  let tailBudget = budget - tokenCount(head.text);
-  let tail = takeTail(segments, head.fullSegments, head.text.length - joinedLength(segments, head.fullSegments), tailBudget);
-  // Token counts are not strictly additive; if head and tail together cover everything, give up
-  // tail tokens until something is actually left out.
-  while (head.text.length + tail.text.length >= text.length && tailBudget > 0) {
-    tailBudget -= 1;
-    tail = takeTail(segments, head.fullSegments, head.text.length - joinedLength(segments, head.fullSegments), tailBudget);
+  const tailBudget = budget - tokens.count(head);
+  const rest = text.slice(head.length);
+  const tailRaw = tokens.tail(rest.slice(boundary(rest, rest.length - tailBudget * WINDOW_CHARS_PER_TOKEN)), tailBudget);
+  let tail = fromLineStart(text, tailRaw);
+  if (head.length + tail.length >= text.length) {
+    // Token counts are not additive: head and tail may together cover text that is over budget
+    // as a whole. Leave something out (or, if the whole fits after all, keep it).
+    if (tokens.count(text) <= budget) return whole;
+    tail = tail.slice(boundary(tail, head.length + tail.length - text.length + 1));
+    while (tail !== "" && tokens.count(tail) > tailBudget) tail = tail.slice(boundary(tail, 1));
   }
 
-  const omittedChars = text.length - head.text.length - tail.text.length;
-  const omittedLines = segments.length - head.fullSegments - tail.fullSegments;
-  const info: OmissionInfo = { omittedLines, firstOmittedLine: head.fullSegments + 1, omittedChars };
+  const info = omission(text, head, tail);
   const noticeLine = notice(info);
-  const joiner = head.text === "" || head.text.endsWith("\n") ? "" : "\n";
-  return {
-    text: `${head.text}${joiner}${noticeLine}\n${tail.text}`,
-    truncated: true,
-    head: head.text,
-    tail: tail.text,
-    notice: noticeLine,
-    ...info,
-  };
+  const joiner = head === "" || head.endsWith("\n") ? "" : "\n";
+  return { text: `${head}${joiner}${noticeLine}\n${tail}`, truncated: true, head, tail, notice: noticeLine, ...info };
 }
 
-interface Taken {
-  text: string;
-  /** Segments (lines with their newline) included whole. */
-  fullSegments: number;
+/** A suffix of `text` cut back to the start of a line, unless it holds no whole line. */
+function fromLineStart(text: string, suffix: string): string {
+  const start = text.length - suffix.length;
+  if (start === 0 || text[start - 1] === "\n") return suffix;
+  const firstBreak = suffix.indexOf("\n");
+  return firstBreak >= 0 && firstBreak < suffix.length - 1 ? suffix.slice(firstBreak + 1) : suffix;
 }
 
-function joinedLength(segments: string[], count: number): number {
+function omission(text: string, head: string, tail: string): OmissionInfo {
+  const endsWithBreak = text.endsWith("\n");
+  const lines = newlines(text) + (endsWithBreak ? 0 : 1);
+  const headLines = newlines(head);
+  const tailStart = text.length - tail.length;
+  const tailStartsLine = tailStart === 0 || text[tailStart - 1] === "\n";
+  const tailLines = tail === "" ? 0 : newlines(tail) + (endsWithBreak ? 0 : 1) - (tailStartsLine ? 0 : 1);
+  return { omittedLines: lines - headLines - tailLines, firstOmittedLine: headLines + 1, omittedChars: text.length - head.length - tail.length };
+}
+
+function newlines(text: string): number {
   let n = 0;
-  for (let i = 0; i < count; i++) n += segments[i].length;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
   return n;
 }
 
-function takeHead(segments: string[], budget: number): Taken {
-  let used = 0;
-  let count = 0;
-  while (count < segments.length) {
-    const cost = tokenCount(segments[count]);
-    if (used + cost > budget) break;
-    used += cost;
-    count += 1;
-  }
-  let text = segments.slice(0, count).join("");
-  // Per-line counts only approximate the count of the joined lines: check, and back off.
-  while (count > 0 && tokenCount(text) > budget) {
-    count -= 1;
-    text = segments.slice(0, count).join("");
-  }
-  if (count === 0 && segments.length > 0) return { text: cutPrefix(segments[0], budget), fullSegments: 0 };
-  return { text, fullSegments: count };
-}
-
-/**
- * Whole lines from the end, never reaching into the first `headSegments` lines; `headPartial`
- * characters of the next line belong to the head when it was cut inside that line.
- */
-function takeTail(segments: string[], headSegments: number, headPartial: number, budget: number): Taken {
-  const firstAllowed = headSegments + (headPartial > 0 ? 1 : 0);
-  let used = 0;
-  let start = segments.length;
-  while (start > firstAllowed) {
-    const cost = tokenCount(segments[start - 1]);
-    if (used + cost > budget) break;
-    used += cost;
-    start -= 1;
-  }
-  let text = segments.slice(start).join("");
-  while (start < segments.length && tokenCount(text) > budget) {
-    start += 1;
-    text = segments.slice(start).join("");
-  }
-  const full = segments.length - start;
-  if (full === 0 && start - 1 >= headSegments) {
-    const last = segments[segments.length - 1];
-    // Do not overlap the part of this line the head already shows.
-    const available = start - 1 === headSegments ? last.slice(headPartial) : last;
-    return { text: cutSuffix(available, budget), fullSegments: 0 };
-  }
-  return { text, fullSegments: full };
-}
-
-// A token rarely spans more than a few dozen characters; looking further is wasted work.
-const MAX_CHARS_PER_TOKEN = 32;
-
-function cutPrefix(line: string, budget: number): string {
-  if (budget <= 0) return "";
-  const window = line.slice(0, budget * MAX_CHARS_PER_TOKEN);
-  let prefix = o200k().decode(o200k().encode(window, ENCODE_OPTIONS).slice(0, budget));
-  // A token boundary inside a multi-byte character decodes to U+FFFD: drop it.
-  while (prefix.length > 0 && !line.startsWith(prefix)) prefix = prefix.slice(0, -1);
-  while (prefix.length > 0 && tokenCount(prefix) > budget) prefix = prefix.slice(0, -1);
-  return prefix;
-}
-
-function cutSuffix(line: string, budget: number): string {
-  if (budget <= 0) return "";
-  const window = line.slice(Math.max(0, line.length - budget * MAX_CHARS_PER_TOKEN));
-  const tokens = o200k().encode(window, ENCODE_OPTIONS);
-  let suffix = o200k().decode(tokens.slice(Math.max(0, tokens.length - budget)));
-  while (suffix.length > 0 && !line.endsWith(suffix)) suffix = suffix.slice(1);
-  while (suffix.length > 0 && tokenCount(suffix) > budget) suffix = suffix.slice(1);
-  return suffix;
+/** `index` clamped to the text, and moved off the middle of a surrogate pair. */
+function boundary(text: string, index: number): number {
+  if (index <= 0) return 0;
+  if (index >= text.length) return text.length;
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
 }

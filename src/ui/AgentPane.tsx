@@ -31,8 +31,9 @@ function ToolRow({ entry, frame, now, selected, inline }: { entry: ToolEntry; fr
   else if (entry.state === "running" && entry.startedAt !== undefined) tail = ` ${formatDuration(now - entry.startedAt)}`;
   else if (entry.state === "waiting") tail = " waiting";
   else if (entry.state === "asking") tail = " awaiting permission";
-  // Zoomed, the whole error is drawn on the rows below; in a pane its first line ends the row.
-  const error = inline && entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
+  // Zoomed, the whole error is drawn on the rows below; in a pane its first line ends the row. A
+  // write refused as stale says why in a few words either way (the agent gets the whole message).
+  const error = entry.conflict ? ` — ${entry.conflict}` : inline && entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
     <Text wrap="truncate-end" inverse={selected}>
       <Text color={stateColor}>{toolIcon(entry.state, frame)} </Text>
@@ -118,6 +119,7 @@ function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note, 
         <Text color={color("muted")}>
           {" "}
           {agent.status}
+          {agent.background ? " · bg" : ""}
           {agent.status === "idle" ? "" : ` · ${elapsed}`}
           {agent.steps ? ` · step ${agent.steps}` : ""}
           {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
@@ -179,7 +181,8 @@ function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JS
       {agent.label ? <Text color={color("label")}> [{agent.label}]</Text> : null}
       <Text color={color("muted")}>
         {" "}
-        {agent.status} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
+        {agent.status}
+        {agent.background ? " · bg" : ""} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
         {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
         {took ? ` · ${took}` : ""}
       </Text>

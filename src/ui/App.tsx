@@ -1,6 +1,6 @@
 import { Box, useApp } from "ink";
 import type React from "react";
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useContext, useEffect, useReducer, useRef, useState } from "react";
 import type { SessionApi } from "../orchestrator/types.js";
 import type { PermissionAnswer } from "../tools/approver.js";
 import { AgentPane } from "./AgentPane.js";
@@ -28,6 +28,7 @@ import { DashboardStore } from "./state/store.js";
 import { initialView, viewReducer } from "./state/ui.js";
 import { Header, KeyHints, QueueLine } from "./StatusBar.js";
 import { Viewer } from "./Viewer.js";
+import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
 
 /** A second Ctrl+C within this window exits even while a run is being cancelled. */
 export const DOUBLE_CTRL_C_MS = 2000;
@@ -51,6 +52,8 @@ export interface AppProps {
 interface Current {
   session: SessionApi;
   store: DashboardStore;
+  /** The welcome screen while the coordinator has no conversation (runDashboard's, then each new session's). */
+  welcome: WelcomeInfo | null;
   /** Detaches a store the App created itself. */
   detach?: () => void;
 }
@@ -85,16 +88,17 @@ export function App(props: AppProps): React.JSX.Element {
 function Main({ session: first, approver, store: given, demo = false, initialPrompt, onExit, host }: AppProps): React.JSX.Element {
   const app = useApp();
   const keymap = useKeymap();
+  const firstWelcome = useContext(WelcomeContext);
   // Subscribing during the first render means no event emitted after mount is missed.
   const [current, setCurrent] = useState<Current>(() => {
-    if (given) return { session: first, store: given };
+    if (given) return { session: first, store: given, welcome: firstWelcome };
     const made = createStore({ session: first });
-    return { session: first, store: made.store, detach: made.detach };
+    return { session: first, store: made.store, detach: made.detach, welcome: firstWelcome };
   });
   const currentRef = useRef(current);
   currentRef.current = current;
   useEffect(() => () => currentRef.current.detach?.(), []);
-  const { session, store } = current;
+  const { session, store, welcome } = current;
 
   const state = useDashboardState(store);
   const pending = usePendingPermissions(approver);
@@ -142,7 +146,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     }
     const made = createStore(next);
     currentRef.current.detach?.();
-    setCurrent({ session: next.session, store: made.store, detach: made.detach });
+    setCurrent({ session: next.session, store: made.store, detach: made.detach, welcome: next.welcome ?? null });
     setStartedAt(Date.now());
     setCancelling({});
     dispatchView({ type: "unzoom" });
@@ -151,14 +155,31 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   };
 
   const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo };
-  const onSubmit = (text: string): void => {
-    const parsed = parseSlash(text);
-    if (parsed) runCommand(parsed, commandContext);
-    else runs.submit(text);
-  };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
+  // A running sub-agent with focus is who the input box talks to: Enter queues a message for it.
+  const addressed = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
+  const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
+  /** Enter: a /command; a message for the addressed sub-agent; a message waking the coordinator; else a prompt. */
+  const onSubmit = (text: string): boolean => {
+    const parsed = parseSlash(text);
+    if (parsed) {
+      runCommand(parsed, commandContext);
+      return true;
+    }
+    if (addressed) {
+      const sent = session.message(addressed.id, text);
+      runs.setNotice(sent.ok ? `sent to ${addressed.name}: it reads it before its next step` : sent.error);
+      return sent.ok;
+    }
+    // The coordinator has ended its turn and waits for background sub-agents: the message wakes it.
+    if ((runs.runningRef.current || session.busy) && session.agents().some((a) => a.id === session.rootAgentId && a.waiting)) {
+      if (session.message(session.rootAgentId, text).ok) return true;
+    }
+    runs.submit(text);
+    return true;
+  };
   const input = useInput({ submit: onSubmit, paneFocused: focus !== null });
 
   const submitRef = useRef(runs.submit);
@@ -172,7 +193,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const layout = computeLayout({
     columns: size.columns,
     rows: size.rows,
-    inputLines: inputLineCount(input.editor.text, size.columns),
+    inputLines: inputLineCount(input.editor.text, size.columns, addressedAs),
     agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
     focus,
     zoomed: Boolean(zoomAgent || view.viewer),
@@ -210,6 +231,10 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
       session.cancel(id);
       setCancelling((c) => ({ ...c, [id]: name }));
     },
+    backgroundAgent: (id, name) => {
+      const moved = session.background(id);
+      runs.setNotice(moved.ok ? `${name} moved to the background` : moved.error);
+    },
     cycleMode: () => setMode({ session, store, refresh }, nextMode(session.permissionMode)),
     help: () => runCommand({ kind: "command", name: "help", arg: "" }, commandContext),
   });
@@ -225,7 +250,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
       pending: pending.length,
       viewing: Boolean(view.viewer),
       zoomed: Boolean(zoomAgent),
-      focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running" } : undefined,
+      focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running", background: focusAgent.background } : undefined,
       selected: view.selected !== null,
       busy,
     },
@@ -237,7 +262,13 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   else if (zoomAgent) {
     const where = `zoom${zoom.scroll ? ` · ↑${zoom.scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`;
     body = <AgentPane agent={zoomAgent} rows={zoom.rows} width={layout.width} height={layout.bodyHeight} focused frame={frame} now={now} note={where} selected={view.selected} zoomed />;
-  } else body = <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />;
+  } else {
+    body = (
+      <WelcomeContext.Provider value={welcome}>
+        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />
+      </WelcomeContext.Provider>
+    );
+  }
 
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
@@ -272,7 +303,10 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
         width={layout.width}
         height={layout.inputHeight}
         active={!zoomAgent && !view.viewer}
-        placeholder={head || zoomAgent || view.viewer ? "" : busy ? "type a message for after this run" : "Ask orca… (/ for commands, ? for help)"}
+        to={addressedAs}
+        placeholder={
+          head || zoomAgent || view.viewer ? "" : addressed ? "a message for it, read before its next step" : busy ? "type a message for after this run" : "Ask orca… (/ for commands, ? for help)"
+        }
       />
       <KeyHints hints={hints} notice={notice} width={layout.width} />
     </Box>

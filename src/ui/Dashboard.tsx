@@ -6,6 +6,7 @@ import { placeholder } from "./state/reducer.js";
 import type { AgentView, DashboardState } from "./state/types.js";
 import { windowRows } from "./selection.js";
 import { color } from "./theme.js";
+import { Welcome } from "./Welcome.js";
 import { allRows, tailRows, type Row } from "./wrap.js";
 
 export interface DashboardProps {
@@ -54,19 +55,22 @@ export function Dashboard({ state, layout, focus, frame, now, busy, selected, pa
   const { grid } = layout;
   const focusedSelection = (id: string | null) => (focus === id ? { selected, scroll: paneScroll } : { selected: null, scroll: 0 });
   const c = focusedSelection(null);
+  const coordinatorRows = layout.coordinator.mode === "pane" ? paneRows(coordinator, layout.width, layout.coordinator.height, c.selected, c.scroll) : [];
   return (
     <Box flexDirection="column" height={layout.bodyHeight} overflowY="hidden">
       {layout.coordinator.mode === "pane" ? (
-        <AgentPane
-          agent={coordinator}
-          rows={paneRows(coordinator, layout.width, layout.coordinator.height, c.selected, c.scroll)}
-          width={layout.width}
-          height={layout.coordinator.height}
-          focused={focus === null}
-          frame={frame}
-          now={now}
-          selected={c.selected}
-        />
+        <Welcome agent={coordinator} rows={coordinatorRows} width={layout.width} height={layout.coordinator.height} focused={focus === null} frame={frame} now={now}>
+          <AgentPane
+            agent={coordinator}
+            rows={coordinatorRows}
+            width={layout.width}
+            height={layout.coordinator.height}
+            focused={focus === null}
+            frame={frame}
+            now={now}
+            selected={c.selected}
+          />
+        </Welcome>
       ) : (
         <CollapsedAgent agent={coordinator} focused={focus === null} frame={frame} />
       )}

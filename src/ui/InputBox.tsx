@@ -11,6 +11,8 @@ export interface InputBoxProps {
   /** Shown dim when the box is empty. */
   placeholder: string;
   active: boolean;
+  /** Who Enter sends to, when it is not the coordinator (a focused running sub-agent): shown before the prompt. */
+  to?: string;
 }
 
 interface Line {
@@ -39,8 +41,9 @@ export function layoutInput(text: string, cursor: number, width: number): Line[]
 }
 
 /** The multi-line prompt editor. Text keys reach it through the input key layer in App. */
-export function InputBox({ editor, width, height, placeholder, active }: InputBoxProps): React.JSX.Element {
-  const inner = Math.max(1, width - 4);
+export function InputBox({ editor, width, height, placeholder, active, to }: InputBoxProps): React.JSX.Element {
+  const prompt = promptOf(to);
+  const inner = textWidth(width, to);
   const visible = Math.max(1, height - 2);
   const lines = layoutInput(editor.text, editor.cursor, inner);
   const at = Math.max(0, lines.findIndex((l) => l.cursor !== undefined));
@@ -50,14 +53,14 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={color(active ? "text" : "border")} overflowY="hidden">
       {editor.text === "" ? (
         <Text wrap="truncate-end">
-          <Text color={color("accent")}>› </Text>
+          <Text color={color("accent")}>{prompt}</Text>
           {active ? <Text inverse> </Text> : null}
           <Text color={color("muted")}>{placeholder}</Text>
         </Text>
       ) : (
         shown.map((line, i) => (
           <Text key={start + i} wrap="truncate-end">
-            <Text color={color("accent")}>{start + i === 0 ? "› " : "  "}</Text>
+            <Text color={color("accent")}>{start + i === 0 ? prompt : " ".repeat(prompt.length)}</Text>
             {line.cursor === undefined || !active ? (
               line.text
             ) : (
@@ -74,7 +77,16 @@ export function InputBox({ editor, width, height, placeholder, active }: InputBo
   );
 }
 
+function promptOf(to: string | undefined): string {
+  return to ? `${to} › ` : "› ";
+}
+
+/** Columns left for the text: the box's borders and the prompt take the rest. */
+function textWidth(width: number, to: string | undefined): number {
+  return Math.max(1, width - 2 - promptOf(to).length);
+}
+
 /** How many display lines the text needs (the layout grows the box up to a limit). */
-export function inputLineCount(text: string, width: number): number {
-  return layoutInput(text, 0, Math.max(1, width - 4)).length;
+export function inputLineCount(text: string, width: number, to?: string): number {
+  return layoutInput(text, 0, textWidth(width, to)).length;
 }

@@ -117,6 +117,7 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
         <Text color={color(runningCount ? "running" : "muted")}>⚙ {runningCount} running</Text>
         <Text color={color(waitingCount ? "warn" : "muted")}> · {waitingCount} waiting</Text>
         {asking ? <Text color={color("warn")}> · {asking} asking</Text> : null}
+        {state.conflicts ? <Text color={color("error")}> · {state.conflicts} write conflict{state.conflicts === 1 ? "" : "s"}</Text> : null}
         <Text color={color("muted")}>{detail}</Text>
       </Text>
     </Box>

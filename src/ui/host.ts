@@ -1,5 +1,6 @@
 import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
+import type { WelcomeInfo } from "./Welcome.js";
 
 /** A session the dashboard switched to, with what to show of its past. */
 export interface HostedSession {
@@ -7,6 +8,8 @@ export interface HostedSession {
   /** A resumed session's logged events (folded into the view, never re-emitted). */
   replay?: readonly OrcaEvent[];
   notices?: readonly string[];
+  /** The welcome screen for a new session (/clear); none for a resumed one. */
+  welcome?: WelcomeInfo | null;
 }
 
 /**

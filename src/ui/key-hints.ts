@@ -9,7 +9,7 @@ export interface HintState {
   viewing?: boolean;
   zoomed: boolean;
   /** The focused sub-agent, or undefined when the coordinator has focus. */
-  focused?: { name: string; running: boolean };
+  focused?: { name: string; running: boolean; background?: boolean };
   /** A tool call is selected in the focused or zoomed pane. */
   selected?: boolean;
   /** A run is in progress. */
@@ -45,8 +45,11 @@ export function keyHints(s: HintState, keymap: Keymap): Field[] {
     ];
   }
   if (s.focused) {
+    // Running, typing addresses it (the input box says so); x acts only on an empty box.
+    const stop = s.focused.running ? [key(D, "stop_pane"), key(D, "cancel")].filter(Boolean).join("/") : "";
     return [
-      { text: `${key(D, "cancel")} ${s.focused.running ? `stop ${s.focused.name}` : "back"}`, drop: 1 },
+      s.focused.running ? { text: `${stop} stop ${s.focused.name}`, drop: 1 } : { text: `${key(D, "cancel")} back`, drop: 1 },
+      ...(s.focused.running && !s.focused.background ? hint(D, "background_pane", "background", 2) : []),
       ...hint(D, "select_prev", "select", 3),
       ...(s.selected ? hint(D, "open", "open", 2) : hint(D, "zoom", "zoom", 2)),
       ...hint(D, "focus_next", "next pane", 4),

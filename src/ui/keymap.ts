@@ -76,12 +76,13 @@ export const BINDINGS = [
   { layer: Z, action: "bottom", keys: ["end"], help: "go to the end" },
   { layer: Z, action: "unzoom", keys: ["esc", "q", "z"], help: "leave the zoomed pane", hint: "back" },
   // The input box. Text goes in unless a binding below takes the key first.
-  { layer: I, action: "submit", keys: ["enter"], help: "send; while a run goes on, queue the message for after it (/command runs a command)", hint: "send" },
+  { layer: I, action: "submit", keys: ["enter"], help: "send; while a run goes on, queue the message for after it, or wake the coordinator with it while it waits for background sub-agents; with a running sub-agent's pane focused, a message for that sub-agent, read before its next step (/command runs a command)", hint: "send" },
   { layer: I, action: "newline", keys: ["alt+enter", "ctrl+j"], help: "new line (pasted newlines are kept)", hint: "newline" },
   { layer: I, action: "complete", keys: ["tab"], help: "complete the /command in the popup" },
   { layer: I, action: "history_prev", keys: ["up"], help: "previous message (or the popup's previous command)", hint: "history" },
   { layer: I, action: "history_next", keys: ["down"], help: "next message (or the popup's next command)" },
-  { layer: I, action: "cursor_left", keys: ["left", "ctrl+b"], help: "cursor left" },
+  // Not Ctrl+B (readline's): on a focused running sub-agent it sends that agent to the background.
+  { layer: I, action: "cursor_left", keys: ["left"], help: "cursor left" },
   { layer: I, action: "cursor_right", keys: ["right", "ctrl+f"], help: "cursor right" },
   { layer: I, action: "line_start", keys: ["home", "ctrl+a"], help: "start of line" },
   { layer: I, action: "line_end", keys: ["end", "ctrl+e"], help: "end of line" },
@@ -91,7 +92,9 @@ export const BINDINGS = [
   // The dashboard: what is left when no layer above took the key.
   { layer: D, action: "interrupt", keys: ["ctrl+c"], help: "cancel the run; exit when idle (twice within 2 s: exit now)", hint: "cancel run" },
   { layer: D, action: "exit", keys: ["ctrl+d"], help: "exit (on an empty input, nothing running)" },
-  { layer: D, action: "cancel", keys: ["esc"], help: "cancel the focused scope: the coordinator → the whole run; a sub-agent pane → only it; else back", hint: "cancel run" },
+  { layer: D, action: "cancel", keys: ["esc"], help: "cancel the focused scope: the coordinator → the whole run, background sub-agents included; a sub-agent pane → only it (its parent is told how to resume it); else back", hint: "cancel run" },
+  { layer: D, action: "stop_pane", keys: ["x"], help: "on a focused running sub-agent pane, with an empty input: stop only that sub-agent (as Esc)", hint: "stop" },
+  { layer: D, action: "background_pane", keys: ["ctrl+b"], help: "on a focused running sub-agent pane: send it to the background (its parent's delegate call returns at once, the result comes later as a message)", hint: "background" },
   { layer: D, action: "focus_next", keys: ["tab"], help: "focus the next pane (the coordinator, then each sub-agent)", hint: "focus a pane" },
   { layer: D, action: "focus_prev", keys: [], help: "focus the previous pane (unbound: Shift+Tab switches the permission mode)" },
   { layer: D, action: "cycle_mode", keys: ["shift+tab"], help: "next permission mode: default → accept-edits → plan → bypass", hint: "mode" },

@@ -9,6 +9,7 @@ import { Screen, type Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
+import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
 
 export interface DashboardOptions {
   session: SessionApi;
@@ -28,6 +29,8 @@ export interface DashboardOptions {
   keymap?: Keymap;
   /** What the CLI offers the slash commands (/agents, /skills, /sessions, /clear, /resume). */
   host?: DashboardHost;
+  /** What orca loaded, shown in the coordinator's pane until the first message. */
+  welcome?: WelcomeInfo;
 }
 
 /**
@@ -63,19 +66,21 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
 
   try {
     instance = render(
-      <App
-        session={session}
-        approver={approver}
-        store={store}
-        demo={opts.demo}
-        initialPrompt={opts.initialPrompt}
-        keymap={opts.keymap}
-        host={opts.host}
-        onExit={(code) => {
-          exitCode = code;
-          if (session.busy) session.cancel();
-        }}
-      />,
+      <WelcomeContext.Provider value={opts.welcome ?? null}>
+        <App
+          session={session}
+          approver={approver}
+          store={store}
+          demo={opts.demo}
+          initialPrompt={opts.initialPrompt}
+          keymap={opts.keymap}
+          host={opts.host}
+          onExit={(code) => {
+            exitCode = code;
+            if (session.busy) session.cancel();
+          }}
+        />
+      </WelcomeContext.Provider>,
       { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     await instance.waitUntilExit();

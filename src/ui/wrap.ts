@@ -122,6 +122,8 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
     rows = [{ key: `${entry.seq}`, entry, text: "" }];
     const note = waitNote(entry);
     if (note) wrapNote(note, width).forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
+    // The call's lifecycle hooks, on one line: "⚙ hook PreToolUse 12ms · PostToolUse 8ms".
+    if (entry.hooks?.length) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapNote(`⚙ hook ${entry.hooks.join(" · ")}`, width)[0], note: true });
     rows.push(...detailRows(entry, width, detail));
   } else if (entry.kind === "md") {
     rows = renderMarkdown(entry.text, width).map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: line, styled: true }));

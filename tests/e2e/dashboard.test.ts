@@ -3,6 +3,9 @@
  * first; alone, run `npm run build`), the test sends keys and reads the screen like a user would.
  * CI is removed from orca's environment: with CI set, Ink writes only the final frame.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { TmuxTerminal } from "./tmux.js";
@@ -70,6 +73,39 @@ describe("orca --demo in tmux", () => {
 
     t.keys("C-c");
     await exitAndCheck(t, 0);
+  });
+
+  it("the denial path: the queue line shows the second editor waiting, n with a reason denies the CHANGELOG write, and the report says so", { timeout: 90_000 }, async () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), "orca-e2e-data-"));
+    try {
+      term = startDemo("deny", `ORCA_DATA_DIR=${data}`);
+      const t = term;
+      // The per-path wait, at the default pace: editor [add multiply]'s edit waits for editor [fix subtract]'s.
+      const waiting = await t.waitFor("the second edit waiting", (s) => s.includes("waits for editor [fix subtract]: edit_file src/math.js"), 40_000);
+      expect(lineOf(waiting, "waits for editor [fix subtract]: edit_file")).toMatch(/1 waiting .*editor \[add multiply\] waits for editor \[fix subtract\]: edit_file src\/math\.js/);
+
+      await t.waitFor("the permission dialog", (s) => s.includes("Permission:") && s.includes("CHANGELOG.md"), 40_000);
+      // Keys answer the dialog once it has been on screen, untouched, for a moment (before, they go to the input box).
+      await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
+      t.keys("n");
+      await t.waitFor("the reason prompt", (s) => s.includes("Reason for the model"));
+      t.keys("-l", "no changelog please");
+      await t.waitFor("the reason typed", (s) => s.includes("no changelog please"));
+      t.keys("Enter");
+
+      const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
+      expect(done).toContain('not written: you denied the write ("no changelog please")');
+      expect(done).not.toContain("notes the new function");
+      expect(done).not.toContain("and a CHANGELOG.md entry");
+      for (const who of ["editor [fix subtract]", "editor [add multiply]", "tester [run tests]"]) expect(lineOf(done, who)).toMatch(/✓ .* done/);
+
+      t.keys("C-c");
+      await exitAndCheck(t, 0);
+      // The demo kept its session log in its own temporary folder.
+      expect(fs.readdirSync(data)).toEqual([]);
+    } finally {
+      fs.rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it("Tab + Esc cancels only the focused sub-agent, Esc on the coordinator cancels the run; resizes redraw cleanly; Ctrl+C exits 130", { timeout: 60_000 }, async () => {

@@ -63,10 +63,29 @@ async function twoSessions(w: TempWorkspace): Promise<void> {
   expect(sessionLogs(w)).toHaveLength(2);
 }
 
+/**
+ * Beside the real sessions: one whose run never got an answer and one an older `orca --demo` wrote
+ * (its workspace a deleted temporary copy), both newer than the rest; the picker shows neither.
+ */
+function hiddenSessions(w: TempWorkspace): void {
+  const beta = sessionLogs(w).find((f) => fs.readFileSync(f, "utf8").includes("beta: write the docs"))!;
+  const lines = fs.readFileSync(beta, "utf8").trimEnd().split("\n");
+  const later = (text: string, id: string) =>
+    text.replace(/"sessionId":"[^"]+"/g, `"sessionId":"${id}"`).replace(/"ts":(\d+)/g, (_, ts: string) => `"ts":${Number(ts) + 3_600_000}`);
+  const dir = `${w.dataDir}/sessions`;
+  const unanswered = "20300101-000000-0a0a0a";
+  const failed = { type: "session_finished", agentId: "coordinator", status: "failed", ts: 0, sessionId: unanswered };
+  fs.writeFileSync(`${dir}/${unanswered}.jsonl`, `${later([...lines.slice(0, 2), JSON.stringify(failed)].join("\n").replace("beta: write the docs", "gamma: never answered"), unanswered)}\n`);
+  const demo = "20300101-000000-0d0d0d";
+  const demoText = later(lines.join("\n").replace("beta: write the docs", "delta: demo session"), demo).replaceAll(JSON.stringify(w.dir).slice(1, -1), "/tmp/orca-demo-Zz9Yy8/tiny-calc");
+  fs.writeFileSync(`${dir}/${demo}.jsonl`, `${demoText}\n`);
+}
+
 describe("orca --resume picker in tmux", () => {
   it("lists both sessions newest first; ↓ + Enter opens the older one on its old conversation, which then continues", { timeout: 60_000 }, async () => {
     ws = tempWorkspace();
     await twoSessions(ws);
+    hiddenSessions(ws);
     const live = await server([{ text: "GAMMA-DONE: carried on" }]);
     term = startOrca("pick", ws, ["--resume", "--base-url", live.url]);
     const t = term;
@@ -76,6 +95,8 @@ describe("orca --resume picker in tmux", () => {
     const row = (text: string) => lines.findIndex((l) => l.includes(text));
     expect(row("beta: write the docs")).toBeLessThan(row("alpha: fix the parser"));
     expect(lines[row("beta: write the docs")]).toContain("▸");
+    expect(picker).not.toContain("gamma: never answered");
+    expect(picker).not.toContain("delta: demo session");
     expect(t.display("#{alternate_on}")).toBe("1");
 
     t.keys("Down");

@@ -11,6 +11,7 @@ import type { EventInput } from "../../src/events/types.js";
 import { fromClaudeSettings, loadHooks, type ConfiguredHook } from "../../src/hooks/config.js";
 import { Hooks, type HooksOptions } from "../../src/hooks/hooks.js";
 import type { HookAgent } from "../../src/hooks/payload.js";
+import { shellCommandOf } from "../../src/hooks/process.js";
 import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { alive } from "../fixtures/processes.js";
 
@@ -226,6 +227,22 @@ describe("the hook's process", () => {
     expect(fs.readFileSync(out, "utf8")).toBe("yes\n");
   });
 
+  it("setCommandWrapper connects a sandbox later: an async wrapper, its fd 3 payload, and the command line it wraps", async () => {
+    const out = ws.file("sandboxed");
+    const seen: string[] = [];
+    const hooks = hooksFor(one("Stop", `echo "$(cat <&3) ran: $ORCA_SANDBOX" > '${out}'`));
+    hooks.setCommandWrapper(async (spec) => {
+      seen.push(shellCommandOf(spec));
+      await new Promise((resolve) => setImmediate(resolve));
+      return { ...spec, env: { ...spec.env, ORCA_SANDBOX: "bwrap" }, fd3: Buffer.from("filter") };
+    });
+    await hooks.stop(COORDINATOR, { status: "done", lastAssistantMessage: "", canContinue: true });
+    expect(fs.readFileSync(out, "utf8")).toBe("filter ran: bwrap\n");
+    expect(seen).toEqual([`echo "$(cat <&3) ran: $ORCA_SANDBOX" > '${out}'`]);
+    // An exec-form hook becomes one safely quoted command line.
+    expect(shellCommandOf({ file: "/opt/my hooks/check.sh", args: ["--mode", "it's"] })).toBe(`'/opt/my hooks/check.sh' --mode 'it'\\''s'`);
+  });
+
   it("a wrapper that throws fails that hook only, as a warning", async () => {
     const hooks = hooksFor(one("PreToolUse", "true"), {
       wrap: () => {
@@ -313,6 +330,20 @@ describe("other events", () => {
       ["explorer-1", "explorer", "cancelled", true],
     ]);
     expect(ofType("hook_finished").filter((e) => e.hookEvent === "SubagentStop").map((e) => e.agentId)).toEqual(["editor-1", "tester-1", "explorer-1"]);
+  });
+
+  it("a shutdown that arrives while a sub-agent's SubagentStop runs waits for it instead of firing a second", async () => {
+    const log = ws.file("stops.log");
+    const gate = ws.file("gate");
+    // The hook waits for the gate file, so the shutdown surely comes while it runs.
+    const hooks = hooksFor(one("SubagentStop", `jq -c '[.agent_id, .status]' >> '${log}'; while [ ! -e '${gate}' ]; do sleep 0.02; done`));
+    await hooks.subagentStart(EDITOR);
+    const stopping = hooks.subagentStop(EDITOR, { status: "cancelled", lastAssistantMessage: "", canContinue: false });
+    await vi.waitFor(() => expect(fs.existsSync(log)).toBe(true));
+    const settled = hooks.settleSubagents({ deadlineMs: 5_000 });
+    fs.writeFileSync(gate, "");
+    await Promise.all([stopping, settled]);
+    expect(fs.readFileSync(log, "utf8")).toBe('["editor-1","cancelled"]\n');
   });
 
   it("the shutdown path's deadline cuts a slow SubagentStop hook, and kills it", async () => {

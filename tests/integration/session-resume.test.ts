@@ -4,15 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
-import { killGroup, logText, pidFrom, runAndKill } from "../fixtures/crash-kill.js";
+import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
+import { processesWith } from "../fixtures/processes.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 
 const servers: ScriptedServer[] = [];
-const groups: number[] = [];
 let ws: TempWorkspace | undefined;
 
 afterEach(async () => {
-  for (const pid of groups.splice(0)) killGroup(pid);
   await Promise.all(servers.splice(0).map((s) => s.close()));
   ws?.cleanup();
   ws = undefined;
@@ -34,15 +33,16 @@ function messagesOf(request: RecordedRequest): { role: string; content: string |
 describe("crash and resume", () => {
   it("kill -9 during a bash call, resume with a new prompt: the call is reported unknown and the work completes", async () => {
     ws = tempWorkspace();
-    const first = await server([call("bash", { command: "echo $$ > shell.pid; sleep 30" }, "call_sleep"), HANG]);
+    const first = await server([call("bash", { command: "echo started > shell.pid; sleep 30.0202" }, "call_sleep"), HANG]);
     const killed = await runAndKill(
       ["-p", "start the long job", "--base-url", first.url, "--yes"],
       ws,
       () => logText(ws!).includes('"type":"tool_started"') && fs.existsSync(ws!.file("shell.pid")),
       "the bash call to start",
     );
-    groups.push(await pidFrom(ws.file("shell.pid")));
     expect(killed.signal).toBe("SIGKILL");
+    // The command ran in the sandbox, which dies with orca (bwrap --die-with-parent).
+    await waitFor(() => processesWith("30.0202").length === 0, "the sandboxed command to die with orca");
 
     const [file] = sessionLogs(ws);
     const before = readLog(file!);
@@ -90,7 +90,7 @@ describe("crash and resume", () => {
     const first = await server(
       perAgent({
         coordinator: [call("delegate", { agent: "tester", task: "run the slow suite" }, "call_delegate"), () => HANG],
-        "tester-1": [call("bash", { command: "echo $$ > shell.pid; sleep 30" }, "call_suite"), () => HANG],
+        "tester-1": [call("bash", { command: "echo started > shell.pid; sleep 30.0303" }, "call_suite"), () => HANG],
       }),
     );
     await runAndKill(
@@ -99,7 +99,7 @@ describe("crash and resume", () => {
       () => logText(ws!).includes('"callId":"call_suite"') && fs.existsSync(ws!.file("shell.pid")),
       "the sub-agent's bash call",
     );
-    groups.push(await pidFrom(ws.file("shell.pid")));
+    await waitFor(() => processesWith("30.0303").length === 0, "the sandboxed command to die with orca");
 
     const second = await server(
       perAgent({
@@ -193,6 +193,8 @@ describe("crash and resume", () => {
       ws.file(".orca/config.yaml"),
       `mcp_servers:\n  remote:\n    url: http://127.0.0.1:9/mcp\n    headers: { Authorization: "Bearer ${HEADER_TOKEN}" }\n    connect_timeout: 2000\n`,
     );
+    // Commands get the key only when told to: here they are, so it can be printed.
+    fs.appendFileSync(ws.file(".orca/config.yaml"), "tools:\n  pass_model_key: true\n");
     const s = await server([call("bash", { command: `echo "key=$OPENAI_API_KEY header=${HEADER_TOKEN}"` }), { text: "printed" }]);
     const run = await runOrca(["-p", "print the key", "--base-url", s.url, "--yes"], { ws });
     expect(run.code).toBe(0);

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { alive } from "../fixtures/processes.js";
@@ -54,7 +55,7 @@ function firstPid(text: string): number {
 function setup(options?: ConstructorParameters<typeof ShellManager>[0]) {
   shells = new ShellManager(options);
   tools = new Map(
-    builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, readOnlyCommands: [] }).map((t) => [t.name, t]),
+    builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens: 8_000, tokens: bpeTokenCounter(), readOnlyCommands: [] }).map((t) => [t.name, t]),
   );
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { alive } from "../fixtures/processes.js";
@@ -12,7 +13,7 @@ let ws: Workspace;
 let shells: ShellManager;
 
 function bashTool(maxOutputTokens = 8_000, readOnlyCommands: string[] = []): AnyTool {
-  return builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens, readOnlyCommands }).find((t) => t.name === "bash")!;
+  return builtinTools({ shells, bashTimeoutMs: 20_000, maxOutputTokens, tokens: bpeTokenCounter(), readOnlyCommands }).find((t) => t.name === "bash")!;
 }
 
 function ctx(signal = new AbortController().signal): ToolContext {

@@ -14,6 +14,7 @@ import { commandParts, parseRule } from "../../src/tools/permissions/rules.js";
 import { editFileTool } from "../../src/tools/builtin/edit-file.js";
 import { writeFileTool } from "../../src/tools/builtin/write-file.js";
 import { ok, type AnyTool } from "../../src/tools/tool.js";
+import type { ToolHooks } from "../../src/tools/tool-hooks.js";
 import { Workspace } from "../../src/tools/workspace.js";
 
 // ---- small tools shaped like the real kinds: path tools, bash, MCP ----------------------------
@@ -95,6 +96,8 @@ interface SetupOptions {
   ask?: string[];
   deny?: string[];
   approver?: Approver;
+  hooks?: ToolHooks;
+  stopRun?(agentId: string, reason: string): void;
 }
 
 function setup(opts: SetupOptions = {}) {
@@ -108,10 +111,12 @@ function setup(opts: SetupOptions = {}) {
     approver,
     emit: (e) => events.push(e),
     workspace,
+    hooks: opts.hooks,
+    stopRun: opts.stopRun,
   });
   let n = 0;
-  const check = (tool: AnyTool, args: unknown, agentId = "a1", signal = new AbortController().signal) =>
-    permissions.check({ callId: `call${++n}`, agentId, parentId: agentId === "a1" ? undefined : "a1", agentName: "editor", tool, args }, signal);
+  const check = (tool: AnyTool, args: unknown, agentId = "a1", signal = new AbortController().signal, hook?: Parameters<Permissions["check"]>[2]) =>
+    permissions.check({ callId: `call${++n}`, agentId, parentId: agentId === "a1" ? undefined : "a1", agentName: "editor", tool, args }, signal, hook);
   return { permissions, events, approver, check };
 }
 
@@ -430,5 +435,102 @@ describe("an 'always' answer releases identical asks already waiting", () => {
     expect(byAgent("a3").signal.aborted).toBe(false);
     byAgent("a3").answer({ decision: "deny" });
     expect(await other).toMatchObject({ allowed: false });
+  });
+});
+
+/**
+ * The hooks facade's answers, scripted: what PermissionRequest hooks decide, and which
+ * Notifications were sent. (The real facade and real scripts are in tests/integration/hooks-*.)
+ */
+function scriptedHooks(permissionRequest: Awaited<ReturnType<ToolHooks["permissionRequest"]>> = { interrupt: false }) {
+  const notified: string[] = [];
+  const asked: unknown[] = [];
+  const hooks: ToolHooks = {
+    has: (event) => event === "PermissionRequest" || event === "Notification",
+    preToolUse: async () => ({ additionalContext: [] }),
+    postToolUse: async () => ({ feedback: [], additionalContext: [] }),
+    postToolUseFailure: async () => ({ feedback: [], additionalContext: [] }),
+    permissionRequest: async (_agent, call) => {
+      asked.push(call.args);
+      return permissionRequest;
+    },
+    notification: async (_agent, note) => {
+      notified.push(note.message);
+    },
+  };
+  return { hooks, notified, asked };
+}
+
+describe("hooks in the permission check", () => {
+  const allowHook = { decision: "allow" as const, rule: "hook PreToolUse: ./ok.sh" };
+  const askHook = { decision: "ask" as const, rule: "hook PreToolUse: ./ask.sh" };
+
+  it("a PreToolUse allow answers the mode's question only: ask and deny rules still apply", async () => {
+    let s = setup();
+    expect(await s.check(writeFile, file("src/a.ts"), "a1", undefined, allowHook)).toMatchObject({ allowed: true, by: "hook", rule: allowHook.rule });
+    expect((s.approver as ScriptedApprover).requests).toHaveLength(0);
+    s = setup({ ask: ["write_file(src/**)"], approver: new ScriptedApprover([{ decision: "deny" }]) });
+    expect(await s.check(writeFile, file("src/a.ts"), "a1", undefined, allowHook)).toMatchObject({ allowed: false, by: "user", rule: "ask: write_file(src/**)" });
+    s = setup({ deny: ["write_file(src/**)"] });
+    expect(await s.check(writeFile, file("src/a.ts"), "a1", undefined, allowHook)).toMatchObject({ allowed: false, rule: "deny: write_file(src/**)" });
+    s = setup({ mode: "plan" });
+    expect(await s.check(writeFile, file("src/a.ts"), "a1", undefined, allowHook)).toMatchObject({ allowed: false, rule: "mode:plan" });
+  });
+
+  it("a PreToolUse ask brings the question even in bypass mode or after an 'always', never past a deny rule", async () => {
+    const approver = new ScriptedApprover([{ decision: "once" }, { decision: "always" }, { decision: "once" }]);
+    const s = setup({ mode: "bypass", approver });
+    expect(await s.check(bash, cmd("ls"), "a1", undefined, askHook)).toMatchObject({ allowed: true, by: "user", rule: askHook.rule });
+    s.permissions.mode = "default";
+    await s.check(bash, cmd("make"));
+    expect(await s.check(bash, cmd("make"), "a1", undefined, askHook)).toMatchObject({ allowed: true, by: "user" });
+    expect(approver.requests.map((r) => r.rule)).toEqual([askHook.rule, "mode:default", askHook.rule]);
+    const denied = setup({ deny: ["bash(rm *)"] });
+    expect(await denied.check(bash, cmd("rm -rf x"), "a1", undefined, askHook)).toMatchObject({ allowed: false, rule: "deny: bash(rm *)" });
+  });
+
+  it("a PermissionRequest hook answers for the user; a person asked gets a Notification first", async () => {
+    const allow = scriptedHooks({ behavior: "allow", rule: "hook PermissionRequest: ./ok.sh", interrupt: false });
+    let s = setup({ hooks: allow.hooks });
+    expect(await s.check(bash, cmd("make"))).toEqual({ allowed: true, by: "hook", rule: "hook PermissionRequest: ./ok.sh" });
+    expect((s.approver as ScriptedApprover).requests).toHaveLength(0);
+    expect(allow.notified).toEqual([]);
+
+    const stops: string[] = [];
+    const deny = scriptedHooks({ behavior: "deny", rule: "hook PermissionRequest: ./no.sh", message: "not on Fridays", interrupt: true });
+    s = setup({ hooks: deny.hooks, stopRun: (_id, reason) => stops.push(reason) });
+    expect(await s.check(bash, cmd("make"))).toMatchObject({ allowed: false, by: "hook", reason: "denied by a PermissionRequest hook: not on Fridays" });
+    expect(stops).toEqual(["a PermissionRequest hook denied bash and stopped the run: not on Fridays"]);
+
+    const silent = scriptedHooks();
+    s = setup({ hooks: silent.hooks, approver: new ScriptedApprover([{ decision: "once" }]) });
+    expect(await s.check(bash, cmd("make"))).toMatchObject({ allowed: true, by: "user" });
+    expect(silent.notified).toEqual(["orca needs your permission to use bash"]);
+    // Headless: nobody is asked, so nobody is notified.
+    const headless = scriptedHooks();
+    s = setup({ hooks: headless.hooks, approver: new HeadlessApprover(true) });
+    await s.check(bash, cmd("make"));
+    expect(headless.notified).toEqual([]);
+  });
+
+  it("attack: a PermissionRequest allow that rewrites the input is judged again — schema, deny and ask rules", async () => {
+    const rewrite = (input: Record<string, unknown>) => scriptedHooks({ behavior: "allow", rule: "hook PermissionRequest: ./rw.sh", updatedInput: input, interrupt: false }).hooks;
+    let s = setup({ hooks: rewrite({ command: "make lint" }) });
+    expect(await s.check(bash, cmd("make"))).toEqual({ allowed: true, by: "hook", rule: "hook PermissionRequest: ./rw.sh", args: { command: "make lint" } });
+    s = setup({ hooks: rewrite({ command: 42 }) });
+    expect(await s.check(bash, cmd("make"))).toMatchObject({ allowed: false, by: "hook", reason: expect.stringMatching(/rewrote the input into an invalid one/) });
+    s = setup({ hooks: rewrite({ command: "rm -rf /" }), deny: ["bash(rm *)"] });
+    expect(await s.check(bash, cmd("make"))).toMatchObject({ allowed: false, rule: "deny: bash(rm *)" });
+    const approver = new ScriptedApprover([{ decision: "once" }]);
+    s = setup({ hooks: rewrite({ command: "git push" }), ask: ["bash(git push*)"], approver });
+    expect(await s.check(bash, cmd("make"))).toMatchObject({ allowed: true, by: "user", args: { command: "git push" } });
+    expect(approver.requests.map((r) => [r.rule, r.args])).toEqual([["ask: bash(git push*)", { command: "git push" }]]);
+  });
+
+  it("ruleMatches reads a hook's `if` like a deny rule: compound commands, and a rule it cannot read matches", () => {
+    const { permissions } = setup();
+    expect(permissions.ruleMatches(bash, cmd("cd x && rm -rf y"), "bash(rm *)")).toBe(true);
+    expect(permissions.ruleMatches(bash, cmd("ls"), "bash(rm *)")).toBe(false);
+    expect(permissions.ruleMatches(bash, cmd("ls"), "bash(")).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
 
@@ -17,7 +18,7 @@ function ctx(signal = new AbortController().signal): ToolContext {
 
 async function run(name: string, args: unknown, maxOutputTokens?: number): Promise<ToolResult> {
   const tool = maxOutputTokens
-    ? builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens, readOnlyCommands: [] }).find(
+    ? builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens, tokens: bpeTokenCounter(), readOnlyCommands: [] }).find(
         (t) => t.name === name,
       )!
     : tools.get(name)!;
@@ -38,7 +39,7 @@ beforeEach(() => {
   fs.mkdirSync(outside);
   fs.writeFileSync(path.join(outside, "secret.txt"), "top secret\n");
   ws = new Workspace(path.join(tmp, "ws"));
-  const list = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens: 8_000, readOnlyCommands: [] });
+  const list = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens: 8_000, tokens: bpeTokenCounter(), readOnlyCommands: [] });
   tools = new Map(list.map((t) => [t.name, t]));
 });
 

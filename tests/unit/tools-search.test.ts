@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
 import { Workspace } from "../../src/tools/workspace.js";
 
@@ -27,7 +28,7 @@ beforeEach(() => {
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-search-")));
   ws = new Workspace(tmp);
   tools = new Map(
-    builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens: 8_000, readOnlyCommands: [] }).map((t) => [
+    builtinTools({ shells: new ShellManager(), bashTimeoutMs: 10_000, maxOutputTokens: 8_000, tokens: bpeTokenCounter(), readOnlyCommands: [] }).map((t) => [
       t.name,
       t,
     ]),
@@ -130,7 +131,7 @@ describe("grep and catastrophic patterns", () => {
     const { tempWorkspace } = await import("../fixtures/harness.js");
     const w = tempWorkspace({ "a.txt": `${"a".repeat(60)}b\n` });
     try {
-      const grep = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1000, maxOutputTokens: 1000, readOnlyCommands: [] }).find((t) => t.name === "grep")!;
+      const grep = builtinTools({ shells: new ShellManager(), bashTimeoutMs: 1000, maxOutputTokens: 1000, tokens: bpeTokenCounter(), readOnlyCommands: [] }).find((t) => t.name === "grep")!;
       let timerRan = false;
       setTimeout(() => (timerRan = true), 0);
       const result = await grep.execute(

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tokenCount, truncateHeadTail } from "../../src/tools/truncate.js";
+import { bpeTokenCounter } from "../../src/model/token-counter.js";
+import { truncateHeadTail as truncateWith, type NoticeFn } from "../../src/tools/truncate.js";
+
+const counter = bpeTokenCounter();
+const tokenCount = (text: string) => counter.count(text);
+const truncateHeadTail = (text: string, maxTokens: number, notice?: NoticeFn) => truncateWith(text, maxTokens, counter, notice);
 
 const textArb = fc
   .array(
@@ -8,7 +13,7 @@ const textArb = fc
       fc.string({ maxLength: 40 }),
       fc.string({ unit: "grapheme", maxLength: 30 }),
       fc.string({ unit: "binary", maxLength: 20 }),
-      fc.constantFrom("", "<|endoftext|>", "    indented();", "\t\t", "a".repeat(300), "ü€😀".repeat(40)),
+      fc.constantFrom("", "<|endoftext|>", "    indented();", "\t\t", "a".repeat(300), "ü€😀".repeat(40), "\ud800 lone", "acgt".repeat(200)),
     ),
     { maxLength: 80 },
   )
@@ -72,5 +77,30 @@ describe("truncateHeadTail", () => {
     const cut = truncateHeadTail(text, 60, (o) => `SKIPPED ${o.omittedLines} FROM ${o.firstOmittedLine}`);
     expect(cut.notice).toBe(`SKIPPED ${cut.omittedLines} FROM ${cut.firstOmittedLine}`);
     expect(cut.text).toContain(cut.notice);
+  });
+
+  it("cuts a 1 MB single line to the budget, keeping both of its ends", () => {
+    let state = 11;
+    const line = Array.from({ length: 1_000_000 }, () => "acgt"[((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 16) % 4]).join("");
+    const cut = truncateHeadTail(line, 8_000);
+    expect(cut.truncated).toBe(true);
+    expect(line.startsWith(cut.head)).toBe(true);
+    expect(line.endsWith(cut.tail)).toBe(true);
+    expect(tokenCount(cut.head) + tokenCount(cut.tail)).toBeLessThanOrEqual(8_000);
+    // Cut by characters first: nowhere near the whole line was kept, but a fair share of the budget.
+    expect(tokenCount(cut.head) + tokenCount(cut.tail)).toBeGreaterThan(4_000);
+    expect(cut).toMatchObject({ omittedLines: 1, firstOmittedLine: 1, omittedChars: line.length - cut.head.length - cut.tail.length });
+  });
+
+  it("says which lines of a long output were left out, counted over the whole output", () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `line ${i + 1}`);
+    const cut = truncateHeadTail(`${lines.join("\n")}\n`, 300);
+    const headLines = cut.head.split("\n").filter(Boolean);
+    const tailLines = cut.tail.split("\n").filter(Boolean);
+    expect(headLines[0]).toBe("line 1");
+    expect(tailLines.at(-1)).toBe("line 200000");
+    expect(cut.firstOmittedLine).toBe(headLines.length + 1);
+    expect(cut.omittedLines).toBe(200_000 - headLines.length - tailLines.length);
+    expect(tailLines[0]).toBe(`line ${200_000 - tailLines.length + 1}`);
   });
 });

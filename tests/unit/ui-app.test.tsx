@@ -161,6 +161,77 @@ describe("dashboard", () => {
     expect(session.busy).toBe(true);
   });
 
+  it("with a running sub-agent focused, the input box addresses it: its name in the prompt, Enter queues a message for it", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    session.startAgent("a1", "explorer", "auth");
+    await see("explorer [auth]");
+    await press(TAB);
+    await see("explorer [auth] › ");
+    await press("only src/", ENTER);
+    await vi.waitFor(() => expect(session.messages).toEqual([["a1", "only src/"]]));
+    await see("sent to explorer: it reads it before its next step");
+    // Not a new prompt for the coordinator.
+    expect(session.runs).toEqual(["do it"]);
+    // Shown in its pane once delivered (the loop emits it before its next request).
+    session.emit({ type: "user_message", agentId: "a1", parentId: "root", text: "only src/" });
+    await see("only src/");
+  });
+
+  it("x on a focused running sub-agent stops it; Ctrl+B sends it to the background", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    session.startAgent("a1", "explorer");
+    session.startAgent("a2", "editor");
+    await see("editor");
+    await press(TAB);
+    await see("Ctrl+B background");
+    await press("\u0002");
+    await vi.waitFor(() => expect(session.backgrounds).toEqual(["a1"]));
+    await see("explorer moved to the background");
+    session.emit({ type: "agent_backgrounded", agentId: "a1", parentId: "root", by: "user" });
+    await see("moved to the background: its parent goes on");
+    await see("running · bg");
+    await press(TAB);
+    await see("x/Esc stop editor");
+    await press("x");
+    await vi.waitFor(() => expect(session.cancels).toEqual(["a2"]));
+    expect(session.messages).toEqual([]);
+  });
+
+  it("while the coordinator waits for background sub-agents, Enter wakes it with a message instead of queueing", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    await vi.waitFor(() => expect(session.busy).toBe(true));
+    await press("after the run", ENTER);
+    await see("1 message queued");
+    session.summaries = [{ id: "root", name: "coordinator", status: "running", steps: 1, usage: { input: 0, output: 0, cached: 0 }, waiting: true }];
+    await press("and also this", ENTER);
+    await vi.waitFor(() => expect(session.messages).toEqual([["root", "and also this"]]));
+    expect(session.runs).toEqual(["do it"]);
+  });
+
+  it("with a sub-agent addressed, a /command still runs as a command; a message it cannot take stays in the box with why", async () => {
+    const { session, press, see } = mount({ initialPrompt: "do it" });
+    session.startAgent("a1", "explorer");
+    await see("explorer running");
+    await press(TAB);
+    await see("explorer › ");
+    await press(..."/mode plan", ENTER);
+    await vi.waitFor(() => expect(session.permissionMode).toBe("plan"));
+    expect(session.messages).toEqual([]);
+    session.message = () => ({ ok: false, error: "explorer-1 is not running" });
+    await press(..."hello", ENTER);
+    await see("explorer-1 is not running");
+    await see("explorer › hello");
+    expect(session.runs).toEqual(["do it"]);
+  });
+
+  it("Ctrl+B is no cursor key: with no sub-agent focused it does nothing to the text", async () => {
+    const { session, press, see } = mount();
+    await press("a", "b", "\u0002", "c", ENTER);
+    await vi.waitFor(() => expect(session.runs).toEqual(["abc"]));
+    expect(session.backgrounds).toEqual([]);
+    await see("abc");
+  });
+
   it("zooms a pane with z to its whole transcript, scrolls with PgUp, and Esc only leaves the zoom", async () => {
     const { session, press, see, notSee, frame } = mount({ initialPrompt: "go" });
     session.startAgent("a1", "explorer");

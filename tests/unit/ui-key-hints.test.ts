@@ -11,10 +11,14 @@ const line = (s: Parameters<typeof keyHints>[0], width = 400, keymap = DEFAULT_K
 describe("keyHints", () => {
   it("says what the keys do in each state, the dialog first", () => {
     expect(line({ pending: 3, zoomed: true, busy: true })).toBe("2 more requests after this one · Ctrl+C cancel run");
+    expect(line({ pending: 2, zoomed: false, busy: true })).toBe("1 more request after this one · Ctrl+C cancel run");
     expect(line({ pending: 1, zoomed: false, busy: true })).toBe("Ctrl+C cancel run");
     expect(line({ pending: 0, zoomed: true, busy: true })).toBe("↑ select · Enter open · PgUp scroll · Esc/q/z back · Ctrl+C cancel run");
     expect(line({ pending: 0, zoomed: false, focused: { name: "explorer", running: true }, busy: true })).toBe(
-      "Esc stop explorer · ↑ select · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
+      "x/Esc stop explorer · Ctrl+B background · ↑ select · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
+    );
+    expect(line({ pending: 0, zoomed: false, focused: { name: "explorer-1", running: true, background: true }, busy: true })).toBe(
+      "x/Esc stop explorer-1 · ↑ select · Enter/z zoom · Tab next pane · Ctrl+C cancel run",
     );
     expect(line({ pending: 0, zoomed: false, focused: { name: "explorer", running: false }, selected: true, busy: false })).toBe(
       "Esc back · ↑ select · Enter open · Tab next pane · Ctrl+C exit",

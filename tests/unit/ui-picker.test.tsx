@@ -17,7 +17,7 @@ const CTRL_U = "\u0015";
 const BACKSPACE = "\u007F";
 
 function info(id: string, workspace: string, firstPrompt: string, status: string, startedAt: number): SessionInfo {
-  return { id, file: `/data/sessions/${id}.jsonl`, workspace, model: "gpt-4o-mini", startedAt, lastActiveAt: startedAt + 1000, firstPrompt, status, resumes: 0 };
+  return { id, file: `/data/sessions/${id}.jsonl`, workspace, model: "gpt-4o-mini", startedAt, lastActiveAt: startedAt + 1000, firstPrompt, status, resumes: 0, answered: true, demo: false };
 }
 
 const SESSIONS: SessionInfo[] = [

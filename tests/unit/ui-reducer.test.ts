@@ -33,6 +33,24 @@ const started = (id: string, name: string, label?: string): EventInput => ({
 });
 
 describe("dashboard reducer", () => {
+  it("shows background, waiting and worktree events in the panes they belong to", () => {
+    const s = run([
+      started("a1", "wt-editor"),
+      { type: "agent_backgrounded", agentId: "a1", parentId: "root", by: "delegate" },
+      { type: "worktree", agentId: "a1", parentId: "root", action: "created", path: "/d/wt", branch: "orca/s/a1", message: "works in its own git worktree /d/wt (branch orca/s/a1)" },
+      { type: "agent_waiting", agentId: "root", waitingFor: ["a1"] },
+      { type: "worktree", agentId: "a1", parentId: "root", action: "conflict", files: ["f.txt"], message: "not merged: conflicts with the main tree in f.txt; branch orca/s/a1 kept" },
+    ]);
+    expect(s.agents.a1.background).toBe(true);
+    expect(s.agents.a1.entries.map((e) => (e.kind === "tool" ? "" : `${e.kind}: ${e.text}`))).toEqual([
+      "notice: task: find the bug",
+      "notice: ↧ runs in the background: its parent goes on",
+      "notice: worktree: works in its own git worktree /d/wt (branch orca/s/a1)",
+      "error: worktree: not merged: conflicts with the main tree in f.txt; branch orca/s/a1 kept",
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual(["… waiting for background sub-agents: a1"]);
+  });
+
   it("creates a sub-agent on agent_started with its name, label, parent and task line", () => {
     const s = run([started("a1", "explorer", "auth")]);
     expect(subAgents(s).map((a) => [a.id, a.name, a.label, a.parentId, a.status])).toEqual([["a1", "explorer", "auth", "root", "running"]]);
@@ -208,6 +226,40 @@ describe("dashboard reducer", () => {
     expect(sanitize("a\u001B[31mred\u001B[0m\u0007b\tc\r\nd")).toBe("aredb  c\nd");
     const s = run([{ type: "text_delta", agentId: "root", text: "\u001B[2Jclear" }]);
     expect(texts(s.agents.root.entries)).toEqual(["clear"]);
+  });
+});
+
+describe("hooks in the dashboard", () => {
+  const call = { id: "c1", name: "bash", raw: "{}", args: { command: "rm -rf build" } };
+  const finished = (patch: Record<string, unknown>): EventInput =>
+    ({ type: "hook_finished", agentId: "root", hookId: "h1", hookEvent: "PreToolUse", command: "./check.sh", exitCode: 0, durationMs: 12, outcome: "ok", decision: "none", ...patch }) as EventInput;
+
+  it("marks a tool call's hook runs under its row, and a hook's denial on the row itself", () => {
+    const s = run([
+      { type: "assistant_message", agentId: "root", content: "", toolCalls: [call] },
+      finished({ callId: "c1", exitCode: 2, decision: "deny", message: "no rm here" }),
+      { type: "permission_decided", agentId: "root", callId: "c1", tool: "bash", rule: "hook PreToolUse: ./check.sh", decision: "deny", scope: "once", by: "hook", reason: "no rm here" },
+      { type: "tool_finished", agentId: "root", callId: "c1", name: "bash", ok: false, content: "Error: denied by a PreToolUse hook: no rm here", error: "denied by a PreToolUse hook: no rm here", durationMs: 0 },
+    ]);
+    const tool = s.agents.root.entries[0] as ToolEntry;
+    expect(tool).toMatchObject({ state: "denied", hooks: ["PreToolUse deny 12ms"], error: "denied by a PreToolUse hook: no rm here" });
+    expect(allRows(s.agents.root.entries, 60, "pane").map((r) => r.text)).toEqual(["", "  ⚙ hook PreToolUse deny 12ms"]);
+    // Zoomed, the whole error follows the hook line.
+    expect(allRows(s.agents.root.entries, 60, "zoom").map((r) => r.text)).toEqual(["", "  ⚙ hook PreToolUse deny 12ms", "  denied by a PreToolUse hook: no rm here"]);
+  });
+
+  it("shows a hook outside a tool call only when it did something or has a message", () => {
+    const s = run([
+      finished({ hookEvent: "Stop" }),
+      finished({ hookEvent: "Stop", decision: "block", message: "run the tests first" }),
+      finished({ hookEvent: "SessionStart", exitCode: null, outcome: "timeout", message: "timed out after 1 s and was killed" }),
+      finished({ hookEvent: "Notification", systemMessage: "pinged your phone" }),
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual([
+      "⚙ hook Stop block 12ms — run the tests first",
+      "⚙ hook SessionStart timeout 12ms — timed out after 1 s and was killed",
+      "⚙ hook Notification 12ms — pinged your phone",
+    ]);
   });
 });
 

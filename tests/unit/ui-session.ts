@@ -1,7 +1,7 @@
 import { EventBus } from "../../src/events/bus.js";
 import type { EventInput } from "../../src/events/types.js";
 import type { PermissionMode } from "../../src/config/schema.js";
-import type { AgentSummary, McpServerState, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
+import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
 
 /**
  * A stand-in for the session in dashboard component tests: a real EventBus the test emits into,
@@ -14,6 +14,12 @@ export class TestSession implements SessionApi {
   readonly rootAgentId = "root";
   readonly runs: string[] = [];
   readonly cancels: (string | undefined)[] = [];
+  /** message() calls, as [agentId, text]. */
+  readonly messages: [string, string][] = [];
+  /** background() calls. */
+  readonly backgrounds: string[] = [];
+  /** What agents() returns (the dashboard reads `waiting` of the coordinator from it). */
+  summaries: AgentSummary[] = [];
   private pending: ((r: RunResult) => void) | undefined;
   private counts: SchedulerCounts = { running: 0, waiting: 0 };
   private schedulerListeners = new Set<(c: SchedulerCounts) => void>();
@@ -42,8 +48,18 @@ export class TestSession implements SessionApi {
     if (scopeId === undefined || scopeId === this.rootAgentId) this.finishRun("cancelled");
   }
 
+  message(agentId: string, text: string): ControlResult {
+    this.messages.push([agentId, text]);
+    return { ok: true };
+  }
+
+  background(agentId: string): ControlResult {
+    this.backgrounds.push(agentId);
+    return { ok: true };
+  }
+
   agents(): AgentSummary[] {
-    return [];
+    return this.summaries;
   }
 
   schedulerCounts(): SchedulerCounts {

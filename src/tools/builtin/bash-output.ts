@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import type { ShellManager } from "./shells.js";
 
 const shellIdParams = z.object({
@@ -13,7 +14,7 @@ export function unknownShell(tool: string, id: string, shells: ShellManager): To
   return fail(`${tool}: no background shell ${id}${known.length ? `; known shells: ${known.join(", ")}` : "; none have been started"}`);
 }
 
-export function bashOutputTool(opts: { shells: ShellManager; maxOutputTokens: number }): Tool<ShellIdArgs> {
+export function bashOutputTool(opts: { shells: ShellManager; maxOutputTokens: number; tokens: TokenCounter }): Tool<ShellIdArgs> {
   return {
     name: "bash_output",
     description:
@@ -31,7 +32,7 @@ export function bashOutputTool(opts: { shells: ShellManager; maxOutputTokens: nu
       lines.push(
         read.output === ""
           ? "(no new output)"
-          : truncateHeadTail(read.output, opts.maxOutputTokens).text.replace(/\n$/, ""),
+          : truncateHeadTail(read.output, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, ""),
       );
       return ok(lines.join("\n"), { shellId: read.id, status: read.status, exitCode: read.exitCode });
     },

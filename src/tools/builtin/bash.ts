@@ -2,15 +2,19 @@ import { z } from "zod";
 import { isReadOnlyCommand } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
+import { SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
-import { spawnChecked, type ShellManager } from "./shells.js";
+import type { ShellManager } from "./shells.js";
 
 export interface BashOptions {
   shells: ShellManager;
   bashTimeoutMs: number;
   maxOutputTokens: number;
+  /** Measures output against maxOutputTokens. */
+  tokens: TokenCounter;
   readOnlyCommands: string[];
 }
 
@@ -39,10 +43,12 @@ export type BashArgs = z.infer<ReturnType<typeof paramsFor>>;
 
 export function bashTool(opts: BashOptions): Tool<BashArgs> {
   const readOnly = (command: string) => isReadOnlyCommand(command, opts.readOnlyCommands);
+  const sandbox = opts.shells.launcher.sandbox;
   return {
     name: "bash",
     description:
-      "Run a shell command with bash in the workspace root and return its combined stdout and stderr with the exit code. Input is not available (stdin is empty), so use non-interactive flags. Processes the command leaves running are stopped when it ends; use run_in_background for long-running ones.",
+      "Run a shell command with bash in the workspace root and return its combined stdout and stderr with the exit code. Input is not available (stdin is empty), so use non-interactive flags. Processes the command leaves running are stopped when it ends; use run_in_background for long-running ones." +
+      (sandbox.available ? ` ${sandboxNote(sandbox.status.network)}` : ""),
     params: paramsFor(opts),
     readOnly: (args) => readOnly(args.command),
     access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : "exclusive"),
@@ -52,16 +58,18 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
       const cwd = ctx.workspace.root;
       if (args.run_in_background) {
         try {
-          const { id, pid } = await opts.shells.start(args.command, cwd);
+          const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox);
+          // A sandboxed shell has a pid namespace of its own: its host pid means nothing to other commands.
+          const where = mode === "none" ? `pid ${pid}` : "in the sandbox";
           return ok(
-            `Started ${id} in the background (pid ${pid}). Read its output with bash_output {"shell_id": "${id}"}; stop it with bash_kill.`,
-            { shellId: id, pid },
+            `Started ${id} in the background (${where}). Read its output with bash_output {"shell_id": "${id}"}; stop it with bash_kill.`,
+            { shellId: id, pid, ...sandboxMeta(mode) },
           );
         } catch (err) {
-          return fail(`bash: could not start bash: ${errorMessage(err)}`);
+          return startFailure(err);
         }
       }
-      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx.signal, opts);
+      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx.signal, opts, ctx.sandbox);
     },
   };
 }
@@ -72,14 +80,15 @@ async function runForeground(
   timeoutMs: number,
   signal: AbortSignal,
   opts: BashOptions,
+  request: SandboxRequest | undefined,
 ): Promise<ToolResult> {
-  let child;
+  let launched;
   try {
-    child = await spawnChecked(command, cwd);
+    launched = await opts.shells.launcher.launch(command, cwd, request);
   } catch (err) {
-    return fail(`bash: could not start bash: ${errorMessage(err)}`);
+    return startFailure(err);
   }
-  const pid = child.pid as number;
+  const { child, pid } = launched;
   const untrack = opts.shells.trackForeground(pid);
   const output = new HeadTailBuffer();
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
@@ -96,7 +105,7 @@ async function runForeground(
   const onAbort = () => stop("cancelled");
   signal.addEventListener("abort", onAbort, { once: true });
 
-  const exit = await whenFinished(child, opts.shells.killGraceMs);
+  const exit = await whenFinished(child, opts.shells.killGraceMs, launched.emptied);
   clearTimeout(timer);
   signal.removeEventListener("abort", onAbort);
   // Returning before the group is gone would hand back control while it still runs.
@@ -104,9 +113,10 @@ async function runForeground(
   untrack();
 
   const text = output.text();
-  const body = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens).text.replace(/\n$/, "");
+  const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
+  const body = truncated + sandboxHint(launched.sandbox, text);
   const code = shellExitCode(exit);
-  const meta = { exitCode: code, pid };
+  const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };
   if (stopReason === "timeout") {
     const error = `bash: command timed out after ${timeoutMs} ms and was killed`;
     return { ok: false, error, content: `${body}\n[killed after timeout of ${timeoutMs} ms]`, meta };
@@ -116,4 +126,36 @@ async function runForeground(
   }
   // A failing command is information (a red test run), not a tool failure: the code says it.
   return ok(`${body}\n[exit code: ${code}]`, meta);
+}
+
+function startFailure(err: unknown): ToolResult {
+  if (err instanceof SandboxError) return fail(`bash: not run: ${err.message}`);
+  return fail(`bash: could not start bash: ${errorMessage(err)}`);
+}
+
+/** For the permission_decided event and the dashboard's tool row: how the command ran. */
+function sandboxMeta(mode: SandboxMode | "none"): { sandboxed: boolean; sandbox: SandboxMode | "none" } {
+  return { sandboxed: mode !== "none", sandbox: mode };
+}
+
+function sandboxNote(network: string): string {
+  const net = network === "off" ? "no network" : network === "full" ? "full network" : "network only to the hosts in sandbox.network.allow, through HTTP(S)_PROXY";
+  return `Commands run in a sandbox: only the workspace and /tmp (this session's own) are writable, and .git/config, .git/hooks, .orca, .mcp.json, .claude, .agents, .vscode and .idea stay read-only; each command sees only its own processes; ${net}.`;
+}
+
+/** A refusal the model could take for a broken machine: say it was the sandbox. */
+function sandboxHint(mode: SandboxMode | "none", output: string): string {
+  if (mode === "none") return "";
+  const hints: string[] = [];
+  if (/Read-only file system/.test(output)) {
+    hints.push(
+      mode === "read-only"
+        ? "this command ran in a read-only sandbox: nothing on disk can be written"
+        : "the sandbox keeps everything outside the workspace and temp dir read-only, and protected paths (.git/config, .git/hooks, .orca, .mcp.json, .claude, .agents, .vscode, .idea) too",
+    );
+  }
+  if (/Could not resolve host|Network is unreachable|Temporary failure in name resolution|getaddrinfo E|ENETUNREACH|EAI_AGAIN/.test(output)) {
+    hints.push("the sandbox has no network except the hosts in sandbox.network.allow");
+  }
+  return hints.length ? `\n[sandbox: ${hints.join("; ")}]` : "";
 }

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { z } from "zod";
 import { readForPreview, unifiedDiff } from "../diff.js";
@@ -40,7 +41,11 @@ export function editFileTool(): Tool<EditFileArgs> {
         return fail("edit_file: old_string and new_string are identical; nothing to change");
       }
       let data: Buffer;
+      let stat: Stats;
       try {
+        // The stat comes first: a change racing the read then makes it disagree with the content.
+        stat = await fs.stat(abs);
+        if (stat.isDirectory()) return fail(`edit_file: ${args.path} is a directory`);
         data = await fs.readFile(abs);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") {
@@ -50,6 +55,9 @@ export function editFileTool(): Tool<EditFileArgs> {
       }
       if (looksBinary(data)) return fail(`edit_file: ${args.path} is a binary file`);
       const original = data.toString("utf8");
+      // Check and write are one scheduled call, serialised with every other call on this path.
+      const basis = ctx.versions?.editBasis(abs, stat, data);
+      const refuse = (message: string) => fail(basis && ctx.versions ? ctx.versions.editRefused(abs, basis, message) : message);
 
       let oldString = args.old_string;
       let newString = args.new_string;
@@ -61,13 +69,13 @@ export function editFileTool(): Tool<EditFileArgs> {
         positions = occurrences(original, oldString);
       }
       if (positions.length === 0) {
-        return fail(
+        return refuse(
           `edit_file: old_string not found in ${rel}; read the file again and copy the text exactly, whitespace and indentation included`,
         );
       }
       if (positions.length > 1 && !args.replace_all) {
         const lines = positions.map((p) => lineAt(original, p));
-        return fail(
+        return refuse(
           `edit_file: old_string matches ${positions.length} places in ${rel} (lines ${lines.join(", ")}); include more context or set replace_all`,
         );
       }
@@ -81,6 +89,7 @@ export function editFileTool(): Tool<EditFileArgs> {
       } catch (err) {
         return fsFailure("edit_file", args.path, err);
       }
+      const note = basis && ctx.versions?.edited(abs, basis, updated);
 
       // Where each replacement starts in the new file.
       const delta = newString.length - oldString.length;
@@ -93,6 +102,7 @@ export function editFileTool(): Tool<EditFileArgs> {
       if (positions.length === 1) {
         content += `\n${snippet(updated, changedLines[0], lineAt(updated, newStarts[0] + newString.length))}`;
       }
+      if (note) content += `\n${note}`;
       // The applied change, for the dashboard (never sent to the model: `content` is).
       const diff = unifiedDiff(original, updated, rel, false);
       return ok(content, { path: abs, filesChanged: [abs], replacements: positions.length, lines: changedLines, diff });

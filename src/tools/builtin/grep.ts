@@ -4,6 +4,7 @@ import { z } from "zod";
 import { fail, ok, type Tool } from "../tool.js";
 import type { Workspace } from "../workspace.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { errorMessage, fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 import { findFiles, patternProblem } from "./walk.js";
 import { RE2JS } from "re2js";
@@ -22,7 +23,7 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const MAX_SHOWN_CHARS = 300;
 const READ_BATCH = 16;
 
-export function grepTool(opts: { maxOutputTokens: number }): Tool<GrepArgs> {
+export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }): Tool<GrepArgs> {
   return {
     name: "grep",
     description:
@@ -93,7 +94,7 @@ export function grepTool(opts: { maxOutputTokens: number }): Tool<GrepArgs> {
       if (stopped) {
         content += `\n[stopped at ${max} matches; narrow pattern, path or glob, or raise max_results]`;
       }
-      const cut = truncateHeadTail(content, opts.maxOutputTokens);
+      const cut = truncateHeadTail(content, opts.maxOutputTokens, opts.tokens);
       const summary = `${plural(matches.length, "match", "matches")} in ${plural(matchedFiles.size, "file")}${stopped ? " (stopped early)" : ""}`;
       return ok(`${summary}\n${cut.text}`, { count: matches.length, files: matchedFiles.size });
     },

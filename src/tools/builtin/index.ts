@@ -1,3 +1,4 @@
+import type { TokenCounter } from "../../util/token-counter.js";
 import type { AnyTool } from "../tool.js";
 import { bashTool } from "./bash.js";
 import { bashKillTool } from "./bash-kill.js";
@@ -14,6 +15,8 @@ export interface BuiltinOptions {
   shells: ShellManager;
   bashTimeoutMs: number;
   maxOutputTokens: number;
+  /** Measures tool output against maxOutputTokens (the composition passes model/'s tokenizer). */
+  tokens: TokenCounter;
   readOnlyCommands: string[];
 }
 

@@ -1,7 +1,9 @@
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { z } from "zod";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
+import type { TokenCounter } from "../../util/token-counter.js";
 import { fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 
 const params = z.object({
@@ -15,7 +17,7 @@ export type ReadFileArgs = z.infer<typeof params>;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_LINE_CHARS = 2_000;
 
-export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileArgs> {
+export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCounter }): Tool<ReadFileArgs> {
   return {
     name: "read_file",
     description:
@@ -29,8 +31,9 @@ export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileAr
       if (resolved.error) return resolved.error;
       const abs = resolved.path;
       let data: Buffer;
+      let stat: Stats;
       try {
-        const stat = await fs.stat(abs);
+        stat = await fs.stat(abs);
         if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
         if (stat.size > MAX_FILE_BYTES) {
           return fail(
@@ -47,18 +50,21 @@ export function readFileTool(opts: { maxOutputTokens: number }): Tool<ReadFileAr
       }
 
       const lines = splitLines(data.toString("utf8"));
-      if (lines.length === 0) return ok(`(${args.path} is empty)`, { path: abs, lines: 0 });
       const offset = args.offset ?? 1;
-      if (offset > lines.length) {
+      if (lines.length > 0 && offset > lines.length) {
         return fail(`read_file: offset ${offset} is past the end of ${args.path} (${plural(lines.length, "line")})`);
       }
+      // A window counts as seeing the file: the version is what a later write is checked against,
+      // and a whole read of a long file is cut head and tail anyway (Claude Code does the same).
+      ctx.versions?.read(abs, stat, data);
+      if (lines.length === 0) return ok(`(${args.path} is empty)`, { path: abs, lines: 0 });
       const end = args.limit === undefined ? lines.length : Math.min(lines.length, offset - 1 + args.limit);
       const numbered = lines
         .slice(offset - 1, end)
         .map((line, i) => `${String(offset + i).padStart(6)}\t${clipLine(line)}`)
         .join("\n");
 
-      const cut = truncateHeadTail(numbered, opts.maxOutputTokens, ({ omittedLines, firstOmittedLine }) => {
+      const cut = truncateHeadTail(numbered, opts.maxOutputTokens, opts.tokens, ({ omittedLines, firstOmittedLine }) => {
         const first = offset + firstOmittedLine - 1;
         const last = first + omittedLines - 1;
         return `[… lines ${first}-${last} omitted (${plural(omittedLines, "line")}); read them with offset=${first} limit=${omittedLines} …]`;

@@ -1,6 +1,7 @@
-import type { ChildProcess } from "node:child_process";
+import type { SandboxMode, SandboxRequest } from "../sandbox/index.js";
+import { CommandLauncher } from "./launch.js";
 import { UnreadBuffer } from "./output.js";
-import { KILL_GRACE_MS, shellExitCode, signalGroup, spawnInGroup, terminateGroup, whenFinished } from "./process-group.js";
+import { KILL_GRACE_MS, shellExitCode, signalGroup, terminateGroup, whenFinished } from "./process-group.js";
 
 export type ShellStatus = "running" | "exited" | "killed";
 
@@ -20,6 +21,8 @@ export interface ShellManagerOptions {
   /** Unread output kept per shell, in characters. */
   maxBufferChars?: number;
   killGraceMs?: number;
+  /** How commands are started: the sandbox and the environment. Default: no sandbox, no model key. */
+  launcher?: CommandLauncher;
 }
 
 interface Shell {
@@ -43,16 +46,20 @@ export class ShellManager {
   private nextId = 1;
   private readonly maxBufferChars: number;
   readonly killGraceMs: number;
+  readonly launcher: CommandLauncher;
 
   constructor(options: ShellManagerOptions = {}) {
     this.maxBufferChars = options.maxBufferChars ?? 1024 * 1024;
     this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+    this.launcher = options.launcher ?? new CommandLauncher();
   }
 
-  /** Starts `command` in the background. Rejects when the shell cannot be spawned. */
-  async start(command: string, cwd: string): Promise<{ id: string; pid: number }> {
-    const child = await spawnChecked(command, cwd);
-    const pid = child.pid as number;
+  /**
+   * Starts `command` in the background, sandboxed as `request` asks (see CommandLauncher).
+   * Rejects when the shell cannot be spawned or the sandbox asked for is not there.
+   */
+  async start(command: string, cwd: string, request?: SandboxRequest): Promise<{ id: string; pid: number; sandbox: SandboxMode | "none" }> {
+    const { child, pid, sandbox, emptied } = await this.launcher.launch(command, cwd, request);
     const shell: Shell = {
       id: `shell_${this.nextId++}`,
       command,
@@ -66,12 +73,12 @@ export class ShellManager {
     const append = (chunk: string) => shell.buffer.push(chunk);
     child.stdout?.setEncoding("utf8").on("data", append);
     child.stderr?.setEncoding("utf8").on("data", append);
-    shell.finished = whenFinished(child, this.killGraceMs).then((exit) => {
+    shell.finished = whenFinished(child, this.killGraceMs, emptied).then((exit) => {
       shell.exitCode = shellExitCode(exit);
       shell.status = shell.killRequested ? "killed" : "exited";
     });
     this.shells.set(shell.id, shell);
-    return { id: shell.id, pid };
+    return { id: shell.id, pid, sandbox };
   }
 
   /** Status and the output since the previous read; undefined for an unknown id. */
@@ -125,6 +132,12 @@ export class ShellManager {
     await Promise.all([...background, ...foreground]);
   }
 
+  /** Stops every shell, then takes down what the sandbox set up (placeholders, proxy, its files). */
+  async close(): Promise<void> {
+    await this.killAll();
+    await this.launcher.sandbox.close();
+  }
+
   /** For a process 'exit' handler, where nothing asynchronous runs: SIGKILL every live group. */
   killAllSync(): void {
     for (const shell of this.shells.values()) {
@@ -133,18 +146,6 @@ export class ShellManager {
       signalGroup(shell.pid, "SIGKILL");
     }
     for (const pgid of this.foreground) signalGroup(pgid, "SIGKILL");
+    this.launcher.sandbox.closeSync();
   }
-}
-
-/** Spawns the command in its own group; rejects with the spawn error (no bash, bad cwd). */
-export function spawnChecked(command: string, cwd: string): Promise<ChildProcess> {
-  const child = spawnInGroup(command, cwd);
-  if (child.pid !== undefined) {
-    // A later 'error' (a failed signal) must not become an uncaught exception.
-    child.on("error", () => {});
-    return Promise.resolve(child);
-  }
-  return new Promise((_, reject) => {
-    child.once("error", (err) => reject(err));
-  });
 }

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -27,23 +28,39 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       if (resolved.error) return resolved.error;
       const abs = resolved.path;
       if (ctx.signal.aborted) return fail("write_file: cancelled");
-      let previousSize: number | null = null;
-      // What was there, for the applied diff the dashboard shows (too big or unreadable: no diff).
-      const { before } = await readForPreview(ctx.workspace, args.path).catch(() => ({ before: "too-big" as const }));
+      let stat: Stats | null = null;
       try {
-        const stat = await fs.stat(abs);
+        stat = await fs.stat(abs);
         if (stat.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
-        previousSize = stat.size;
+        // A FIFO or device would block or never end the version check's read (and the write).
+        if (!stat.isFile()) return fail(`write_file: ${args.path} is not a regular file`);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fsFailure("write_file", args.path, err);
       }
+      // Check and write are one scheduled call, serialised with every other call on this path.
+      if (ctx.versions) {
+        let check;
+        try {
+          check = await ctx.versions.checkWrite(abs, stat);
+        } catch (err) {
+          return fsFailure("write_file", args.path, err);
+        }
+        if (!check.ok) return fail(check.message);
+      }
+      if (ctx.signal.aborted) return fail("write_file: cancelled");
+      const previousSize = stat ? stat.size : null;
+      // What was there, for the applied diff the dashboard shows (too big or unreadable: no diff).
+      const { before } = await readForPreview(ctx.workspace, args.path).catch(() => ({ before: "too-big" as const }));
+      // Encoded once: the same bytes are written and hashed.
+      const data = Buffer.from(args.content, "utf8");
       try {
         await fs.mkdir(path.dirname(abs), { recursive: true });
-        await fs.writeFile(abs, args.content, "utf8");
+        await fs.writeFile(abs, data);
       } catch (err) {
         return fsFailure("write_file", args.path, err);
       }
-      const bytes = Buffer.byteLength(args.content, "utf8");
+      ctx.versions?.wrote(abs, data, previousSize === null);
+      const bytes = data.length;
       const rel = ctx.workspace.relative(abs);
       const summary =
         previousSize === null

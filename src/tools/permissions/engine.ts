@@ -6,6 +6,8 @@ import type { Workspace } from "../workspace.js";
 import { raceAbort } from "../../util/race-abort.js";
 import { CancelScope } from "../../util/cancel-scope.js";
 import { errorLine } from "../../util/text.js";
+import { formatValidationError } from "../registry.js";
+import type { HookCaller, StopRun, ToolHooks } from "../tool-hooks.js";
 import { exactRule, matches, parseRule, type Rule } from "./rules.js";
 
 /**
@@ -13,13 +15,26 @@ import { exactRule, matches, parseRule, type Rule } from "./rules.js";
  * "always" approvals, ask rules, allow rules (config, then a skill's allowed-tools), then the mode.
  * Session approvals come before ask rules because an "always" given in answer to an ask rule must
  * stop that rule from asking again; plan mode comes before them because nothing widens plan mode.
+ *
+ * Hooks take part as Claude Code's do: a PreToolUse `allow` answers only the mode's question (deny
+ * and ask rules still apply), its `ask` brings the question even where nothing would ask; a
+ * PermissionRequest hook may answer a question for the user, just before the user is asked.
  */
 
-export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill";
+export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill" | "hook";
 
 export type PermissionDecision =
-  | { allowed: true; by: DecidedBy; rule: string }
+  /** `args`: the input to run when a PermissionRequest hook rewrote it (already validated). */
+  | { allowed: true; by: DecidedBy; rule: string; args?: unknown }
   | { allowed: false; by: DecidedBy; rule: string; reason: string };
+
+/** A PreToolUse hook's answer, for the check that follows it (its deny never gets here). */
+export interface PreToolHookAnswer {
+  decision: "allow" | "ask";
+  /** `hook PreToolUse: ./check.sh` */
+  rule: string;
+  reason?: string;
+}
 
 export interface PermissionCheck {
   callId: string;
@@ -28,6 +43,8 @@ export interface PermissionCheck {
   agentName: string;
   tool: AnyTool;
   args: unknown;
+  /** The calling agent's own workspace (a git worktree), when it is not the session's. */
+  workspace?: Workspace;
 }
 
 export interface PermissionsOptions {
@@ -38,6 +55,10 @@ export interface PermissionsOptions {
   approver: Approver;
   emit: EmitFn;
   workspace: Workspace;
+  /** PermissionRequest and Notification hooks. */
+  hooks?: ToolHooks;
+  /** A PermissionRequest hook's `interrupt`: the run ends. */
+  stopRun?: StopRun;
 }
 
 type Subject = PermissionSubject;
@@ -64,8 +85,12 @@ export class Permissions {
   private readonly approver: Approver;
   private readonly emit: EmitFn;
   private readonly workspace: Workspace;
+  private readonly hooks?: ToolHooks;
+  private readonly stopRun?: StopRun;
 
   constructor(opts: PermissionsOptions) {
+    this.hooks = opts.hooks;
+    this.stopRun = opts.stopRun;
     this.mode = opts.mode;
     this.allow = opts.allow.map(parseRule);
     this.askRules = opts.ask.map(parseRule);
@@ -111,12 +136,25 @@ export class Permissions {
     return errors;
   }
 
-  async check(call: PermissionCheck, signal: AbortSignal): Promise<PermissionDecision> {
+  /**
+   * Whether a permission rule (orca's spelling) matches this call the way a deny or ask rule would:
+   * a hook handler's `if`. A rule that cannot be read or a call that has no subject matches, so
+   * the hook runs (Claude Code's rule when it cannot evaluate one).
+   */
+  ruleMatches(tool: AnyTool, args: unknown, rule: string): boolean {
+    try {
+      return matches(parseRule(rule), tool.name, tool.permissionSubject(args, this.workspace), true);
+    } catch {
+      return true;
+    }
+  }
+
+  async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
     const name = call.tool.name;
     let subject: Subject;
     let readOnly: boolean;
     try {
-      subject = call.tool.permissionSubject(call.args, this.workspace);
+      subject = call.tool.permissionSubject(call.args, call.workspace ?? this.workspace);
       readOnly = call.tool.readOnly(call.args);
     } catch (error) {
       return this.denied(call, "rule", "workspace", errorLine(error));
@@ -128,6 +166,8 @@ export class Permissions {
     if (this.mode === "plan" && !readOnly) {
       return this.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
     }
+    // The hook wants a person to look at this very call, whatever approvals and modes say.
+    if (hook?.decision === "ask") return this.ask(call, subject, hook.rule, signal);
     if (this.mode === "bypass") return { allowed: true, by: "mode", rule: "mode:bypass" };
 
     const approved = this.session.find((r) => matches(r, name, subject, false));
@@ -140,6 +180,7 @@ export class Permissions {
     if (allow) return this.allowed(call, "rule", `allow: ${allow.text}`);
     const skill = this.skills.get(call.agentId)?.find((r) => matches(r, name, subject, false));
     if (skill) return this.allowed(call, "skill", `skill: ${skill.text}`);
+    if (hook?.decision === "allow") return this.allowed(call, "hook", hook.rule);
 
     const modeRule = `mode:${this.mode}`;
     if (readOnly) return { allowed: true, by: "mode", rule: modeRule };
@@ -147,7 +188,46 @@ export class Permissions {
     return this.ask(call, subject, modeRule, signal);
   }
 
+  /** A question is due: a PermissionRequest hook may answer it, else the approver is asked. */
   private async ask(call: PermissionCheck, subject: Subject, rule: string, signal: AbortSignal): Promise<PermissionDecision> {
+    if (!this.hooks?.has("PermissionRequest")) return this.askApprover(call, subject, rule, signal);
+    const answer = await this.hooks.permissionRequest(callerOf(call), { id: call.callId, name: call.tool.name, args: call.args }, { signal });
+    if (signal.aborted) return this.denied(call, "user", rule, "cancelled");
+    if (answer.interrupt) this.stopRun?.(call.agentId, `a PermissionRequest hook denied ${call.tool.name} and stopped the run${answer.message ? `: ${answer.message}` : ""}`);
+    const hookRule = answer.rule ?? "hook PermissionRequest";
+    // The facade has recorded a deny, and an allow that keeps the input, as permission_decided.
+    if (answer.behavior === "deny") return { allowed: false, by: "hook", rule: hookRule, reason: `denied by a PermissionRequest hook${answer.message ? `: ${answer.message}` : ""}` };
+    if (answer.behavior !== "allow") return this.askApprover(call, subject, rule, signal);
+    if (!answer.updatedInput) return { allowed: true, by: "hook", rule: hookRule };
+    return this.checkRewritten(call, answer.updatedInput, hookRule, signal);
+  }
+
+  /**
+   * A PermissionRequest hook allowed the call with another input: a call nobody has been asked
+   * about. It must be valid for the tool, and the deny and ask rules (and plan mode) judge it.
+   */
+  private async checkRewritten(call: PermissionCheck, input: Record<string, unknown>, hookRule: string, signal: AbortSignal): Promise<PermissionDecision> {
+    const parsed = call.tool.params.safeParse(input);
+    if (!parsed.success) return this.denied(call, "hook", hookRule, `a PermissionRequest hook rewrote the input into an invalid one: ${formatValidationError(call.tool.name, parsed.error)}`);
+    const rewritten: PermissionCheck = { ...call, args: parsed.data };
+    let subject: Subject;
+    let readOnly: boolean;
+    try {
+      subject = call.tool.permissionSubject(rewritten.args, this.workspace);
+      readOnly = call.tool.readOnly(rewritten.args);
+    } catch (error) {
+      return this.denied(call, "rule", "workspace", errorLine(error));
+    }
+    const name = call.tool.name;
+    const deny = this.deny.find((r) => matches(r, name, subject, true));
+    if (deny) return this.denied(call, "rule", `deny: ${deny.text}`, `denied by rule deny: ${deny.text}`);
+    if (this.mode === "plan" && !readOnly) return this.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    const ask = this.askRules.find((r) => matches(r, name, subject, true));
+    const decision = ask ? await this.askApprover(rewritten, subject, `ask: ${ask.text}`, signal) : this.allowed(call, "hook", hookRule);
+    return decision.allowed ? { ...decision, args: rewritten.args } : decision;
+  }
+
+  private async askApprover(call: PermissionCheck, subject: Subject, rule: string, signal: AbortSignal): Promise<PermissionDecision> {
     const preview = await this.preview(call);
     if (signal.aborted) return this.denied(call, "user", rule, "cancelled");
     this.emit({
@@ -160,6 +240,10 @@ export class Permissions {
       rule,
     });
     const by: DecidedBy = this.approver.decidedBy ?? "user";
+    // A person is about to be asked: Notification hooks (a desktop ping…) run beside the dialog.
+    if (by === "user" && this.hooks?.has("Notification")) {
+      void this.hooks.notification(callerOf(call), { message: `orca needs your permission to use ${call.tool.name}`, title: "Permission needed", type: "permission_prompt" });
+    }
     let answer: PermissionAnswer | "cancelled";
     const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
     this.pending.add(pending);
@@ -210,7 +294,7 @@ export class Permissions {
   /** The tool's own preview of the change; a preview that fails only leaves the dialog without one. */
   private async preview(call: PermissionCheck): Promise<string | undefined> {
     try {
-      return await call.tool.preview?.(call.args, this.workspace);
+      return await call.tool.preview?.(call.args, call.workspace ?? this.workspace);
     } catch {
       return undefined;
     }
@@ -237,4 +321,8 @@ export class Permissions {
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
   return raceAbort(promise, signal, () => "cancelled" as const);
+}
+
+function callerOf(call: PermissionCheck): HookCaller {
+  return { id: call.agentId, type: call.agentName, parentId: call.parentId };
 }

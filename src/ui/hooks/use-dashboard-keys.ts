@@ -24,15 +24,22 @@ export interface DashboardKeysOptions {
   onExit(): void;
   cancelRun(): void;
   stopAgent(id: string, name: string): void;
+  /** Sends a running sub-agent to the background (its parent's delegate call returns at once). */
+  backgroundAgent(id: string, name: string): void;
   cycleMode(): void;
   help(): void;
 }
 
-/** The dashboard's key layer: what no layer above took (focus, cancel, zoom, select, mode, help). */
+/**
+ * The dashboard's key layer: what no layer above took (focus, cancel, stop or background a
+ * sub-agent, zoom, select, mode, help).
+ */
 export function useDashboardKeys(o: DashboardKeysOptions): void {
   const { state, view, dispatchView, layout, focus } = o;
   const focusAgent = focus ? state.agents[focus] : undefined;
   const empty = (): boolean => o.inputText() === "";
+  /** The focused sub-agent while it runs: the one x stops and Ctrl+B sends to the background. */
+  const running = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
   const ids = state.order;
 
   const select = (dir: -1 | 1): boolean => {
@@ -58,8 +65,17 @@ export function useDashboardKeys(o: DashboardKeysOptions): void {
           else if (!empty()) o.clearInput();
           else return false;
         } else if (view.selected !== null) dispatchView({ type: "select", seq: null, scroll: 0 });
-        else if (focusAgent?.status === "running") o.stopAgent(focus, focusAgent.name);
+        else if (running) o.stopAgent(running.id, running.name);
         else dispatchView({ type: "focus", id: null });
+      },
+      // Only on an empty input: with text, x is a letter of the message for that sub-agent.
+      stop_pane: () => {
+        if (!running || !empty()) return false;
+        o.stopAgent(running.id, running.name);
+      },
+      background_pane: () => {
+        if (!running || running.background) return false;
+        o.backgroundAgent(running.id, running.name);
       },
       focus_next: () => dispatchView({ type: "focus_next", ids }),
       focus_prev: () => dispatchView({ type: "focus_prev", ids }),

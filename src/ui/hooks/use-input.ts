@@ -15,8 +15,8 @@ export interface InputBox {
 }
 
 export interface InputOptions {
-  /** Sends the text (a prompt or a /command). */
-  submit(text: string): void;
+  /** Sends the text (a prompt, a message for a sub-agent, or a /command). False: not sent, the text stays. */
+  submit(text: string): boolean | void;
   /** A sub-agent pane has focus: ↑/↓ select its tool calls instead of browsing history. */
   paneFocused: boolean;
 }
@@ -51,7 +51,7 @@ export function useInput({ submit, paneFocused }: InputOptions): InputBox {
           replace(`/${pick.name} `);
           return;
         }
-        submit(pick ? `/${pick.name}` : text);
+        if (submit(pick ? `/${pick.name}` : text) === false) return;
         edit({ type: "submitted" });
         setPopupIndex(0);
       },

@@ -1,6 +1,7 @@
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { sanitize } from "./sanitize.js";
+import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
 import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
 import { settleMarkdown } from "./blocks.js";
@@ -11,95 +12,10 @@ export const DEFAULT_MAX_LINES = 2000;
 /** A streamed line longer than this is broken, so one wrap never measures megabytes. */
 const MAX_LINE_CHARS = 4000;
 
+export { placeholder } from "./draft.js";
 
 export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES): DashboardState {
-  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, mcp: {}, scheduler: { running: 0, waiting: 0 } };
-}
-
-function activeKey(agentId: string, callId: string): string {
-  return `${agentId}\u0000${callId}`;
-}
-
-/** An agent the dashboard has heard of before its agent_started event (or never will: the root). */
-export function placeholder(state: DashboardState, id: string, ts: number, parentId?: string): AgentView {
-  return {
-    id,
-    name: id === state.rootAgentId ? "coordinator" : id,
-    task: "",
-    parentId,
-    depth: id === state.rootAgentId ? 0 : 1,
-    status: id === state.rootAgentId ? "idle" : "running",
-    entries: [],
-    dropped: 0,
-    open: null,
-    streamed: false,
-    steps: 0,
-    tokens: { input: 0, output: 0 },
-    startedAt: ts,
-  };
-}
-
-/** Builds new states through a little mutable draft so one event copies each touched object once. */
-class Draft {
-  agents: Record<string, AgentView>;
-  order: string[];
-  active: Record<string, ActiveCall>;
-  seq: number;
-  private copiedAgents = false;
-  private copiedActive = false;
-  private copiedOrder = false;
-
-  constructor(readonly base: DashboardState) {
-    this.agents = base.agents as Record<string, AgentView>;
-    this.order = base.order as string[];
-    this.active = base.active as Record<string, ActiveCall>;
-    this.seq = base.seq;
-  }
-
-  agent(id: string, ts: number, parentId?: string): AgentView {
-    return this.agents[id] ?? placeholder(this.base, id, ts, parentId);
-  }
-
-  setAgent(agent: AgentView): void {
-    if (!this.copiedAgents) {
-      this.agents = { ...this.agents };
-      this.copiedAgents = true;
-    }
-    if (!this.agents[agent.id] && agent.id !== this.base.rootAgentId) {
-      if (!this.copiedOrder) {
-        this.order = [...this.order];
-        this.copiedOrder = true;
-      }
-      this.order.push(agent.id);
-    }
-    this.agents[agent.id] = agent;
-  }
-
-  setActive(key: string, call: ActiveCall | undefined): void {
-    if (!this.copiedActive) {
-      this.active = { ...this.active };
-      this.copiedActive = true;
-    }
-    if (call) this.active[key] = call;
-    else delete this.active[key];
-  }
-
-  finish(patch: Partial<DashboardState> = {}): DashboardState {
-    return { ...this.base, agents: this.agents, order: this.order, active: this.active, seq: this.seq, ...patch };
-  }
-}
-
-/** Appends entries to the ring, dropping the oldest beyond `max`. */
-function pushEntries(agent: AgentView, add: Entry[], max: number, open: AgentView["open"]): AgentView {
-  const all = agent.entries.concat(add);
-  const cut = Math.max(0, all.length - max);
-  return { ...agent, entries: cut ? all.slice(cut) : all, dropped: agent.dropped + cut, open };
-}
-
-function textEntries(draft: Draft, kind: TextKind, text: string): Entry[] {
-  return sanitize(text)
-    .split("\n")
-    .map((line) => ({ seq: ++draft.seq, kind, text: line }));
+  return { rootAgentId, maxLines, session: {}, agents: {}, order: [], active: {}, totals: zeroUsage(), seq: 0, mcp: {}, scheduler: { running: 0, waiting: 0 }, conflicts: 0 };
 }
 
 /** Streams a delta into the open line of `kind`, starting new lines at each newline. */
@@ -129,20 +45,6 @@ function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", r
   }
   const next = pushEntries({ ...agent, entries, streamed: agent.streamed || kind === "text" }, chunked, max, kind);
   return kind === "text" ? settleMarkdown(next, false) : next;
-}
-
-function findTool(agent: AgentView, callId: string): number {
-  for (let i = agent.entries.length - 1; i >= 0; i--) {
-    const e = agent.entries[i];
-    if (e.kind === "tool" && e.callId === callId) return i;
-  }
-  return -1;
-}
-
-function updateTool(agent: AgentView, index: number, patch: Partial<ToolEntry>): AgentView {
-  const entries = agent.entries.slice();
-  entries[index] = { ...(entries[index] as ToolEntry), ...patch };
-  return { ...agent, entries };
 }
 
 function setCallState(draft: Draft, agentId: string, callId: string, state: ToolState): void {
@@ -235,6 +137,24 @@ function setToolState(draft: Draft, agentId: string, callId: string, ts: number,
   const index = findTool(agent, callId);
   if (index >= 0) draft.setAgent(updateTool(agent, index, { state }));
   setCallState(draft, agentId, callId, state);
+}
+
+/**
+ * A tool event's hook is marked under the call's row; another event's hook is a line in the pane
+ * only when it did something (blocked, stopped, failed, was killed) or has a message for the user.
+ */
+function onHookFinished(draft: Draft, e: EventOf<"hook_finished">, max: number): void {
+  const agent = draft.agent(e.agentId, e.ts, e.parentId);
+  const what = [e.hookEvent, e.decision !== "none" ? e.decision : "", e.outcome !== "ok" ? e.outcome : "", `${e.durationMs}ms`].filter(Boolean).join(" ");
+  const index = e.callId === undefined ? -1 : findTool(agent, e.callId);
+  if (index >= 0) {
+    draft.setAgent(updateTool(agent, index, { hooks: [...((agent.entries[index] as ToolEntry).hooks ?? []), what].slice(-4) }));
+    return;
+  }
+  const said = e.systemMessage ?? (e.decision !== "none" || e.outcome !== "ok" ? e.message : undefined);
+  if (e.decision === "none" && e.outcome === "ok" && !said) return;
+  const line = `⚙ hook ${what}${said ? ` — ${sanitize(said)}` : ""}`;
+  draft.setAgent(pushEntries(agent, textEntries(draft, e.outcome === "ok" ? "notice" : "error", line), max, null));
 }
 
 /** The dashboard's state after one event. Pure: the input state is never modified. */
@@ -355,9 +275,31 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
       return draft.finish();
     }
-    // Shown in the tool row once hooks are wired into the executor (issue #15, phase 2).
+    case "agent_backgrounded": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const note = event.by === "user" ? "↧ moved to the background: its parent goes on" : "↧ runs in the background: its parent goes on";
+      draft.setAgent({ ...pushEntries(agent, textEntries(draft, "notice", note), max, null), background: true });
+      return draft.finish();
+    }
+    case "agent_waiting": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", `… waiting for background sub-agents: ${event.waitingFor.join(", ")}`), max, null));
+      return draft.finish();
+    }
+    case "worktree": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const kind = event.action === "conflict" || event.action === "failed" ? "error" : "notice";
+      draft.setAgent(pushEntries(agent, textEntries(draft, kind, `worktree: ${event.message}`), max, null));
+      return draft.finish();
+    }
+    case "write_conflict": {
+      // Marked on the call's row; its tool_finished (the refusal) follows and keeps the mark.
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const index = findTool(agent, event.callId);
+      if (index >= 0) draft.setAgent(updateTool(agent, index, { conflict: conflictMark(event) }));
+      return draft.finish({ conflicts: state.conflicts + 1 });
+    }
     case "hook_started":
-    case "hook_finished":
       return state;
     case "mcp_status": {
       const before = state.mcp[event.server];
@@ -371,6 +313,9 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       }
       return next;
     }
+    case "hook_finished":
+      onHookFinished(draft, event, max);
+      return draft.finish();
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
@@ -386,6 +331,13 @@ export function noticeLine(state: DashboardState, kind: "notice" | "error", text
   const root = draft.agent(state.rootAgentId, ts);
   draft.setAgent(pushEntries(root, textEntries(draft, kind, text), state.maxLines, null));
   return draft.finish();
+}
+
+/** "stale: changed by editor-2", "stale: changed outside orca", "not read first". */
+export function conflictMark(e: EventOf<"write_conflict">): string {
+  if (e.reason === "unread") return e.changedBy?.kind === "agent" ? `not read first (written by ${e.changedBy.agentId})` : "not read first";
+  if (!e.changedBy) return "stale: changed since read";
+  return e.changedBy.kind === "agent" ? `stale: changed by ${e.changedBy.agentId}` : "stale: changed outside orca";
 }
 
 /** Every sub-agent (not the coordinator), in start order. */

@@ -33,6 +33,10 @@ export type Entry =
       readonly waitsFor: readonly string[];
       /** Who the scheduler made this call wait for, as the user knows them (agent and label, or a tool). */
       readonly blockers?: readonly string[];
+      /** Set when the call was a write refused as stale ("stale: changed by editor-2"). */
+      readonly conflict?: string;
+      /** Lifecycle hooks that ran for this call: "PreToolUse 12ms", "PreToolUse deny 8ms". */
+      readonly hooks?: readonly string[];
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
@@ -63,6 +67,8 @@ export interface AgentView {
   readonly tokens: AgentTokens;
   readonly startedAt: number;
   readonly finishedAt?: number;
+  /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
+  readonly background?: boolean;
 }
 
 export interface AgentTokens {
@@ -113,4 +119,6 @@ export interface DashboardState {
   readonly mcp: Readonly<Record<string, McpView>>;
   /** Running and waiting tool calls, as the scheduler counts them. */
   readonly scheduler: { readonly running: number; readonly waiting: number };
+  /** Writes refused because the file had changed since the agent saw it (write_conflict events). */
+  readonly conflicts: number;
 }

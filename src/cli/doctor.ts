@@ -1,0 +1,71 @@
+import { execFile } from "node:child_process";
+import { ConfigError } from "../config/errors.js";
+import { dataDir } from "../config/load.js";
+import { trustStoreFor } from "../config/trust.js";
+import { loadEnvironment } from "../orchestrator/create.js";
+import { Sandbox, sandboxOptions, type SandboxStatus } from "../tools/sandbox/index.js";
+import { Workspace } from "../tools/workspace.js";
+import type { CliArgs, MainIo } from "./types.js";
+
+/** What each outside program is for, in the order `orca doctor` lists them. */
+const PROGRAMS: Array<[name: string, versionArgs: string[], purpose: string]> = [
+  ["bwrap", ["--version"], "the command sandbox (Linux)"],
+  ["socat", ["-V"], "sandbox.network.allow: the bridge to orca's proxy"],
+  ["rg", ["--version"], "faster search for agents' commands"],
+  ["git", ["--version"], "agents' version control"],
+  ["tmux", ["-V"], "the end-to-end tests"],
+];
+
+/**
+ * `orca doctor`: whether commands will be sandboxed here and why not, which outside programs are
+ * installed, and the Node version. Exit 1 when the sandbox is wanted but cannot run.
+ */
+export async function runDoctor(args: CliArgs, io: MainIo, packageDir: string, version: string): Promise<number> {
+  const out = (line = "") => io.stdout.write(`${line}\n`);
+  const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+  const trustProject =
+    !interactive || trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir }).isTrusted(args.workspace);
+  const env = loadEnvironment({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir, trustProject });
+  out(`orca ${version} · node ${process.version} · ${process.platform} ${process.arch}`);
+  out(`config: ${env.path ?? "(none found; built-in defaults)"}`);
+
+  const workspace = new Workspace(env.workspaceRoot, env.config.permissions.additional_dirs);
+  let status: SandboxStatus;
+  try {
+    const sandbox = await Sandbox.open(sandboxOptions(env.config, workspace, env.home, dataDir(env.config, env.home)));
+    status = sandbox.status;
+    await sandbox.close();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    status = { available: false, reason: error.message, network: "off" };
+  }
+  const enabled = env.config.sandbox.enabled;
+  if (status.available) {
+    const network = { off: env.config.sandbox.network.unix_sockets ? "no network" : "no network, no Unix sockets", "allow-list": `network only to ${env.config.sandbox.network.allow.join(", ")}`, full: "the host's network" }[status.network];
+    out(`sandbox: on (${status.backend}) · ${network}`);
+    if (status.reason) out(`  note: ${status.reason}`);
+  } else if (enabled === false) {
+    out("sandbox: off (sandbox.enabled: false): commands run with your full access");
+  } else {
+    out(`sandbox: unavailable: ${status.reason}`);
+    out("  commands run without a sandbox, with your full access");
+  }
+
+  out("programs:");
+  for (const [name, versionArgs, purpose] of PROGRAMS) {
+    const found = await programVersion(name, versionArgs);
+    out(`  ${name.padEnd(6)} ${(found ?? "not found").padEnd(28)} ${purpose}`);
+  }
+  return status.available || enabled === false ? 0 : 1;
+}
+
+function programVersion(name: string, versionArgs: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(name, versionArgs, { timeout: 5_000 }, (error, stdout, stderr) => {
+      if (error && (error as NodeJS.ErrnoException).code === "ENOENT") return resolve(null);
+      const text = `${stdout}\n${stderr}`;
+      const v = /\d+\.\d+(?:\.\d+)?[a-z]?/.exec(text)?.[0];
+      resolve(v ? `${name} ${v}` : "installed");
+    });
+  });
+}

@@ -1,0 +1,127 @@
+import path from "node:path";
+import type { EmitFn } from "../events/types.js";
+import { CancelledError, type Scheduler } from "../tools/scheduler.js";
+import { Workspace } from "../tools/workspace.js";
+import { errorLine } from "../util/text.js";
+import type { MergeOutcome } from "../worktrees/merge.js";
+import type { WorktreeManager } from "../worktrees/worktree.js";
+import type { AgentState } from "./agents.js";
+
+/**
+ * `isolation: worktree` for a sub-agent's run: `enter` gives it its own git worktree and a
+ * Workspace inside it (its file tools, bash and scheduler paths follow), `leave` commits its work
+ * and, when it ended done, merges it into the main tree through the scheduler (a write of every
+ * file it changed, so no in-flight edit of the same file interleaves). A conflict is reported,
+ * never resolved: nothing is applied and the branch stays.
+ */
+export class Isolation {
+  private merges = 0;
+
+  constructor(
+    private readonly deps: {
+      manager: WorktreeManager;
+      /** The main workspace. */
+      workspace: Workspace;
+      scheduler: Scheduler;
+      emit: EmitFn;
+    },
+  ) {}
+
+  /** Null when the agent may run (isolated, or sharing the workspace with a notice); else why not. */
+  async enter(agent: AgentState, signal: AbortSignal): Promise<string | null> {
+    if (agent.definition.isolation !== "worktree") return null;
+    const base = { agentId: agent.id, parentId: agent.parentId };
+    let opened;
+    try {
+      opened = await this.deps.manager.open(agent.id, signal);
+    } catch (error) {
+      if (signal.aborted) return "cancelled before it started";
+      const message = `could not create its git worktree: ${errorLine(error)}`;
+      this.deps.emit({ ...base, type: "worktree", action: "failed", message });
+      return message;
+    }
+    if ("unavailable" in opened) {
+      agent.workspace = undefined;
+      this.deps.emit({ ...base, type: "worktree", action: "unavailable", message: `isolation: worktree is not possible (${opened.unavailable}); it shares the workspace` });
+      return null;
+    }
+    const wt = opened.worktree;
+    agent.worktree = wt;
+    agent.workspace = new Workspace(wt.workspaceRoot, this.deps.workspace.additionalDirs);
+    const how = opened.reused ? "continues in its git worktree" : "works in its own git worktree";
+    const note = "note" in opened && opened.note ? `; ${opened.note}` : "";
+    this.deps.emit({ ...base, type: "worktree", action: "created", path: wt.path, branch: wt.branch, message: `${how} ${wt.path} (branch ${wt.branch})${note}` });
+    return null;
+  }
+
+  /** Commits the agent's work and merges it when it ended done; lines for its delegate result. */
+  async leave(agent: AgentState, status: string, signal: AbortSignal): Promise<{ note: string; conflict: boolean }> {
+    const wt = agent.worktree;
+    if (!wt) return { note: "", conflict: false };
+    const base = { agentId: agent.id, parentId: agent.parentId, path: wt.path, branch: wt.branch };
+    const merge = status === "done";
+    const byHand = `to apply it by hand: git diff ${wt.base.slice(0, 12)} ${wt.branch} | git apply --3way`;
+    let result;
+    try {
+      result = await this.deps.manager.finish(wt, {
+        message: `orca: work of ${agent.id}${agent.label ? ` (${agent.label})` : ""}`,
+        merge,
+        labels: { ours: "main", theirs: agent.id },
+        withPaths: (paths, fn) => this.scheduled(agent, paths, fn, signal),
+      });
+    } catch (error) {
+      const message = error instanceof CancelledError || signal.aborted ? "the merge was cancelled" : `git failed: ${errorLine(error)}`;
+      this.deps.emit({ ...base, type: "worktree", action: "failed", message: `${message}; worktree kept` });
+      return { note: `worktree: NOT merged (${message}). Branch ${wt.branch} in ${wt.path} keeps the work; ${byHand}`, conflict: true };
+    }
+    const rel = (files: string[]) => files.map((f) => this.deps.workspace.relative(path.join(wt.repo, f)));
+    if (!merge) {
+      const message = `worktree kept: ${wt.path} (branch ${wt.branch}); it ended ${status}, nothing was merged`;
+      this.deps.emit({ ...base, type: "worktree", action: "kept", message });
+      return { note: `worktree: not merged (it ended ${status}); branch ${wt.branch} in ${wt.path} keeps its work. Resuming it continues there and merges when it ends done.`, conflict: false };
+    }
+    if (result.conflicts.length || result.outside.length) {
+      const files = rel([...result.conflicts, ...result.outside]);
+      const why = [
+        result.conflicts.length ? `conflicts with the main tree in ${rel(result.conflicts).join(", ")}` : "",
+        result.outside.length ? `changes outside the workspace: ${result.outside.join(", ")}` : "",
+      ].filter(Boolean).join("; ");
+      this.deps.emit({ ...base, type: "worktree", action: "conflict", files, message: `not merged: ${why}; branch ${wt.branch} kept` });
+      return {
+        note: `worktree: NOT merged — ${why}. Nothing was applied to the main tree; orca does not resolve conflicts. Branch ${wt.branch} (worktree ${wt.path}) keeps the work; ${byHand}`,
+        conflict: true,
+      };
+    }
+    await this.deps.manager.remove(wt).catch(() => undefined);
+    agent.worktree = undefined;
+    const files = rel(result.applied);
+    const message = files.length ? `merged into the main tree: ${files.join(", ")}` : "no changes to merge";
+    this.deps.emit({ ...base, type: "worktree", action: "merged", files, message: `${message}; worktree removed` });
+    return { note: `worktree: ${message} (worktree removed)`, conflict: false };
+  }
+
+  /** The merge as one scheduled call of the agent's, shown in its pane like a tool call. */
+  private async scheduled(agent: AgentState, paths: string[], fn: () => Promise<MergeOutcome>, signal: AbortSignal): Promise<MergeOutcome> {
+    const callId = `merge-${agent.id}-${++this.merges}`;
+    const files = paths.map((p) => this.deps.workspace.relative(p));
+    const call = { callId, agentId: agent.id, parentId: agent.parentId, name: "merge_worktree", args: { files }, access: { reads: [], writes: paths } };
+    const startedAt = Date.now();
+    let ok = false;
+    let content = "";
+    let error: string | undefined;
+    try {
+      const value = await this.deps.scheduler.run(call, fn, signal);
+      const refused = [...value.conflicts, ...value.outside];
+      ok = refused.length === 0;
+      if (ok) content = `merged ${value.applied.length} file${value.applied.length === 1 ? "" : "s"}`;
+      else error = `not merged: ${refused.join(", ")}`;
+      return value;
+    } catch (e) {
+      error = errorLine(e);
+      throw e;
+    } finally {
+      if (!ok) content = `Error: ${error}`;
+      this.deps.emit({ type: "tool_finished", agentId: agent.id, parentId: agent.parentId, callId, name: call.name, ok, content, error, durationMs: Date.now() - startedAt });
+    }
+  }
+}

@@ -1,0 +1,6 @@
+export { networkPolicy, Sandbox, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
+export { removeAbandoned } from "./session-dir.js";
+export { readDenyPatterns } from "./deny-read.js";
+export { PROTECTED_NAMES } from "./protected.js";
+export { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxRequest, type SandboxStatus } from "./types.js";
+export { sandboxNotice, sandboxOptions } from "./from-config.js";

@@ -1,0 +1,226 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * Paths a sandboxed command may not change even inside the workspace: each one makes something
+ * run later, outside the sandbox — orca's own settings and agents, MCP server commands, other
+ * agents' and editors' settings, git's configuration and hooks.
+ */
+export const PROTECTED_NAMES = [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea"] as const;
+
+/** Protected when present (a workspace that is a home directory): a shell or git runs what they say. */
+const PROTECTED_IF_PRESENT = [".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".gitconfig"] as const;
+
+/**
+ * A protected path that does not exist yet. A read-only mount needs something to mount on, so
+ * orca creates an inert stand-in, kept until the session ends: an empty directory (git ignores
+ * empty directories, so nothing shows in `git status`), an empty git config, or a `commondir`
+ * that names the git dir itself. Inside the sandbox the stand-in is read-only and, being a mount
+ * point, cannot be removed or renamed, so the real thing cannot be created. Made once per session
+ * rather than per command: a watcher (a dev server, an editor) would see them come and go.
+ */
+export interface Placeholder {
+  path: string;
+  kind: "dir" | "file";
+  /** For a file: its content, which git reads as "no change". */
+  content?: string;
+}
+
+export interface Protection {
+  /** Writable directories bound onto themselves, so they cannot be renamed away and replaced. */
+  pins: string[];
+  /** Paths mounted read-only (after the writable ones), stand-ins included. */
+  readOnly: string[];
+  /** Every protected path that needs a stand-in when missing, whether it is missing now or not. */
+  placeholders: Placeholder[];
+}
+
+/**
+ * What to protect in `root` for a sandbox whose writable areas are `isWritable`. Paths outside
+ * every writable area are read-only already and are left alone.
+ */
+export function protectedPaths(root: string, isWritable: (p: string) => boolean, extraReadOnly: readonly string[] = []): Protection {
+  const out: Protection = { pins: [], readOnly: [], placeholders: [] };
+  const protect = (p: string, standIn: Omit<Placeholder, "path"> | null) => {
+    if (!isWritable(p)) return;
+    if (standIn) out.placeholders.push({ path: p, ...standIn });
+    if (standIn || lstat(p)) out.readOnly.push(p);
+  };
+  protectGit(root, isWritable, out, protect);
+  for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
+  for (const name of PROTECTED_IF_PRESENT) protect(path.join(root, name), null);
+  for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
+  return out;
+}
+
+type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
+
+function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect): void {
+  const dotGit = path.join(root, ".git");
+  const stat = lstat(dotGit);
+  // An empty .git (a stand-in) is no repository: git looks past it.
+  if (!stat || (stat.isDirectory() && isInert({ path: dotGit, kind: "dir" }))) {
+    // No repository yet: one created in the sandbox would come with its own config and hooks.
+    protect(dotGit, { kind: "dir" });
+    return;
+  }
+  if (stat.isFile()) {
+    // A worktree or submodule: the file says where the git dir is, so it must not change.
+    protect(dotGit, null);
+    const gitDir = gitDirOf(dotGit);
+    if (gitDir) protectGitDir(gitDir, isWritable, out, protect, new Set());
+    return;
+  }
+  const gitDir = stat.isSymbolicLink() ? realpathOr(dotGit) : dotGit;
+  protectGitDir(gitDir, isWritable, out, protect, new Set());
+}
+
+function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, seen: Set<string>): void {
+  if (seen.has(gitDir) || !isDirectory(gitDir)) return;
+  seen.add(gitDir);
+  if (isWritable(gitDir)) out.pins.push(gitDir);
+  const commondir = path.join(gitDir, "commondir");
+  if (lstat(commondir)) {
+    // A linked worktree's git dir: its settings live in the common dir it names.
+    protect(commondir, null);
+    protect(path.join(gitDir, "config.worktree"), null);
+    const common = readCommonDir(gitDir, commondir);
+    if (common) protectGitDir(common, isWritable, out, protect, seen);
+    return;
+  }
+  // `commondir` would redirect git to another directory's config: "." keeps it here.
+  protect(commondir, { kind: "file", content: ".\n" });
+  protect(path.join(gitDir, "config"), { kind: "file", content: "" });
+  protect(path.join(gitDir, "config.worktree"), null);
+  protect(path.join(gitDir, "hooks"), { kind: "dir" });
+}
+
+function gitDirOf(dotGitFile: string): string | null {
+  try {
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGitFile, "utf8"));
+    return m ? realpathOr(path.resolve(path.dirname(dotGitFile), m[1]!)) : null;
+  } catch {
+    return null;
+  }
+}
+
+function readCommonDir(gitDir: string, file: string): string | null {
+  try {
+    return realpathOr(path.resolve(gitDir, fs.readFileSync(file, "utf8").trim()));
+  } catch {
+    return null;
+  }
+}
+
+function lstat(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The stand-ins a session made or relies on. Sessions list theirs in a manifest in their session
+ * dir (`manifests` reads those of the other live sessions), so that one session's end never
+ * removes a stand-in another still has mounted, and a session killed before it could clean up
+ * (kill -9, a power cut) has its stand-ins removed by the next one (see removeAbandoned).
+ */
+export class Placeholders {
+  private readonly mine = new Map<string, Placeholder>();
+
+  constructor(
+    private readonly manifest: string | null = null,
+    private readonly othersInUse: () => Set<string> = () => new Set(),
+  ) {}
+
+  /**
+   * Makes whatever of `list` is missing, and takes on an existing stand-in of another session.
+   * Throws a one-line Error when one cannot be made.
+   */
+  ensure(list: readonly Placeholder[]): void {
+    let others: Set<string> | null = null;
+    for (const placeholder of list) {
+      const exists = fs.existsSync(placeholder.path);
+      if (exists) {
+        if (this.mine.has(placeholder.path) || !isInert(placeholder)) continue;
+        others ??= this.othersInUse();
+        if (others.has(placeholder.path)) this.record(placeholder);
+        continue;
+      }
+      // Listed before it is made: a crash in between leaves a name to check, not a stray.
+      if (!this.mine.has(placeholder.path)) this.record(placeholder);
+      create(placeholder);
+    }
+  }
+
+  /** Removes each stand-in no other live session uses, while it is still the inert thing made. */
+  removeAll(): void {
+    const others = this.mine.size ? this.othersInUse() : new Set<string>();
+    for (const placeholder of this.mine.values()) if (!others.has(placeholder.path)) remove(placeholder);
+    this.mine.clear();
+  }
+
+  private record(placeholder: Placeholder): void {
+    this.mine.set(placeholder.path, placeholder);
+    if (this.manifest) fs.writeFileSync(this.manifest, JSON.stringify([...this.mine.values()]));
+  }
+}
+
+/** The stand-ins a session's manifest lists (nothing for a missing or damaged one). */
+export function readManifest(file: string): Placeholder[] {
+  try {
+    const list: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (!Array.isArray(list)) return [];
+    return (list as Placeholder[]).filter((p) => p && typeof p.path === "string" && path.isAbsolute(p.path) && (p.kind === "dir" || p.kind === "file"));
+  } catch {
+    return [];
+  }
+}
+
+/** Still what orca made: an empty directory, or a file holding exactly the stand-in's content. */
+function isInert(p: Placeholder): boolean {
+  try {
+    return p.kind === "dir" ? fs.readdirSync(p.path).length === 0 : fs.readFileSync(p.path, "utf8") === (p.content ?? "");
+  } catch {
+    return false;
+  }
+}
+
+/** False when something else made the path in the meantime: the read-only mount covers it all the same. */
+function create(p: Placeholder): boolean {
+  try {
+    if (p.kind === "dir") fs.mkdirSync(p.path);
+    else fs.writeFileSync(p.path, p.content ?? "", { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new Error(`cannot protect ${p.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+export function remove(p: Placeholder): void {
+  if (!isInert(p)) return;
+  try {
+    if (p.kind === "dir") fs.rmdirSync(p.path);
+    else fs.unlinkSync(p.path);
+  } catch {
+    // Removed meanwhile.
+  }
+}

@@ -1,0 +1,237 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError } from "../../config/errors.js";
+import { isInside, type Workspace } from "../workspace.js";
+import { bwrapArgs } from "./bwrap-args.js";
+import { expandHome, resolveUnreadable } from "./deny-read.js";
+import { probeBwrap } from "./probe.js";
+import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
+import { Placeholders, protectedPaths } from "./protected.js";
+import { FilteringProxy } from "./proxy.js";
+import { unixSocketFilter } from "./seccomp.js";
+import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
+
+export interface SandboxOptions {
+  /** `sandbox.enabled`: auto (on where supported), true (required: no start without it), false. */
+  enabled: "auto" | boolean;
+  workspace: Workspace;
+  /** `sandbox.writable`: more dirs commands may write (absolute or ~/…); missing ones are skipped. */
+  writable?: readonly string[];
+  /** `sandbox.read_only`: more paths kept read-only inside the writable areas. */
+  readOnly?: readonly string[];
+  /** `sandbox.deny_read`: paths (absolute or ~/…) commands cannot read. */
+  denyRead?: readonly string[];
+  /** The patterns of `permissions.deny` `read_file(PATTERN)` rules, workspace-relative. */
+  denyReadPatterns?: readonly string[];
+  /** `sandbox.network.allow`: [] off, ["*"] the host's network, else these hosts through a proxy. */
+  networkAllow?: readonly string[];
+  /**
+   * `sandbox.network.unix_sockets`: false refuses every socket(AF_UNIX) with a seccomp filter, so
+   * no Unix socket anywhere on the host is reachable. Default true: commands may use their own,
+   * and the host's usual places for them (/run, /tmp) are hidden.
+   */
+  unixSockets?: boolean;
+}
+
+/** One command, ready to spawn: `file args…`, with `fd3` written to its fd 3 and `env` laid over its own. */
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+  fd3?: Buffer;
+  env: Record<string, string>;
+}
+
+/** What every command of the session shares, decided once at start-up. */
+interface Setup {
+  root: string;
+  readOnly: readonly string[];
+  denyRead: readonly string[];
+  denyReadPatterns: readonly string[];
+  disableUserns: boolean;
+  /** orca's files for this session: the blanks mounted over unreadable paths, the proxy socket, the private tmp. */
+  sessionDir: string;
+  /** No host network: the host's /run and /tmp are hidden too (their sockets are local services). */
+  isolated: boolean;
+  tempDirs: string[];
+  writable: string[];
+  filter: Buffer | null;
+  network: NetworkPolicy;
+  proxy: FilteringProxy | null;
+}
+
+/** Inside the sandbox's own network namespace: no clash with anything on the host. */
+const PROXY_PORT = 3128;
+
+/**
+ * The OS sandbox every bash command runs in when it is available: bubblewrap with fresh user, pid,
+ * ipc and network namespaces, the whole file system mounted read-only, writable areas bound back
+ * in, protected and unreadable paths mounted over, and every capability dropped. See DESIGN §7.
+ */
+export class Sandbox {
+  private readonly placeholders: Placeholders;
+  private closed = false;
+
+  private constructor(
+    readonly status: SandboxStatus,
+    private readonly setup: Setup | null,
+  ) {
+    const own = setup?.sessionDir;
+    this.placeholders = new Placeholders(own ? path.join(own, STAND_INS) : null, () => standInsInUse(os.tmpdir(), own));
+  }
+
+  /** A sandbox that is not there, with the reason (tests, other platforms, `enabled: false`). */
+  static unavailable(reason: string): Sandbox {
+    return new Sandbox({ available: false, reason, network: "off" }, null);
+  }
+
+  /**
+   * Finds out whether commands can be sandboxed here and prepares what they share. With
+   * `enabled: true` and no sandbox, throws a ConfigError: the user asked not to run without one.
+   */
+  static async open(opts: SandboxOptions): Promise<Sandbox> {
+    if (opts.enabled === false) return Sandbox.unavailable("turned off in the config (sandbox.enabled: false)");
+    const network = networkPolicy(opts.networkAllow ?? []);
+    const notes: string[] = [];
+    let effective = network;
+    if (network.kind === "allow-list" && !hasCommand("socat")) {
+      notes.push("sandbox.network.allow needs socat, which is not installed: network stays off");
+      effective = { kind: "off" };
+    }
+    const blockUnix = opts.unixSockets === false && effective.kind !== "full";
+    if (blockUnix && effective.kind === "allow-list") notes.push("sandbox.network.unix_sockets: false cannot hold with an allow-list (the bridge to the proxy is a Unix socket)");
+    const seccomp = blockUnix && effective.kind === "off";
+    const probe = await probeBwrap({ seccomp });
+    if (!probe.ok) {
+      if (opts.enabled === true) throw new ConfigError(`sandbox.enabled is true but ${probe.reason}`);
+      return Sandbox.unavailable(probe.reason ?? "unknown");
+    }
+    const filter = seccomp ? unixSocketFilter() : null;
+    if (seccomp && !filter) notes.push(`sandbox.network.unix_sockets: false is not supported on ${process.arch}`);
+    removeAbandoned(os.tmpdir());
+    const sessionDir = makeSessionDir(os.tmpdir());
+    let proxy: FilteringProxy | null = null;
+    if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
+    const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
+    return new Sandbox(status, {
+      root: opts.workspace.root,
+      readOnly: opts.readOnly ?? [],
+      denyRead: opts.denyRead ?? [],
+      denyReadPatterns: opts.denyReadPatterns ?? [],
+      disableUserns: probe.disableUserns,
+      sessionDir,
+      tempDirs: outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir)),
+      isolated: effective.kind !== "full",
+      writable: outermost([...opts.workspace.additionalDirs, ...(opts.writable ?? []).map((p) => expandHome(p))].flatMap(existingRealDir)),
+      filter,
+      network: effective,
+      proxy,
+    });
+  }
+
+  get available(): boolean {
+    return this.status.available && !this.closed;
+  }
+
+  /**
+   * bwrap's command line for `command` run with bash in `mode`. Resolves the unreadable paths and
+   * makes the stand-ins for missing protected paths now, so both are as they are at the start.
+   * `root` is the workspace the command works in: the session's, or an isolated sub-agent's git
+   * worktree (then the main workspace is read-only to it).
+   */
+  async wrap(command: string, mode: SandboxMode, root: string = this.setup?.root ?? ""): Promise<WrappedCommand> {
+    const setup = this.setup;
+    if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
+    const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
+    const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
+    const protection =
+      mode === "workspace-write"
+        ? protectedPaths(root, (p) => writableAreas.some((dir) => isInside(dir, p)), setup.readOnly)
+        : { pins: [], readOnly: [], placeholders: [] };
+    try {
+      this.placeholders.ensure(protection.placeholders);
+    } catch (error) {
+      throw new SandboxError((error as Error).message);
+    }
+    const args = bwrapArgs({
+      mode,
+      workspace: root,
+      writable: setup.writable,
+      tempDirs: setup.tempDirs,
+      privateTmp: setup.isolated ? path.join(setup.sessionDir, "tmp") : null,
+      hideRun: setup.isolated,
+      pins: protection.pins,
+      readOnly: protection.readOnly,
+      unreadable,
+      blank: { file: path.join(setup.sessionDir, "blank"), dir: path.join(setup.sessionDir, "blank-dir") },
+      sessionDir: setup.sessionDir,
+      shareNetwork: setup.network.kind === "full",
+      seccomp: setup.filter !== null,
+      disableUserns: setup.disableUserns,
+    });
+    const env: Record<string, string> = {};
+    let inner = ["bash", "-c", command];
+    if (setup.network.kind === "allow-list") {
+      const url = `http://127.0.0.1:${PROXY_PORT}`;
+      for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) env[name] = url;
+      env.NO_PROXY = env.no_proxy = "";
+      inner = ["bash", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
+    }
+    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env };
+  }
+
+  /** Removes the stand-ins, stops the proxy, deletes the session's files. Commands must have ended. */
+  async close(): Promise<void> {
+    const proxy = this.setup?.proxy;
+    this.closeSync();
+    await proxy?.close();
+  }
+
+  /** close() for a process 'exit' handler: the proxy dies with the process. */
+  closeSync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.placeholders.removeAll();
+    if (this.setup) removeSessionDir(this.setup.sessionDir);
+  }
+}
+
+/**
+ * Inside the sandbox, before the command: a local port that leads to orca's proxy on the host
+ * (the sandbox has no network of its own), ready before the command may use it. $1 is the proxy's
+ * socket, $2 the command.
+ */
+const BRIDGE = `socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" 2>/dev/null &
+for _ in $(seq 500); do grep -q ':${PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A' /proc/net/tcp 2>/dev/null && break; sleep 0.01; done
+exec bash -c "$2"`;
+
+export function networkPolicy(allow: readonly string[]): NetworkPolicy {
+  const hosts = allow.map((h) => h.trim()).filter(Boolean);
+  if (hosts.includes("*")) return { kind: "full" };
+  return hosts.length ? { kind: "allow-list", hosts } : { kind: "off" };
+}
+
+function existingRealDir(p: string): string[] {
+  try {
+    const real = fs.realpathSync.native(p);
+    return fs.statSync(real).isDirectory() ? [real] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Without the dirs inside another of the list: one bind covers them. */
+function outermost(dirs: string[]): string[] {
+  const unique = [...new Set(dirs)];
+  return unique.filter((d) => !unique.some((o) => o !== d && isInside(o, d)));
+}
+
+function hasCommand(name: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}

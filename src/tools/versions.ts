@@ -1,0 +1,367 @@
+import type { Stats } from "node:fs";
+import path from "node:path";
+import type { ChangeSource, EmitFn, FileTouch } from "../events/types.js";
+import { contentHash, hashFile, sameStat, statKey, statOrNull, type StatKey } from "./file-version.js";
+import {
+  mergedEditNote,
+  partialWriteMessage,
+  staleEditSuffix,
+  staleWriteMessage,
+  unreadWriteMessage,
+  type Change,
+  type ChangeVia,
+  type NameOf,
+} from "./version-messages.js";
+import type { Workspace } from "./workspace.js";
+
+/**
+ * Read versions: no agent's write lands on a file version it has not seen.
+ *
+ * Each agent keeps, per path, the version (content hash) it last saw: recorded when its read_file,
+ * write_file or edit_file touched the file, and when its own exclusive bash command changed it.
+ * The session keeps the latest version it knows of each path and who changed it last, so a
+ * refusal can say who and when.
+ *
+ * Atomicity: a check and the write after it run inside one scheduled call, and the scheduler
+ * serialises every call that writes a path with every other call that reads or writes it (and an
+ * exclusive call with everything), so no other orca tool can change the file between the two.
+ * Programs outside orca (an editor, a background shell, an MCP server) are not serialised: their
+ * change is caught by the next check, but one landing between a check and its write is not.
+ *
+ * An agent "knows" a version whole when it read it, wrote it, or changed a version it knew whole.
+ * A change made on top of a version it did not know (edit_file whose old_string still matched, a
+ * bash command) leaves the agent knowing only its own change: it may go on editing by exact text,
+ * but a whole-file write_file waits until it reads the file again.
+ */
+
+interface Version {
+  hash: string;
+  /** Null when the stat cannot vouch for the content (recent, or rebuilt from a log): hash again. */
+  stat: StatKey | null;
+}
+
+interface Seen {
+  hash: string;
+  /** Set when the agent changed a version it had not seen whole; `over` is the change it missed. */
+  partial?: { over?: Change };
+}
+
+export interface ConflictRecord {
+  callId: string;
+  tool: string;
+  /** Absolute. */
+  path: string;
+  reason: "stale" | "unread";
+  change?: Change;
+  at: number;
+  /** The agent later changed the path successfully (it read it again, or merged by exact text). */
+  resolved: boolean;
+}
+
+/** On refusal, `message` is the whole error, tool name first. */
+export type WriteCheck = { ok: true } | { ok: false; message: string };
+
+/** What edit_file learns before it writes: whether the file changed since the agent saw it. */
+export interface EditBasis {
+  hash: string;
+  /** The agent knew this very version whole. */
+  full: boolean;
+  /** Set when the agent had seen another version: what changed it since. */
+  changedSince?: { change?: Change };
+  seen?: Seen;
+}
+
+// Stat calls in flight at once while looking for what a bash command changed.
+const SCAN_BATCH = 64;
+
+const VIA_OF: Record<"write" | "edit" | "bash", ChangeVia> = { write: "write_file", edit: "edit_file", bash: "bash" };
+
+/** The session's read versions: one per session, shared by every agent's calls. */
+export class FileVersions {
+  /** The latest version the session knows of each file it has touched. */
+  private readonly known = new Map<string, Version>();
+  /** The last change to each path that the session knows of. */
+  private readonly changes = new Map<string, Change>();
+  private readonly seenByAgent = new Map<string, Map<string, Seen>>();
+  private readonly conflicts = new Map<string, ConflictRecord[]>();
+  readonly nameOf: NameOf;
+  private readonly now: () => number;
+
+  constructor(
+    readonly workspace: Workspace,
+    opts: { nameOf?: NameOf; now?: () => number } = {},
+  ) {
+    this.nameOf = opts.nameOf ?? ((id) => id);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The view one tool call works through; it collects what the call saw and changed. */
+  forCall(call: { agentId: string; parentId?: string; callId: string; tool: string; emit: EmitFn }): CallVersions {
+    return new CallVersions(this, call);
+  }
+
+  /** How many write conflicts `agentId` has had; a mark for conflictsOf. */
+  conflictCount(agentId: string): number {
+    return this.conflicts.get(agentId)?.length ?? 0;
+  }
+
+  conflictsOf(agentId: string, from = 0): readonly ConflictRecord[] {
+    return (this.conflicts.get(agentId) ?? []).slice(from);
+  }
+
+  /**
+   * Replays what one logged tool call saw and changed (resume): the same bookkeeping as when it
+   * ran, minus the stats, so the first check of each file after a resume hashes it.
+   */
+  replay(agentId: string, touches: readonly FileTouch[], ts: number): void {
+    for (const t of touches) {
+      const abs = path.resolve(this.workspace.root, t.path);
+      const by: Change["by"] = t.change === "read" || t.change === "outside" ? { kind: "outside" } : { kind: "agent", agentId, via: VIA_OF[t.change] };
+      if (t.hash === null) {
+        this.known.delete(abs);
+        if (t.change !== "read") this.changes.set(abs, { by, at: ts, deleted: true });
+        continue;
+      }
+      this.known.set(abs, { hash: t.hash, stat: null });
+      if (t.change === "read") this.seen(agentId).set(abs, { hash: t.hash });
+      else if (t.change === "outside") this.changes.set(abs, { by, at: ts });
+      else {
+        this.changes.set(abs, { by, at: ts, created: t.created });
+        this.seen(agentId).set(abs, t.partial ? { hash: t.hash, partial: {} } : { hash: t.hash });
+      }
+    }
+  }
+
+  /** The change as the write_conflict event carries it. */
+  source(change: Change): ChangeSource {
+    return change.by.kind === "outside" ? { kind: "outside" } : { kind: "agent", agentId: change.by.agentId, name: this.nameOf(change.by.agentId), via: change.by.via };
+  }
+
+  // ---- used by CallVersions -------------------------------------------------------------------
+
+  seen(agentId: string): Map<string, Seen> {
+    let map = this.seenByAgent.get(agentId);
+    if (!map) this.seenByAgent.set(agentId, (map = new Map()));
+    return map;
+  }
+
+  clock(): number {
+    return this.now();
+  }
+
+  lastChange(abs: string): Change | undefined {
+    return this.changes.get(abs);
+  }
+
+  /**
+   * Records the content a tool just read (with the stat taken before reading it, so a change
+   * racing the read makes the stat disagree rather than vouch for the wrong content). A version
+   * that differs from the one the session knew was changed outside orca's tools.
+   */
+  observe(abs: string, stat: Stats | null, hash: string, touches: FileTouch[]): void {
+    const prior = this.known.get(abs);
+    const now = this.now();
+    if (prior && prior.hash !== hash) {
+      this.changes.set(abs, { by: { kind: "outside" }, at: stat ? Math.min(stat.mtimeMs, now) : now });
+      touches.push({ path: this.workspace.relative(abs), hash, change: "outside" });
+    }
+    this.known.set(abs, { hash, stat: stat ? statKey(stat, now) : null });
+  }
+
+  /** A file the session knew is gone, and no orca tool removed it. */
+  observeMissing(abs: string, touches: FileTouch[]): void {
+    if (!this.known.delete(abs)) return;
+    this.changes.set(abs, { by: { kind: "outside" }, at: this.now(), deleted: true });
+    touches.push({ path: this.workspace.relative(abs), hash: null, change: "outside" });
+  }
+
+  /** The current version of an existing file: from the stat when it vouches, else by hashing. */
+  async currentHash(abs: string, stat: Stats, touches: FileTouch[]): Promise<string> {
+    const prior = this.known.get(abs);
+    if (prior?.stat && sameStat(prior.stat, stat)) return prior.hash;
+    const hash = await hashFile(abs, stat.size);
+    this.observe(abs, stat, hash, touches);
+    return hash;
+  }
+
+  /** An agent changed a file through a tool: it is the session's latest version and the agent's. */
+  recordChange(agentId: string, abs: string, hash: string | null, via: ChangeVia, seen: Seen | null, extra: { created?: boolean } = {}): void {
+    const now = this.now();
+    if (hash === null) this.known.delete(abs);
+    else this.known.set(abs, { hash, stat: null });
+    this.changes.set(abs, { by: { kind: "agent", agentId, via }, at: now, created: extra.created, deleted: hash === null || undefined });
+    if (seen) this.seen(agentId).set(abs, seen);
+    for (const c of this.conflicts.get(agentId) ?? []) if (c.path === abs) c.resolved = true;
+  }
+
+  addConflict(agentId: string, record: ConflictRecord): void {
+    let list = this.conflicts.get(agentId);
+    if (!list) this.conflicts.set(agentId, (list = []));
+    list.push(record);
+  }
+
+  /**
+   * After an exclusive call (a bash command that may write anything): every file the session
+   * knows whose stat moved is hashed; those whose content changed were changed by that call,
+   * since nothing else of orca's ran beside it. No directory walk: only known files matter, as
+   * only they can have been seen by an agent.
+   */
+  async scanAfterExclusive(agentId: string, touches: FileTouch[]): Promise<string[]> {
+    const changed: string[] = [];
+    const paths = [...this.known.keys()];
+    for (let i = 0; i < paths.length; i += SCAN_BATCH) {
+      await Promise.all(paths.slice(i, i + SCAN_BATCH).map((abs) => this.rescan(agentId, abs, touches, changed)));
+    }
+    return changed;
+  }
+
+  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[]): Promise<void> {
+    const prior = this.known.get(abs);
+    if (!prior) return;
+    const rel = this.workspace.relative(abs);
+    let stat: Stats | null;
+    let hash: string;
+    try {
+      stat = await statOrNull(abs);
+      if (stat && prior.stat && sameStat(prior.stat, stat)) return;
+      hash = stat && stat.isFile() ? await hashFile(abs, stat.size) : "";
+    } catch {
+      // Unreadable now: the next check that needs it will say so.
+      return;
+    }
+    if (!stat || !stat.isFile()) {
+      this.recordChange(agentId, abs, null, "bash", null);
+      touches.push({ path: rel, hash: null, change: "bash" });
+      changed.push(abs);
+      return;
+    }
+    if (hash === prior.hash) {
+      this.known.set(abs, { hash, stat: statKey(stat, this.now()) });
+      return;
+    }
+    const next = afterChange(this.seen(agentId).get(abs), prior.hash, hash, this.changes.get(abs));
+    this.recordChange(agentId, abs, hash, "bash", next);
+    touches.push({ path: rel, hash, change: "bash", ...(next.partial ? { partial: true } : {}) });
+    changed.push(abs);
+  }
+}
+
+/**
+ * What an agent knows after changing a file from `before` to `after`: the new version whole if it
+ * knew `before` whole, else only its own change (and the change it missed, for the message).
+ */
+function afterChange(seen: Seen | undefined, before: string, after: string, lastChange: Change | undefined): Seen {
+  if (seen && !seen.partial && seen.hash === before) return { hash: after };
+  if (!seen) return { hash: after, partial: {} };
+  if (seen.hash !== before) return { hash: after, partial: { over: lastChange } };
+  return { hash: after, partial: seen.partial };
+}
+
+/** One tool call's access to the read versions: what file tools call, and what the log gets. */
+export class CallVersions {
+  /** What this call saw and changed, for tool_finished (and so for resume). */
+  readonly touches: FileTouch[] = [];
+
+  constructor(
+    private readonly store: FileVersions,
+    private readonly call: { agentId: string; parentId?: string; callId: string; tool: string; emit: EmitFn },
+  ) {}
+
+  private rel(abs: string): string {
+    return this.store.workspace.relative(abs);
+  }
+
+  /** read_file saw this content (whole or a window of it: either way, this version). */
+  read(abs: string, statBeforeRead: Stats, data: Buffer): void {
+    const hash = contentHash(data);
+    this.store.observe(abs, statBeforeRead, hash, this.touches);
+    this.store.seen(this.call.agentId).set(abs, { hash });
+    this.touches.push({ path: this.rel(abs), hash, change: "read" });
+  }
+
+  /**
+   * May this agent replace the whole file? Yes for a new file, or an existing one at the very
+   * version it knows whole. `stat` is the file's stat now, or null when it does not exist.
+   */
+  async checkWrite(abs: string, stat: Stats | null): Promise<WriteCheck> {
+    if (!stat) {
+      this.store.observeMissing(abs, this.touches);
+      return { ok: true };
+    }
+    const hash = await this.store.currentHash(abs, stat, this.touches);
+    const seen = this.store.seen(this.call.agentId).get(abs);
+    const now = this.store.clock();
+    const rel = this.rel(abs);
+    const last = this.store.lastChange(abs);
+    const name = this.store.nameOf;
+    const tool = this.call.tool;
+    if (!seen) return this.refuse(abs, "unread", last, `${tool}: ${unreadWriteMessage(rel, last, name, now)}`);
+    if (seen.hash !== hash) return this.refuse(abs, "stale", last, `${tool}: ${staleWriteMessage(rel, last, name, now)}`);
+    if (seen.partial) {
+      const over = seen.partial.over;
+      return this.refuse(abs, over ? "stale" : "unread", over, `${tool}: ${partialWriteMessage(rel, over, name, now)}`);
+    }
+    return { ok: true };
+  }
+
+  /** write_file wrote `content`: the agent knows this version whole. */
+  wrote(abs: string, content: Buffer | string, created: boolean): void {
+    const hash = contentHash(content);
+    this.store.recordChange(this.call.agentId, abs, hash, "write_file", { hash }, { created });
+    this.touches.push({ path: this.rel(abs), hash, change: "write", ...(created ? { created: true } : {}) });
+  }
+
+  /** Before edit_file changes `data` (read after `stat`): did the file change since the agent saw it? */
+  editBasis(abs: string, stat: Stats, data: Buffer): EditBasis {
+    const hash = contentHash(data);
+    this.store.observe(abs, stat, hash, this.touches);
+    const seen = this.store.seen(this.call.agentId).get(abs);
+    const basis: EditBasis = { hash, full: Boolean(seen && !seen.partial && seen.hash === hash), seen };
+    if (seen && seen.hash !== hash) basis.changedSince = { change: this.store.lastChange(abs) };
+    return basis;
+  }
+
+  /** edit_file was refused on a file that changed under the agent: say so, as a conflict. */
+  editRefused(abs: string, basis: EditBasis, message: string): string {
+    if (!basis.changedSince) return message;
+    const change = basis.changedSince.change;
+    const full = message + staleEditSuffix(change, this.store.nameOf, this.store.clock());
+    this.refuse(abs, "stale", change, full);
+    return full;
+  }
+
+  /** edit_file wrote `updated`; returns the note for its result when the file had changed. */
+  edited(abs: string, basis: EditBasis, updated: string): string | undefined {
+    const hash = contentHash(updated);
+    const next = afterChange(basis.seen, basis.hash, hash, basis.changedSince?.change);
+    this.store.recordChange(this.call.agentId, abs, hash, "edit_file", next);
+    this.touches.push({ path: this.rel(abs), hash, change: "edit", ...(next.partial ? { partial: true } : {}) });
+    if (!basis.changedSince) return undefined;
+    return mergedEditNote(this.rel(abs), basis.changedSince.change, this.store.nameOf, this.store.clock());
+  }
+
+  /** After an exclusive call: the known files it changed, now counted as changed by this agent. */
+  afterExclusive(): Promise<string[]> {
+    return this.store.scanAfterExclusive(this.call.agentId, this.touches);
+  }
+
+  /** `message` is the whole refusal, tool name first, as the agent reads it. */
+  private refuse(abs: string, reason: "stale" | "unread", change: Change | undefined, message: string): WriteCheck {
+    const { agentId, parentId, callId, tool, emit } = this.call;
+    const at = this.store.clock();
+    this.store.addConflict(agentId, { callId, tool, path: abs, reason, change, at, resolved: false });
+    emit({
+      type: "write_conflict",
+      agentId,
+      parentId,
+      callId,
+      tool,
+      path: this.rel(abs),
+      reason,
+      changedBy: change ? this.store.source(change) : undefined,
+      changedAt: change?.at,
+      message,
+    });
+    return { ok: false, message };
+  }
+}

@@ -1,0 +1,260 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Workspace } from "../tools/workspace.js";
+import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
+import { changesBetween, mergeInto, type MergeOutcome } from "./merge.js";
+
+/**
+ * One git worktree per isolated sub-agent: a new branch `orca/<session>/<agent>` checked out in
+ * `<data_dir>/worktrees/<repo>-<hash>/<session>-<agent>`, starting from HEAD plus a snapshot of
+ * the main tree's uncommitted changes, so the agent sees exactly what the coordinator sees. The
+ * snapshot commit is remembered as `refs/orca/base/<session>/<agent>`: the agent's changes are
+ * measured from it, so the user's own uncommitted edits are never merged back twice. While an
+ * agent works in it, the worktree is locked (git worktree lock) with orca's pid as the reason.
+ */
+
+export const BRANCH_PREFIX = "orca/";
+export const BASE_REF_PREFIX = "refs/orca/base/";
+
+export interface Worktree {
+  /** The main repository's top directory. */
+  repo: string;
+  /** The worktree's top directory. */
+  path: string;
+  /**
+   * Its administrative directory in the main repository (.git/worktrees/<name>). orca's own git
+   * calls in the worktree name it, never trusting the `.git` file there, which the agent could rewrite.
+   */
+  gitDir: string;
+  branch: string;
+  /** The commit the agent's changes are measured from. */
+  base: string;
+  /** The agent's workspace: the main workspace's place in the repository, inside the worktree. */
+  workspaceRoot: string;
+}
+
+export type Opened = { worktree: Worktree; reused: boolean; note?: string } | { unavailable: string };
+
+/** More untracked files than this (a build folder nobody ignored) are left out of the snapshot. */
+export const UNTRACKED_LIMIT = 2000;
+
+export interface FinishResult extends MergeOutcome {
+  /** The branch's commit holding the agent's work; null when it changed nothing. */
+  head: string | null;
+}
+
+interface Repository {
+  repo: string;
+  head: string;
+  headTree: string;
+  /** The shared git directory (where .git/worktrees/ is). */
+  commonDir: string;
+  indexFile: string;
+  /** How many untracked files that are not ignored the main tree has. */
+  untracked: number;
+}
+
+/** The repository a directory is in (one git call), or why there is none orca can use. */
+export async function repositoryOf(dir: string, signal?: AbortSignal): Promise<Repository | { unavailable: string }> {
+  let lines: string[];
+  // Listed alongside, not after: snapshot() needs it, and one git start less is felt on a busy machine.
+  const untracked = gitBytes(["ls-files", "--others", "--exclude-standard", "-z", "--", ":/"], { cwd: dir, signal }).then(
+    (out) => out.toString("utf8").split("\0").filter(Boolean).length,
+    () => 0,
+  );
+  try {
+    lines = (await git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "index", "HEAD", "HEAD^{tree}"], { cwd: dir, signal })).split("\n");
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    if (error.code === null) return { unavailable: "git is not installed" };
+    const inRepo = await git(["rev-parse", "--show-toplevel"], { cwd: dir, signal }).then(Boolean, () => false);
+    return { unavailable: inRepo ? "the repository has no commit yet" : "the workspace is not in a git repository" };
+  }
+  const [top, common, index, head, headTree] = lines;
+  if (!top || !common || !index || !head || !headTree) return { unavailable: "the workspace is not in a git repository's working tree" };
+  return { repo: fs.realpathSync(top), head, headTree, commonDir: path.resolve(dir, common), indexFile: path.resolve(dir, index), untracked: await untracked };
+}
+
+export function repoKey(repo: string): string {
+  return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, "_")}-${crypto.createHash("sha1").update(repo).digest("hex").slice(0, 8)}`;
+}
+
+export class WorktreeManager {
+  /**
+   * Merges one at a time. Creating runs in parallel: each uses its own index, branch, ref and
+   * directory, so isolated agents started together start together.
+   */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly opts: {
+      /** Where worktrees go: `<data_dir>/worktrees`. */
+      dir: string;
+      sessionId: string;
+      /** The main workspace. */
+      workspace: Workspace;
+    },
+  ) {}
+
+  /** The agent's worktree: the one it had (a resumed agent), or a new one. */
+  async open(agentId: string, signal?: AbortSignal): Promise<Opened> {
+    const found = await repositoryOf(this.opts.workspace.root, signal);
+    if ("unavailable" in found) return found;
+    const { repo } = found;
+    const name = `${this.opts.sessionId}-${agentId}`;
+    const wtPath = path.join(this.opts.dir, repoKey(repo), name);
+    const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
+    const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
+    const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
+    const opts = { cwd: repo, signal };
+    const known = adminDirOf(found.commonDir, wtPath);
+    if (known) {
+      const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
+      await this.lock(repo, wtPath);
+      return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
+    }
+    const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
+    fs.mkdirSync(path.dirname(wtPath), { recursive: true });
+    const add = (lock: string[]) => git(["worktree", "add", "--quiet", ...lock, "-b", branch, wtPath, base], opts);
+    await Promise.all([
+      // `add --reason` needs git 2.35; an older git adds first and locks after.
+      add(["--lock", "--reason", this.lockReason()]).catch(async (error: unknown) => {
+        if (!(error instanceof GitError && /unknown option|usage:/.test(error.stderr))) throw error;
+        await add([]);
+        await this.lock(repo, wtPath);
+      }),
+      git(["update-ref", baseRef, base], opts),
+    ]);
+    const gitDir = adminDirOf(found.commonDir, wtPath);
+    if (!gitDir) throw new Error(`git worktree add did not register ${wtPath}`);
+    return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false, ...(note ? { note } : {}) };
+  }
+
+  /**
+   * Records the agent's work as a commit on its branch, then, when `merge` is set, brings it into
+   * the main tree (`withPaths` holds the scheduler's write slots on the files it touches). The
+   * worktree is unlocked either way; the caller removes it after a clean merge.
+   */
+  finish(
+    wt: Worktree,
+    opts: { message: string; merge: boolean; labels: { ours: string; theirs: string }; withPaths(paths: string[], fn: () => Promise<MergeOutcome>): Promise<MergeOutcome> },
+  ): Promise<FinishResult> {
+    return this.serial(async () => {
+      try {
+        const head = await commitAll(wt, opts.message);
+        const none: FinishResult = { head, applied: [], conflicts: [], outside: [] };
+        if (!head || !opts.merge) return none;
+        const changes = await changesBetween(wt.repo, wt.base, head);
+        if (!changes.length) return none;
+        const paths = changes.map((c) => path.join(wt.repo, ...c.path.split("/")));
+        const merged = await opts.withPaths(paths, () => mergeInto(wt.repo, this.opts.workspace, changes, opts.labels));
+        return { head, ...merged };
+      } finally {
+        await git(["worktree", "unlock", wt.path], { cwd: wt.repo }).catch(() => undefined);
+      }
+    });
+  }
+
+  /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
+  async remove(wt: Worktree): Promise<void> {
+    await removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir);
+  }
+
+  private lockReason(): string {
+    return `orca session ${this.opts.sessionId} pid ${process.pid}`;
+  }
+
+  private async lock(repo: string, wtPath: string): Promise<void> {
+    await git(["worktree", "lock", "--reason", this.lockReason(), wtPath], { cwd: repo }).catch((error: unknown) => {
+      // Already locked by this process (a resumed agent): fine.
+      if (!(error instanceof GitError && /already locked/.test(error.message))) throw error;
+    });
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * Removes a worktree (even a locked one), its branch and base ref; missing pieces are fine. When
+ * git will not (its `.git` file was tampered with), the directory and its admin entry go by hand.
+ */
+export async function removeWorktree(repo: string, wtPath: string, branch: string, gitDir?: string): Promise<void> {
+  const opts = { cwd: repo };
+  // `git worktree prune` is left to `orca worktrees prune`: run here it could race another agent's `worktree add`.
+  await git(["worktree", "remove", "--force", "--force", wtPath], opts).catch(async () => {
+    fs.rmSync(wtPath, { recursive: true, force: true });
+    if (gitDir) fs.rmSync(gitDir, { recursive: true, force: true });
+    else await git(["worktree", "prune"], opts).catch(() => undefined);
+  });
+  await git(["branch", "-D", branch], opts).catch(() => undefined);
+  if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
+}
+
+/** The admin directory of the repository's worktree at `wtPath`, or null when there is none (anymore). */
+function adminDirOf(commonDir: string, wtPath: string): string | null {
+  let real: string;
+  try {
+    real = fs.realpathSync(wtPath);
+  } catch {
+    return null;
+  }
+  const admin = path.join(commonDir, "worktrees");
+  let names: string[];
+  try {
+    names = fs.readdirSync(admin);
+  } catch {
+    return null;
+  }
+  // git names it after the directory, with a number when that name is taken: look there first.
+  const base = path.basename(wtPath);
+  names.sort((a, b) => Number(b.startsWith(base)) - Number(a.startsWith(base)));
+  for (const name of names) {
+    try {
+      const gitdir = fs.readFileSync(path.join(admin, name, "gitdir"), "utf8").trim();
+      if (fs.realpathSync(path.dirname(gitdir)) === real) return path.join(admin, name);
+    } catch {
+      // A stale entry (its worktree is gone): not this one.
+    }
+  }
+  return null;
+}
+
+/**
+ * HEAD plus the main tree's uncommitted changes (modified, deleted and untracked files that are
+ * not ignored; no untracked file when there are too many) as a commit on top of HEAD; HEAD itself
+ * when there are none. A copy of the index is used, so the user's index is untouched and
+ * unchanged files are not hashed again.
+ */
+async function snapshot(repo: Repository, message: string, signal?: AbortSignal): Promise<{ base: string; note?: string }> {
+  const tooMany = repo.untracked > UNTRACKED_LIMIT;
+  const privateIndex = `${repo.indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
+  try {
+    if (fs.existsSync(repo.indexFile)) fs.copyFileSync(repo.indexFile, privateIndex);
+    const env = { GIT_INDEX_FILE: privateIndex };
+    await git(["add", tooMany ? "-u" : "-A"], { cwd: repo.repo, env, signal });
+    const tree = await git(["write-tree"], { cwd: repo.repo, env, signal });
+    const note = tooMany ? `its worktree has none of the ${repo.untracked} untracked files of the main tree (more than ${UNTRACKED_LIMIT}; add them to .gitignore or commit them)` : undefined;
+    if (tree === repo.headTree) return { base: repo.head, note };
+    return { base: await git(["commit-tree", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, env: ORCA_AUTHOR, signal }), note };
+  } finally {
+    fs.rmSync(privateIndex, { force: true });
+  }
+}
+
+/** Commits everything in the worktree onto its branch; the new head, or null when nothing changed. */
+async function commitAll(wt: Worktree, message: string): Promise<string | null> {
+  const opts = { cwd: wt.path, env: { GIT_DIR: wt.gitDir, GIT_WORK_TREE: wt.path } };
+  await git(["add", "-A"], opts);
+  const tree = await git(["write-tree"], opts);
+  const head = await git(["rev-parse", "HEAD"], opts);
+  const headTree = await git(["rev-parse", "HEAD^{tree}"], opts);
+  if (tree === headTree) return head === wt.base ? null : head;
+  const commit = await git(["commit-tree", tree, "-p", head, "-m", message], { ...opts, env: { ...opts.env, ...ORCA_AUTHOR } });
+  await git(["update-ref", `refs/heads/${wt.branch}`, commit, head], opts);
+  return commit;
+}

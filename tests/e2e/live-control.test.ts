@@ -1,0 +1,132 @@
+/**
+ * Live control in a real terminal: orca's dashboard in tmux on a scripted model served by this
+ * test. Tab to a running sub-agent and Enter sends it a message (shown in its pane once it reads
+ * it); x stops only the focused pane; Ctrl+B sends a sub-agent to the background and the
+ * coordinator's turn ends while it runs. Needs a build (`npm run build`); CI is removed from
+ * orca's environment because with CI set Ink writes only the final frame.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, BIN, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { TmuxTerminal } from "./tmux.js";
+
+let term: TmuxTerminal | undefined;
+let ws: TempWorkspace | undefined;
+let server: ScriptedServer | undefined;
+
+afterEach(async () => {
+  term?.kill();
+  term = undefined;
+  await server?.close();
+  server = undefined;
+  ws?.cleanup();
+  ws = undefined;
+});
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function gate(): { open: () => void; opened: Promise<void> } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** orca's dashboard with an initial prompt, in tmux, on the test's scripted server. */
+function startOrca(name: string, w: TempWorkspace, url: string, prompt: string): TmuxTerminal {
+  const t = new TmuxTerminal(name);
+  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
+  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url ${url} ${quote(prompt)}; echo EXIT=$?; sleep 60`, 120, 40, w.dir);
+  return t;
+}
+
+const lineOf = (screen: string, who: string): string => screen.split("\n").find((l) => l.includes(who)) ?? "";
+const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
+const delegate = (task: string, label: string, extra: Record<string, unknown> = {}) => ({ name: "delegate", args: { agent: "explorer", task, label, ...extra } });
+const toolTexts = (r: RecordedRequest) => r.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
+type Step = ScriptedReply | ((r: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+describe("live control in tmux", () => {
+  it("Tab + a message reaches that sub-agent and shows in its pane; x stops only the focused pane", { timeout: 90_000 }, async () => {
+    const alphaGoesOn = gate();
+    const alphaEnds = gate();
+    const script: Record<string, Step[]> = {
+      coordinator: [{ toolCalls: [delegate("look at A", "alpha"), delegate("look at B", "beta")] }, { text: "report: alpha answered, beta stopped" }],
+      "explorer-1": [async () => (await alphaGoesOn.opened, { toolCalls: [{ name: "list_dir", args: { path: "." } }] }), async () => (await alphaEnds.opened, { text: "alpha answer" })],
+      "explorer-2": [{ kind: "hang" }],
+    };
+    server = await startScriptedServer(perAgent(script));
+    ws = tempWorkspace({ "a.txt": "a\n" });
+    term = startOrca("steer", ws, server.url, "go");
+    const t = term;
+    await t.waitFor("both panes running", (s) => /explorer \[alpha\] running/.test(s) && /explorer \[beta\] running/.test(s), 30_000);
+
+    t.keys("Tab");
+    await t.waitFor("the input box addressing alpha", (s) => s.includes("explorer [alpha] › "));
+    t.keys("-l", "steer-now: only src");
+    t.keys("Enter");
+    await t.waitFor("the message queued", (s) => s.includes("sent to explorer: it reads it before its next step"));
+    alphaGoesOn.open();
+    // Delivered before alpha's next request, and shown in its pane then.
+    await expect.poll(() => requestsOf(server!, "explorer-1").length, { timeout: 20_000 }).toBe(2);
+    const second = requestsOf(server, "explorer-1")[1]!;
+    expect(second.body.messages.at(-1)).toEqual({ role: "user", content: "steer-now: only src" });
+    t.keys("z");
+    const zoomed = await t.waitFor("alpha's transcript", (s) => s.includes("Esc/q/z back") && s.includes("steer-now: only src"));
+    expect(zoomed).toContain("task: look at A");
+    t.keys("Escape");
+    await t.waitFor("the grid again", (s) => !s.includes("Esc/q/z back"));
+    for (const r of [...requestsOf(server, "explorer-2"), ...requestsOf(server, "coordinator")]) expect(JSON.stringify(r.body.messages)).not.toContain("steer-now");
+
+    // Beta hangs in its first request: x on its pane stops it, and only it.
+    t.keys("Tab");
+    await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer [beta] › "));
+    t.keys("x");
+    const stopped = await t.waitFor("beta cancelled", (s) => /explorer \[beta\] cancelled/.test(s));
+    expect(lineOf(stopped, "explorer [alpha]")).toContain("running");
+    expect(lineOf(stopped, "coordinator")).toContain("running");
+
+    alphaEnds.open();
+    await t.waitFor("the coordinator's report", (s) => s.includes("report: alpha answered, beta stopped") && s.includes("Ask orca"), 30_000);
+    const [alpha, beta] = toolTexts(requestsOf(server, "coordinator")[1]!);
+    expect(alpha).toContain("status: done");
+    expect(beta).toContain("status: cancelled");
+    expect(beta).toContain(`(resume it with delegate {"resume": "explorer-2", "task": "…"})`);
+    t.keys("C-c");
+    await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
+  });
+
+  it("Ctrl+B sends the focused sub-agent to the background: the coordinator's turn ends while it runs", { timeout: 90_000 }, async () => {
+    const gammaEnds = gate();
+    const script: Record<string, Step[]> = {
+      coordinator: [
+        { toolCalls: [delegate("look at C", "gamma")] },
+        { text: "turn over; gamma works on" },
+        { text: "gamma reported back" },
+      ],
+      "explorer-1": [async () => (await gammaEnds.opened, { text: "gamma answer" })],
+    };
+    server = await startScriptedServer(perAgent(script));
+    ws = tempWorkspace();
+    term = startOrca("background", ws, server.url, "go");
+    const t = term;
+    await t.waitFor("gamma running", (s) => /explorer \[gamma\] running/.test(s), 30_000);
+    t.keys("Tab");
+    await t.waitFor("gamma focused", (s) => s.includes("Ctrl+B background"));
+    t.keys("C-b");
+    const waiting = await t.waitFor("the coordinator's turn over while gamma runs", (s) => s.includes("turn over; gamma works on") && s.includes("waiting for background sub-agents: explorer-1"));
+    expect(lineOf(waiting, "explorer [gamma]")).toMatch(/running · bg/);
+    expect(waiting).toContain("moved to the background: its parent goes on");
+    const moved = toolTexts(requestsOf(server, "coordinator")[1]!)[0]!;
+    expect(moved).toContain("explorer-1 (explorer, \"gamma\") was moved to the background by the user and keeps running");
+    expect(requestsOf(server, "explorer-1")[0]!.finishedAt).toBeUndefined();
+
+    gammaEnds.open();
+    await t.waitFor("the result delivered and answered", (s) => s.includes("gamma reported back") && s.includes("Ask orca"), 30_000);
+    const delivered = requestsOf(server, "coordinator")[2]!.body.messages.at(-1)!;
+    expect(delivered.role).toBe("user");
+    expect(delivered.content).toMatch(/^\[background sub-agent explorer-1 ended\]/);
+    expect(delivered.content).toContain("gamma answer");
+    t.keys("C-c");
+    await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
+  });
+});

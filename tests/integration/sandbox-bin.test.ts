@@ -1,0 +1,178 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { runAndKill } from "../fixtures/crash-kill.js";
+import { bin } from "../fixtures/mcp-servers.js";
+import { processesWith } from "../fixtures/processes.js";
+import { countingServer, outsideDir } from "../fixtures/sandbox.js";
+
+/**
+ * The attacks of issue 11 that the sandbox makes moot, through the real bin: a scripted model
+ * calls bash headless with --yes (everything that would ask is approved), and the test looks at
+ * the disk, the host and what reached the model.
+ */
+
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+let outside: ReturnType<typeof outsideDir>;
+
+beforeAll(() => {
+  outside = outsideDir();
+});
+afterAll(() => outside.cleanup());
+afterEach(async () => {
+  await server?.close();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+});
+
+const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: "bash", args: { command } }] });
+
+async function orca(commands: string[], files: Record<string, string> = {}, extraArgs: string[] = []) {
+  server = await startScriptedServer([...commands.map(bash), { text: "done" }]);
+  ws = tempWorkspace(files);
+  const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", ...extraArgs], { ws });
+  expect(run.code, run.stderr).toBe(0);
+  const results = commands.map((_, i) => lastToolResult(server!.requests[i + 1]!));
+  return { run, results, ws };
+}
+
+describe("orca -p --yes: commands run in the sandbox", () => {
+  it("cannot write outside the workspace, nor git's config and hooks, nor orca's own settings", async () => {
+    const marker = path.join(outside.dir, "marker");
+    const { ws, results } = await orca(
+      [
+        `echo pwned > ${marker}`,
+        `git init -q . && rm -rf .git/hooks; echo 'touch ${marker}' > .git/hooks/pre-commit; printf '[core]\\n\\tfsmonitor = "touch ${marker}"\\n' >> .git/config`,
+        "mkdir -p .orca && printf 'permissions:\\n  mode: bypass\\n' > .orca/config.yaml; echo '{}' > .mcp.json; echo attempted",
+      ],
+      {},
+    );
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(results[0]).toContain("Read-only file system");
+    // `git init` was refused too: creating .git is creating its config and hooks.
+    expect(fs.existsSync(ws.file(".git"))).toBe(false);
+    expect(fs.existsSync(ws.file(".orca"))).toBe(false);
+    expect(fs.existsSync(ws.file(".mcp.json"))).toBe(false);
+    expect(results[2]).toContain("attempted");
+  });
+
+  it("cannot change an existing repository's config or add a hook", async () => {
+    ws = tempWorkspace({ "a.txt": "a\n" });
+    execFileSync("git", ["init", "-q", "."], { cwd: ws.dir });
+    const config = fs.readFileSync(ws.file(".git/config"), "utf8");
+    const marker = path.join(outside.dir, "hooked");
+    server = await startScriptedServer([
+      bash(`git config core.fsmonitor 'touch ${marker}'; echo 'touch ${marker}' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; git status --short`),
+      { text: "done" },
+    ]);
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(ws.file(".git/config"), "utf8")).toBe(config);
+    expect(fs.existsSync(ws.file(".git/hooks/post-checkout"))).toBe(false);
+    execFileSync("git", ["status"], { cwd: ws.dir });
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it("a read_file deny rule hides the file from cat and grep in bash", async () => {
+    const { results } = await orca(["cat ./.env; grep -r SECRET . ; cat ../ws/.env"], {
+      ".env": "SECRET=hunter2-do-not-show\n",
+      ".orca/config.yaml": 'permissions:\n  deny: ["read_file(.env*)"]\n',
+    });
+    expect(results[0]).toContain("Permission denied");
+    expect(results[0]).not.toContain("hunter2");
+  });
+
+  it("has no network: a server on the host's loopback gets no connection", async () => {
+    const host = await countingServer();
+    try {
+      const { results } = await orca([`curl -sS --max-time 5 http://127.0.0.1:${host.port}/; echo "exit=$?"`]);
+      expect(results[0]).toMatch(/exit=[1-9]/);
+      expect(host.connections()).toBe(0);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("commands do not get the model key; with pass_model_key they do, and the log still redacts it", async () => {
+    const probe = "grep -a -o -E 'KEY=.{12}' /proc/self/environ; env | grep -c API_KEY";
+    const hidden = await orca([probe]);
+    expect(hidden.results[0]).not.toContain("sk-test");
+    expect(hidden.results[0]).toMatch(/^0$/m);
+    await server!.close();
+    hidden.ws.cleanup();
+
+    const coloured = "grep --color=always -a -o -E 'KEY=.{20}' /proc/self/environ";
+    const passed = await orca([coloured], { ".orca/config.yaml": "tools:\n  pass_model_key: true\n" }, ["--output-format", "stream-json"]);
+    expect(passed.results[0]).toContain("sk-test-0123");
+    // stream-json and the session log carry the tool result: no 8 characters of the key in a row.
+    const log = fs.readFileSync(sessionLogs(passed.ws)[0]!, "utf8");
+    for (const text of [passed.run.stdout, log]) {
+      expect(text).toContain("[redacted]");
+      for (let i = 0; i + 8 <= TEST_KEY.length; i++) expect(text).not.toContain(TEST_KEY.slice(i, i + 8));
+    }
+  });
+
+  it("says at start-up when commands cannot be sandboxed", async () => {
+    server = await startScriptedServer([{ text: "done" }]);
+    ws = tempWorkspace();
+    // A PATH with node and bash but no bwrap.
+    const bin = path.join(ws.home, "bin");
+    fs.mkdirSync(bin);
+    for (const tool of ["bash", "sh"]) fs.symlinkSync(execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(), path.join(bin, tool));
+    const run = await runOrca(["-p", "go", "--base-url", server.url], { ws, env: { PATH: bin } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("orca: warning: sandbox unavailable: bubblewrap (bwrap) is not installed");
+    const doctor = await runOrca(["doctor"], { ws, env: { PATH: bin } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain("sandbox: unavailable: bubblewrap (bwrap) is not installed");
+    expect(doctor.stdout).toMatch(/bwrap +not found/);
+    const healthy = await runOrca(["doctor"], { ws });
+    expect(healthy.code, healthy.stdout).toBe(0);
+    expect(healthy.stdout).toMatch(/^sandbox: on \(bubblewrap [\d.]+\) · no network$/m);
+    expect(healthy.stdout).toMatch(/^ {2}socat +socat \d/m);
+
+    fs.mkdirSync(ws.file(".orca"));
+    fs.writeFileSync(ws.file(".orca/config.yaml"), "sandbox:\n  enabled: true\n");
+    const required = await runOrca(["-p", "go", "--base-url", server.url], { ws, env: { PATH: bin } });
+    expect(required.code).toBe(2);
+    expect(required.stderr.trim()).toBe("orca: sandbox.enabled is true but bubblewrap (bwrap) is not installed; install it, e.g. apt-get install bubblewrap");
+  });
+
+  it("an MCP stdio server gets its configured env, not orca's (no model key)", async () => {
+    server = await startScriptedServer([{ toolCalls: [{ name: "mcp__everything__get-env", args: {} }] }, { text: "done" }]);
+    ws = tempWorkspace({
+      ".orca/config.yaml": `mcp_servers:\n  everything:\n    command: ${JSON.stringify(bin("mcp-server-everything"))}\n    env: { CONFIGURED_FOR_SERVER: "yes-configured" }\n`,
+    });
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, env: { ANTHROPIC_API_KEY: "sk-ant-0123456789abcdef", ORCA_ONLY_VARIABLE: "leak" }, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const result = lastToolResult(server.requests[1]!);
+    expect(result).toContain("yes-configured");
+    expect(result).toContain('"PATH"');
+    for (const leaked of ["OPENAI_API_KEY", TEST_KEY, "ANTHROPIC_API_KEY", "sk-ant-0123456789abcdef", "ORCA_ONLY_VARIABLE"]) expect(result).not.toContain(leaked);
+  }, 90_000);
+
+  it("after orca is killed mid-command, the sandbox dies with it and the next start removes its stand-ins", async () => {
+    server = await startScriptedServer([bash("touch started; sleep 30.0505"), { kind: "hang" }]);
+    ws = tempWorkspace();
+    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start");
+    // bwrap --die-with-parent: nothing of the command outlives orca.
+    await new Promise<void>((resolve, reject) => {
+      const end = Date.now() + 5_000;
+      const poll = () => (processesWith("30.0505").length === 0 ? resolve() : Date.now() > end ? reject(new Error("sandbox outlived orca")) : setTimeout(poll, 20));
+      poll();
+    });
+    // Left behind by the kill: empty stand-ins.
+    expect(fs.readdirSync(ws.file(".mcp.json"))).toEqual([]);
+    await server.close();
+    server = await startScriptedServer([{ text: "clean" }]);
+    const next = await runOrca(["-p", "again", "--base-url", server.url], { ws });
+    expect(next.stderr).toBe("");
+    expect(next.code).toBe(0);
+    expect(fs.readdirSync(ws.dir).sort()).toEqual(["started"]);
+  });
+});

@@ -1,0 +1,138 @@
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { readLog } from "../../src/events/log.js";
+import type { EventOf } from "../../src/events/types.js";
+import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, expectValidHistories, lastToolResult, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+
+const servers: ScriptedServer[] = [];
+let ws: TempWorkspace | undefined;
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  ws?.cleanup();
+  ws = undefined;
+});
+
+async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
+  const s = await startScriptedServer(script);
+  servers.push(s);
+  return s;
+}
+
+const call = (name: string, args: unknown, id?: string): ScriptedReply => ({ toolCalls: [{ id, name, args }] });
+
+/** Resolves once `condition` holds, checking as requests arrive; fails after `ms`. */
+async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The file's text from a numbered read_file result. */
+function fromNumbered(result: string): string {
+  return result
+    .split("\n")
+    .map((line) => line.replace(/^ *\d+\t/, ""))
+    .join("\n")
+    .concat("\n");
+}
+
+describe("no lost updates, through the real bin", () => {
+  it("two editors, one stale whole-file rewrite: the second writer is refused, the first writer's change survives, the run completes", async () => {
+    ws = tempWorkspace({ "shared.txt": "F=1\nG=1\n" });
+    let s!: ScriptedServer;
+    const editor2Edited = () =>
+      s.requests.some((r) => agentOf(r) === "editor-2" && lastToolResult(r).startsWith("Edited shared.txt"));
+    s = await server(
+      perAgent({
+        coordinator: [
+          {
+            toolCalls: [
+              { name: "delegate", args: { agent: "editor", task: "set G to 2 in shared.txt", label: "set G" } },
+              { name: "delegate", args: { agent: "editor", task: "set F to 2 in shared.txt", label: "fix subtract" } },
+            ],
+          },
+          { text: "both editors reported" },
+        ],
+        "editor-1": [
+          call("read_file", { path: "shared.txt" }),
+          // It "thinks" until editor-2's edit has landed, then rewrites the whole file from its stale read.
+          async () => {
+            await until(editor2Edited, "editor-2's edit");
+            return call("write_file", { path: "shared.txt", content: "F=1\nG=2\n" });
+          },
+          call("read_file", { path: "shared.txt" }),
+          (request: RecordedRequest) => call("write_file", { path: "shared.txt", content: fromNumbered(lastToolResult(request)).replace("G=1", "G=2") }),
+          { text: "G is 2 now" },
+        ],
+        "editor-2": [
+          call("read_file", { path: "shared.txt" }),
+          call("edit_file", { path: "shared.txt", old_string: "F=1", new_string: "F=2" }),
+          { text: "F is 2 now" },
+        ],
+      }),
+    );
+
+    const run = await runOrca(["-p", "fix both", "--base-url", s.url, "--yes"], { ws });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe("both editors reported");
+    // editor-2's F=2 survived editor-1's stale rewrite; editor-1 got its G=2 in after reading again.
+    expect(ws.read("shared.txt")).toBe("F=2\nG=2\n");
+
+    const editor1 = s.requests.filter((r) => agentOf(r) === "editor-1");
+    expect(lastToolResult(editor1[2]!)).toMatch(
+      /^Error: write_file: shared\.txt changed since you read it \(edited by editor-2 \[fix subtract\] (just now|\d+ s ago)\); read it again, then write$/,
+    );
+    expect(lastToolResult(editor1[4]!)).toBe("Overwrote shared.txt (8 bytes, was 8 bytes)");
+
+    const final = s.requests.filter((r) => agentOf(r) === "coordinator")[1]!;
+    const results = final.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
+    expect(results[0]).toContain("write conflicts: 1 refused (0 not written since)");
+    expect(results[0]).toMatch(/ {2}shared\.txt: write_file refused, changed since read \(edited by editor-2 \[fix subtract\] [^)]*\); written later by this agent/);
+    expect(results[1]).not.toContain("write conflicts");
+    expectValidHistories(s.requests);
+
+    const [file] = sessionLogs(ws);
+    const conflicts = readLog(file!).events.filter((e): e is EventOf<"write_conflict"> => e.type === "write_conflict");
+    expect(conflicts).toEqual([
+      expect.objectContaining({
+        agentId: "editor-1",
+        parentId: "coordinator",
+        tool: "write_file",
+        path: "shared.txt",
+        reason: "stale",
+        changedBy: { kind: "agent", agentId: "editor-2", name: "editor-2 [fix subtract]", via: "edit_file" },
+      }),
+    ]);
+  });
+
+  it("a resumed agent keeps what it had read: it may rewrite an unchanged file, not one the user changed since", async () => {
+    ws = tempWorkspace({ "a.txt": "a\n", "b.txt": "b\n" });
+    const first = await server([call("read_file", { path: "a.txt" }), call("read_file", { path: "b.txt" }), { text: "read both" }]);
+    const one = await runOrca(["-p", "read a and b", "--base-url", first.url, "--yes"], { ws });
+    expect(one.code, one.stderr).toBe(0);
+    const id = readLog(sessionLogs(ws)[0]!).events[0]!.sessionId;
+
+    // The user edits b.txt in their editor between the two runs.
+    fs.writeFileSync(ws.file("b.txt"), "b, by the user\n");
+
+    const second = await server([
+      call("write_file", { path: "a.txt", content: "A\n" }),
+      call("write_file", { path: "b.txt", content: "B\n" }),
+      { text: "wrote what I could" },
+    ]);
+    const two = await runOrca(["--resume", id, "-p", "now rewrite them", "--base-url", second.url, "--yes"], { ws });
+    expect(two.stderr).toBe("");
+    expect(two.code).toBe(0);
+    expect(lastToolResult(second.requests[1]!)).toBe("Overwrote a.txt (2 bytes, was 2 bytes)");
+    expect(lastToolResult(second.requests[2]!)).toMatch(
+      /^Error: write_file: b\.txt changed since you read it \(changed outside orca \(by you or another program\) [^)]*\); read it again, then write$/,
+    );
+    expect(ws.read("a.txt")).toBe("A\n");
+    expect(ws.read("b.txt")).toBe("b, by the user\n");
+  });
+});

@@ -1,0 +1,175 @@
+import fs from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { EventOf } from "../../src/events/types.js";
+import type { ToolResult } from "../../src/tools/tool.js";
+import { toolRig } from "../fixtures/tool-rig.js";
+
+/**
+ * Random interleavings of agents reading, editing, rewriting and bash-writing a few shared files,
+ * through the real tools, executor and scheduler on a temp workspace. The reference below is the
+ * rule, written without the implementation's maps: an agent knows a file's content whole when it
+ * read it, wrote it, or changed content it knew whole; write_file of an existing file needs that.
+ */
+
+const AGENTS = ["x", "y", "z"];
+const PATHS = ["a.txt", "b.txt"];
+const WORDS = ["p", "q"];
+
+type Op =
+  | { kind: "read"; path: string }
+  | { kind: "write"; path: string; words: string[] }
+  | { kind: "edit"; path: string; from: string; to: string }
+  | { kind: "bash"; path: string; words: string[] };
+
+const content = (words: string[]) => words.map((w) => `${w}\n`).join("");
+// One hot file and one that starts missing (so creation without a read is exercised too).
+const path = fc.oneof({ weight: 3, arbitrary: fc.constant("a.txt") }, { weight: 1, arbitrary: fc.constant("b.txt") });
+const words = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 });
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("read" as const), path }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("write" as const), path, words }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("edit" as const), path, from: fc.constantFrom(...WORDS), to: fc.constantFrom(...WORDS) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("bash" as const), path, words }) },
+);
+/** One agent's turns: each turn is one assistant message of one or two calls (run in parallel). */
+const agentArb = fc.array(fc.array(opArb, { minLength: 1, maxLength: 2 }), { minLength: 2, maxLength: 5 });
+
+function toCall(op: Op): { name: string; args: unknown } {
+  switch (op.kind) {
+    case "read":
+      return { name: "read_file", args: { path: op.path } };
+    case "write":
+      return { name: "write_file", args: { path: op.path, content: content(op.words) } };
+    case "edit":
+      return { name: "edit_file", args: { path: op.path, old_string: `${op.from}\n`, new_string: `${op.to}\n` } };
+    case "bash":
+      return { name: "bash", args: { command: `printf '${content(op.words).replace(/\n/g, "\\n")}' > ${op.path}` } };
+  }
+}
+
+/** edit_file's rule: non-overlapping occurrences, left to right. */
+function count(text: string, search: string): number {
+  let n = 0;
+  for (let i = text.indexOf(search); i !== -1; i = text.indexOf(search, i + search.length)) n++;
+  return n;
+}
+
+interface Ran {
+  id: string;
+  agent: string;
+  op: Op;
+  result: ToolResult;
+}
+
+describe("read versions (property)", () => {
+  it("no write lands on a version its agent has not seen; every refusal reaches its agent; the files end as the accepted writes in order", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(agentArb, { minLength: 2, maxLength: 3 }),
+        fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 12, maxLength: 12 }),
+        async (agents, delays) => {
+          const rig = toolRig({ maxConcurrency: 4 });
+          try {
+            rig.write("a.txt", content(["p", "q"]));
+            const ran = new Map<string, Ran>();
+            let n = 0;
+            await Promise.all(
+              agents.map(async (turns, a) => {
+                const agent = AGENTS[a]!;
+                for (const [t, turn] of turns.entries()) {
+                  // A little jitter between turns so agents interleave differently from run to run.
+                  const delay = delays[(a * 4 + t) % delays.length]!;
+                  if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+                  const ids = turn.map(() => `c${n++}`);
+                  const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
+                  turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+                }
+              }),
+            );
+
+            // Replay in the order the scheduler started the calls: calls on one path never overlap
+            // (and bash excludes everything), so per path this is the order they happened in.
+            const order = rig.events.filter((e): e is EventOf<"tool_started"> => e.type === "tool_started").map((e) => ran.get(e.callId)!);
+            expect(order).toHaveLength(ran.size);
+            const conflicts = new Set(rig.events.filter((e) => e.type === "write_conflict").map((e) => (e as EventOf<"write_conflict">).callId));
+
+            const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? content(["p", "q"]) : null]));
+            /** Paths some file tool has looked at: only those can a bash command be caught changing. */
+            const tracked = new Set<string>();
+            const knows = new Map<string, { text: string; whole: boolean }>();
+            const key = (agent: string, p: string) => `${agent}\0${p}`;
+
+            for (const { id, agent, op, result } of order) {
+              const current = disk.get(op.path)!;
+              const seen = knows.get(key(agent, op.path));
+              const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content}`;
+              switch (op.kind) {
+                case "read":
+                  expect(result.ok, where).toBe(current !== null);
+                  if (current !== null) {
+                    knows.set(key(agent, op.path), { text: current, whole: true });
+                    tracked.add(op.path);
+                  }
+                  break;
+                case "write": {
+                  const next = content(op.words);
+                  const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
+                  expect(result.ok, where).toBe(basedOnCurrent);
+                  tracked.add(op.path);
+                  if (basedOnCurrent) {
+                    disk.set(op.path, next);
+                    knows.set(key(agent, op.path), { text: next, whole: true });
+                  } else {
+                    // Refused, and the agent is told: the result it reads, and a write_conflict event.
+                    expect(result.content, where).toMatch(/^Error: write_file: .*(read it again|read it first)/);
+                    expect(conflicts.has(id), where).toBe(true);
+                  }
+                  break;
+                }
+                case "edit": {
+                  if (current === null || op.from === op.to) {
+                    expect(result.ok, where).toBe(false);
+                    break;
+                  }
+                  tracked.add(op.path);
+                  const changedUnder = seen !== undefined && seen.text !== current;
+                  const matches = count(current, `${op.from}\n`);
+                  expect(result.ok, where).toBe(matches === 1);
+                  // A refused edit on a changed file is a conflict too; one on an unchanged file is not.
+                  expect(conflicts.has(id), where).toBe(matches !== 1 && changedUnder);
+                  if (matches !== 1) break;
+                  const next = current.replace(`${op.from}\n`, `${op.to}\n`);
+                  expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
+                  disk.set(op.path, next);
+                  knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+                  break;
+                }
+                case "bash": {
+                  expect(result.ok, where).toBe(true);
+                  const next = content(op.words);
+                  if (tracked.has(op.path) && next !== current) {
+                    knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+                  }
+                  disk.set(op.path, next);
+                  break;
+                }
+              }
+            }
+
+            for (const p of PATHS) {
+              const actual = fs.existsSync(rig.file(p)) ? rig.read(p) : null;
+              expect(actual, p).toBe(disk.get(p));
+            }
+            // Only writes the reference refused were refused: no conflict without a reason.
+            for (const id of conflicts) expect(ran.get(id)!.result.ok).toBe(false);
+          } finally {
+            await rig.cleanup();
+          }
+        },
+      ),
+      // Bounded in time as well as in runs: on a loaded machine it tries fewer interleavings, never more than 7 s.
+      { numRuns: 100, interruptAfterTimeLimit: 7_000 },
+    );
+  }, 10_000);
+});

@@ -1,0 +1,99 @@
+/**
+ * WorktreeManager on real git repositories: what a new worktree starts from (HEAD plus the main
+ * tree's uncommitted changes, the user's index untouched), the untracked-files limit, finishing
+ * (commit on the branch, merge, unlock), and an agent that rewrites its worktree's `.git` file.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Workspace } from "../../src/tools/workspace.js";
+import { UNTRACKED_LIMIT, WorktreeManager, type Worktree } from "../../src/worktrees/worktree.js";
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" }).trim();
+
+function repo(files: Record<string, string>): { root: string; manager: WorktreeManager } {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-wt-test-")));
+  const root = path.join(dir, "repo");
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+  git(root, "init", "-q");
+  git(root, "add", "-A");
+  git(root, "commit", "-qm", "base");
+  return { root, manager: new WorktreeManager({ dir: path.join(dir, "worktrees"), sessionId: "s1", workspace: new Workspace(root) }) };
+}
+
+async function open(manager: WorktreeManager, id: string): Promise<{ wt: Worktree; note?: string }> {
+  const opened = await manager.open(id);
+  if ("unavailable" in opened) throw new Error(opened.unavailable);
+  return { wt: opened.worktree, note: opened.note };
+}
+
+const noMerge = { merge: false, labels: { ours: "main", theirs: "agent" }, withPaths: () => Promise.reject(new Error("no merge expected")) };
+
+describe("WorktreeManager", () => {
+  it("starts from HEAD plus the uncommitted changes (staged, unstaged, deleted, untracked); the main index is untouched", async () => {
+    const { root, manager } = repo({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", ".gitignore": "ignored/\n" });
+    fs.writeFileSync(path.join(root, "a.txt"), "a, staged\n");
+    git(root, "add", "a.txt");
+    fs.writeFileSync(path.join(root, "b.txt"), "b, unstaged\n");
+    fs.rmSync(path.join(root, "c.txt"));
+    fs.writeFileSync(path.join(root, "new.txt"), "untracked\n");
+    fs.mkdirSync(path.join(root, "ignored"));
+    fs.writeFileSync(path.join(root, "ignored", "x"), "ignored\n");
+    const statusBefore = git(root, "status", "--porcelain");
+    const { wt } = await open(manager, "editor-1");
+    expect(fs.readFileSync(path.join(wt.path, "a.txt"), "utf8")).toBe("a, staged\n");
+    expect(fs.readFileSync(path.join(wt.path, "b.txt"), "utf8")).toBe("b, unstaged\n");
+    expect(fs.existsSync(path.join(wt.path, "c.txt"))).toBe(false);
+    expect(fs.readFileSync(path.join(wt.path, "new.txt"), "utf8")).toBe("untracked\n");
+    expect(fs.existsSync(path.join(wt.path, "ignored"))).toBe(false);
+    expect(git(root, "status", "--porcelain")).toBe(statusBefore);
+    expect(git(root, "rev-parse", `${wt.base}^`)).toBe(git(root, "rev-parse", "HEAD"));
+    expect(git(wt.path, "status", "--porcelain")).toBe("");
+    expect(git(root, "worktree", "list", "--porcelain")).toContain(`locked orca session s1 pid ${process.pid}`);
+    // Opened again (a resumed agent): the same worktree and base.
+    const again = await manager.open("editor-1");
+    expect("worktree" in again && again.reused && again.worktree.base).toBe(wt.base);
+  });
+
+  it(`leaves untracked files out when there are more than ${UNTRACKED_LIMIT}, and says so`, async () => {
+    const { root, manager } = repo({ "a.txt": "a\n" });
+    fs.mkdirSync(path.join(root, "out"));
+    for (let i = 0; i <= UNTRACKED_LIMIT; i++) fs.writeFileSync(path.join(root, "out", `f${i}`), "");
+    fs.writeFileSync(path.join(root, "a.txt"), "a, edited\n");
+    const { wt, note } = await open(manager, "editor-1");
+    expect(note).toBe(`its worktree has none of the ${UNTRACKED_LIMIT + 1} untracked files of the main tree (more than ${UNTRACKED_LIMIT}; add them to .gitignore or commit them)`);
+    expect(fs.existsSync(path.join(wt.path, "out"))).toBe(false);
+    expect(fs.readFileSync(path.join(wt.path, "a.txt"), "utf8")).toBe("a, edited\n");
+  });
+
+  it("finish commits the agent's work on its branch and unlocks it; a rewritten .git file in the worktree is not followed", async () => {
+    const { root, manager } = repo({ "a.txt": "a\n" });
+    const { wt } = await open(manager, "editor-1");
+    fs.writeFileSync(path.join(wt.path, "a.txt"), "a, by the agent\n");
+    // The agent points its worktree's .git at the main repository: orca's commit must not touch the main index.
+    fs.writeFileSync(path.join(wt.path, ".git"), `gitdir: ${path.join(root, ".git")}\n`);
+    const indexBefore = fs.readFileSync(path.join(root, ".git", "index"));
+    const done = await manager.finish(wt, { ...noMerge, message: "orca: work of editor-1" });
+    expect(done.head).not.toBeNull();
+    expect(git(root, "show", `${wt.branch}:a.txt`)).toBe("a, by the agent");
+    expect(git(root, "log", "-1", "--format=%an %s", wt.branch)).toBe("orca orca: work of editor-1");
+    expect(fs.readFileSync(path.join(root, ".git", "index")).equals(indexBefore)).toBe(true);
+    expect(git(root, "rev-parse", "HEAD")).toBe(git(root, "rev-parse", `${wt.base}`));
+    expect(git(root, "worktree", "list", "--porcelain")).not.toContain("locked");
+    await manager.remove(wt);
+    expect(fs.existsSync(wt.path)).toBe(false);
+    expect(git(root, "branch", "--list", "orca/*")).toBe("");
+    expect(git(root, "for-each-ref", "refs/orca/")).toBe("");
+  });
+});

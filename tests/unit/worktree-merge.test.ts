@@ -1,0 +1,111 @@
+/**
+ * The 3-way merge of a worktree's changes into the main tree, on real git repositories: every
+ * kind of change (edit, add, delete, exec bit, symlink), edits on both sides of one file, and the
+ * all-or-nothing rule when one file conflicts or cannot be merged (binary).
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Workspace } from "../../src/tools/workspace.js";
+import { changesBetween, mergeInto } from "../../src/worktrees/merge.js";
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" }).trim();
+
+/** A repo with `files` committed as base, then `agent` applied and committed as head; HEAD back at base. */
+function setup(files: Record<string, string>, agent: (root: string) => void): { root: string; base: string; head: string } {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-merge-test-")));
+  const root = path.join(dir, "repo");
+  fs.mkdirSync(root);
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), content);
+  }
+  git(root, "init", "-q");
+  git(root, "add", "-A");
+  git(root, "commit", "-qm", "base");
+  const base = git(root, "rev-parse", "HEAD");
+  agent(root);
+  git(root, "add", "-A");
+  git(root, "commit", "-qm", "agent");
+  const head = git(root, "rev-parse", "HEAD");
+  git(root, "reset", "-q", "--hard", base);
+  return { root, base, head };
+}
+
+async function merge(root: string, base: string, head: string) {
+  return mergeInto(root, new Workspace(root), await changesBetween(root, base, head), { ours: "main", theirs: "agent" });
+}
+
+describe("worktree merge", () => {
+  it("applies edits, additions, deletions, an exec bit and a symlink; the main tree's own edit of another line stays", async () => {
+    const { root, base, head } = setup({ "a.txt": "1\n2\n3\n4\n5\n", "gone.txt": "bye\n", "run.sh": "echo hi\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "a.txt"), "1\n2\n3\n4\nFIVE\n");
+      fs.rmSync(path.join(r, "gone.txt"));
+      fs.mkdirSync(path.join(r, "new"));
+      fs.writeFileSync(path.join(r, "new", "b.txt"), "new file\n");
+      fs.chmodSync(path.join(r, "run.sh"), 0o755);
+      fs.symlinkSync("a.txt", path.join(r, "link"));
+    });
+    // The user's uncommitted edit in the main tree, on another line of the same file.
+    fs.writeFileSync(path.join(root, "a.txt"), "ONE\n2\n3\n4\n5\n");
+    const out = await merge(root, base, head);
+    expect(out.conflicts).toEqual([]);
+    expect(out.applied.sort()).toEqual(["a.txt", "gone.txt", "link", "new/b.txt", "run.sh"]);
+    expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("ONE\n2\n3\n4\nFIVE\n");
+    expect(fs.existsSync(path.join(root, "gone.txt"))).toBe(false);
+    expect(fs.readFileSync(path.join(root, "new", "b.txt"), "utf8")).toBe("new file\n");
+    expect(fs.statSync(path.join(root, "run.sh")).mode & 0o111).toBe(0o111);
+    expect(fs.readlinkSync(path.join(root, "link"))).toBe("a.txt");
+    // Nothing staged: the merge is an uncommitted change.
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("");
+  });
+
+  it("a change the main tree already has is not a conflict", async () => {
+    const { root, base, head } = setup({ "a.txt": "x\n" }, (r) => fs.writeFileSync(path.join(r, "a.txt"), "y\n"));
+    fs.writeFileSync(path.join(root, "a.txt"), "y\n");
+    expect(await merge(root, base, head)).toEqual({ applied: [], conflicts: [], outside: [] });
+  });
+
+  it("one conflicting file stops the whole merge: no file is written, none half-merged", async () => {
+    const { root, base, head } = setup({ "a.txt": "1\n2\n3\n", "b.txt": "b\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "a.txt"), "1\nagent\n3\n");
+      fs.writeFileSync(path.join(r, "b.txt"), "b changed\n");
+    });
+    fs.writeFileSync(path.join(root, "a.txt"), "1\nuser\n3\n");
+    const out = await merge(root, base, head);
+    expect(out).toEqual({ applied: [], conflicts: ["a.txt"], outside: [] });
+    expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("1\nuser\n3\n");
+    expect(fs.readFileSync(path.join(root, "b.txt"), "utf8")).toBe("b\n");
+  });
+
+  it("binary files changed on both sides, a file deleted by one side and edited by the other: conflicts", async () => {
+    const { root, base, head } = setup({ "img.bin": "\u0000\u0001\u0002", "doc.txt": "doc\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "img.bin"), "\u0000\u0001\u0003");
+      fs.rmSync(path.join(r, "doc.txt"));
+    });
+    fs.writeFileSync(path.join(root, "img.bin"), "\u0000\u0001\u0004");
+    fs.writeFileSync(path.join(root, "doc.txt"), "doc, edited by the user\n");
+    const out = await merge(root, base, head);
+    expect(out.conflicts.sort()).toEqual(["doc.txt", "img.bin"]);
+    expect(fs.readFileSync(path.join(root, "doc.txt"), "utf8")).toBe("doc, edited by the user\n");
+  });
+
+  it("a change outside the workspace (a sub-directory of the repository) is never written", async () => {
+    const { root, base, head } = setup({ "ws/in.txt": "in\n", "out.txt": "out\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "ws", "in.txt"), "in, changed\n");
+      fs.writeFileSync(path.join(r, "out.txt"), "out, changed\n");
+    });
+    const out = await mergeInto(root, new Workspace(path.join(root, "ws")), await changesBetween(root, base, head), { ours: "main", theirs: "agent" });
+    expect(out).toEqual({ applied: [], conflicts: [], outside: ["out.txt"] });
+    expect(fs.readFileSync(path.join(root, "out.txt"), "utf8")).toBe("out\n");
+    expect(fs.readFileSync(path.join(root, "ws", "in.txt"), "utf8")).toBe("in\n");
+  });
+});
