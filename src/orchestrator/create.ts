@@ -16,6 +16,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
 import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
+import { loadShellParser } from "../tools/shell/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -171,7 +172,8 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
     return model;
   };
 
-  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  // The shell grammar loads beside the sandbox probe: the permission check reads every command with it.
+  const [sandbox] = await Promise.all([Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home))), loadShellParser()]);
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
@@ -186,7 +188,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,
     onLoaded: (agentId, skill) => {
-      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools));
+      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools), { SKILL_DIR: skill.dir });
     },
   });
 
@@ -219,6 +221,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
       agents,
       modelFor,
       approver: opts.approver,
+      sandbox,
       tools: [
         ...builtinTools({
           shells,

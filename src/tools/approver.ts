@@ -10,6 +10,11 @@ export interface PermissionRequest {
   rule: string;
   /** What the call would change (Tool.preview: a unified diff for write_file / edit_file). */
   preview?: string;
+  /**
+   * The command asks to run outside the sandbox: only a person can allow that (a headless run
+   * refuses it even with --yes).
+   */
+  outsideSandbox?: true;
 }
 
 export type PermissionAnswer =
