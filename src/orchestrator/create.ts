@@ -188,7 +188,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,
     onLoaded: (agentId, skill) => {
-      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools), { SKILL_DIR: skill.dir });
+      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools), { SKILL_DIR: skill.dir, CLAUDE_SKILL_DIR: skill.dir });
     },
   });
 

@@ -27,6 +27,20 @@ export function waitNote(entry: ToolEntry): string | undefined {
   return `↳ was waiting for ${who}`;
 }
 
+/** Where a command ran: in which sandbox, or — the case to notice — outside any. */
+export function sandboxMark(entry: ToolEntry): string {
+  switch (entry.sandbox) {
+    case "read-only":
+      return "⛨ read-only sandbox";
+    case "workspace-write":
+      return "⛨ sandbox";
+    case "none":
+      return "⚠ no sandbox";
+    default:
+      return "";
+  }
+}
+
 const PLAIN = /^[\x20-\x7e]*$/;
 
 /**
@@ -75,8 +89,9 @@ export function rowsOf(entry: Entry, width: number): readonly Row[] {
       const lines = PLAIN.test(note) ? wrapPlain(note, inner) : wrapAnsi(note, inner, { hard: true, trim: false }).split("\n");
       lines.forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
     }
-    // The call's lifecycle hooks, on one line: "⚙ hook PreToolUse 12ms · PostToolUse 8ms".
-    if (entry.hooks?.length) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapAnsi(`⚙ hook ${entry.hooks.join(" · ")}`, inner, { hard: true }).split("\n")[0], note: true });
+    // How a command runs and the call's lifecycle hooks, on one line: "⛨ read-only sandbox · ⚙ hook PreToolUse 12ms".
+    const marks = [sandboxMark(entry), entry.hooks?.length ? `⚙ hook ${entry.hooks.join(" · ")}` : ""].filter(Boolean).join(" · ");
+    if (marks) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapAnsi(marks, inner, { hard: true }).split("\n")[0], note: true });
   } else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);
