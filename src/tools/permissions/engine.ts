@@ -174,6 +174,9 @@ export class Permissions {
 
     if (cmd?.unsandboxed && this.sandbox.available) {
       if (this.mode === "plan") return this.asker.denied(call, "mode", "mode:plan", "plan mode runs every command in a read-only sandbox; none runs outside it");
+      // Only a person's "always" for this very command outside the sandbox covers it.
+      const exact = allowedBy(this.asker.session.filter((r) => r.exact), name, subject);
+      if (exact) return this.asker.allowed(call, "rule", `allow: ${ruleTexts(exact)}`, "none");
       return this.asker.ask({ call, subject, rule: "sandbox: run outside the sandbox (network, writes anywhere)", signal, sandbox: "none", personOnly: true });
     }
 
