@@ -172,8 +172,10 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
     return model;
   };
 
-  // The shell grammar loads beside the sandbox probe: the permission check reads every command with it.
-  const [sandbox] = await Promise.all([Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home))), loadShellParser()]);
+  // The shell grammar the permission check reads commands with loads in the background (the
+  // check awaits it); a failure leaves every command uncertain, so they ask.
+  loadShellParser().catch(() => undefined);
+  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });

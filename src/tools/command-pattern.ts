@@ -52,7 +52,13 @@ const NEVER_READ_ONLY = new Set(
 
 /** Whether `command` only reads, as far as the text can tell (false whenever unsure). */
 export function isReadOnlyCommand(command: string, patterns: readonly string[]): boolean {
-  return readsOnly(analyseCommand(command), command, patterns.map((p) => compileCommandPattern(p)));
+  return readOnlyHint(patterns)(command);
+}
+
+/** isReadOnlyCommand with the patterns compiled once (the bash tool asks for every call, several times). */
+export function readOnlyHint(patterns: readonly string[]): (command: string) => boolean {
+  const compiled = patterns.map((p) => compileCommandPattern(p));
+  return (command) => readsOnly(analyseCommand(command), command, compiled);
 }
 
 export function readsOnly(analysis: ShellAnalysis, text: string, patterns: readonly CommandPattern[]): boolean {

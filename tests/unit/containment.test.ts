@@ -90,6 +90,17 @@ describe("what runs without asking", () => {
     expect(await bare.check(bash, { command: "ls" })).toMatchObject({ allowed: true, by: "user", rule: "mode:plan (no sandbox to keep the command read-only)", sandbox: "none" });
   });
 
+  it("plan mode still asks where an ask rule or a hook says so, for read-only tools too", async () => {
+    const readFile = byName("read_file");
+    const s = setup({ mode: "plan" });
+    const p = new Permissions({ mode: "plan", allow: [], ask: ["read_file(.env*)"], deny: [], approver: s.approver, emit: () => undefined, workspace, sandbox: { available: true } });
+    const decision = await p.check({ callId: "x", agentId: "a1", agentName: "e", tool: readFile, args: { path: ".env" } }, new AbortController().signal);
+    expect(decision).toMatchObject({ allowed: false, rule: "ask: read_file(.env*)" });
+    const hooked = await p.check({ callId: "y", agentId: "a1", agentName: "e", tool: readFile, args: { path: "a.txt" } }, new AbortController().signal, { decision: "ask", rule: "hook PreToolUse: ./x" });
+    expect(hooked).toMatchObject({ allowed: false, rule: "hook PreToolUse: ./x" });
+    expect(s.approver.requests).toHaveLength(2);
+  });
+
   it("permission_decided says whether the command is sandboxed", async () => {
     const s = setup({ deny: ["bash(rm *)"] });
     await s.check(bash, { command: "ls" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isReadOnlyCommand } from "../command-pattern.js";
+import { readOnlyHint } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
@@ -50,7 +50,7 @@ function paramsFor(opts: BashOptions) {
 export type BashArgs = z.infer<ReturnType<typeof paramsFor>>;
 
 export function bashTool(opts: BashOptions): Tool<BashArgs> {
-  const readOnly = (command: string) => isReadOnlyCommand(command, opts.readOnlyCommands);
+  const readOnly = readOnlyHint(opts.readOnlyCommands);
   const sandbox = opts.shells.launcher.sandbox;
   return {
     name: "bash",

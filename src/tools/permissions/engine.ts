@@ -2,7 +2,7 @@ import type { PermissionMode } from "../../config/schema.js";
 import type { EmitFn } from "../../events/types.js";
 import type { Approver } from "../approver.js";
 import type { SandboxRequest } from "../sandbox/types.js";
-import { analyseCommand, loadShellParser } from "../shell/index.js";
+import { analyseCommand, loadShellParser, shellParserLoaded } from "../shell/index.js";
 import type { AnyTool, PermissionSubject } from "../tool.js";
 import type { Workspace } from "../workspace.js";
 import { errorLine } from "../../util/text.js";
@@ -84,8 +84,10 @@ export class Permissions {
   private readonly workspace: Workspace;
   private readonly sandbox: { readonly available: boolean };
   private readonly asker: Asker;
+  private readonly emit: EmitFn;
 
   constructor(opts: PermissionsOptions) {
+    this.emit = opts.emit;
     this.mode = opts.mode;
     this.allow = opts.allow.map((r) => parseRule(r));
     this.askRules = opts.ask.map((r) => parseRule(r));
@@ -129,7 +131,10 @@ export class Permissions {
    */
   ruleMatches(tool: AnyTool, args: unknown, rule: string): boolean {
     try {
-      return denyMatch(parseRule(rule), tool.name, tool.permissionSubject(args, this.workspace)) !== "no";
+      const subject = tool.permissionSubject(args, this.workspace);
+      // Before the shell grammar has loaded a command cannot be read: the hook runs.
+      if (subject.kind === "command" && !shellParserLoaded()) return true;
+      return denyMatch(parseRule(rule), tool.name, subject) !== "no";
     } catch {
       return true;
     }
@@ -143,7 +148,7 @@ export class Permissions {
 
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
     // Every command is read by the shell grammar; a grammar that failed to load leaves them all uncertain.
-    await loadShellParser().catch(() => undefined);
+    await loadShellParser().catch((error: unknown) => this.grammarFailed(call.agentId, error));
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
     let subject: Subject;
@@ -180,8 +185,8 @@ export class Permissions {
       return this.asker.ask({ call, subject, rule: "sandbox: run outside the sandbox (network, writes anywhere)", signal, sandbox: "none", personOnly: true });
     }
 
-    if (this.mode === "plan") {
-      if (!cmd) return readOnly ? silent("mode:plan") : this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    if (this.mode === "plan" && !cmd && !readOnly) return this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    if (this.mode === "plan" && cmd) {
       if (hook?.decision === "ask") return ask(hook.rule, "read-only");
       if (unsure) return ask(unsure, "read-only");
       const approved = allowedBy(this.asker.session, name, subject);
@@ -278,6 +283,15 @@ export class Permissions {
       ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
       : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
+  }
+
+  private grammarReported = false;
+
+  /** Said once: without the grammar every command is uncertain, so commands ask. */
+  private grammarFailed(agentId: string, error: unknown): void {
+    if (this.grammarReported) return;
+    this.grammarReported = true;
+    this.emit({ type: "error", agentId, where: "permissions", message: `the shell grammar did not load (${errorLine(error)}): every command asks` });
   }
 
   /** The sandbox a command allowed at `wanted` runs in here. */
