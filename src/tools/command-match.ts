@@ -38,11 +38,19 @@ export function compileCommandPattern(raw: string, vars: Readonly<Record<string,
     .split(/\s+/)
     .filter(Boolean)
     .map((w) => w.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => vars[name] ?? whole));
-  const joined = words.join(" ");
-  const broad = [wildcardToRegExp(joined)];
   const first = words[0] ?? "";
-  if (first.includes("/")) broad.push(wildcardToRegExp([basename(first), ...words.slice(1)].join(" ")));
+  const broad = [broadRegExp(words)];
+  if (first.includes("/")) broad.push(broadRegExp([basename(first), ...words.slice(1)]));
   return { raw, words, broad, name: wildcardToRegExp(basename(first)) };
+}
+
+/** A last word `*` also matches no words at all: `bash(git push *)` denies a bare `git push`. */
+function broadRegExp(words: readonly string[]): RegExp {
+  if (words.length > 1 && words[words.length - 1] === "*") {
+    const head = wildcardToRegExp(words.slice(0, -1).join(" ")).source.slice(1, -1);
+    return new RegExp(`^${head}(?: [\\s\\S]*)?$`);
+  }
+  return wildcardToRegExp(words.join(" "));
 }
 
 export type BroadMatch = "yes" | "no" | "unsure";

@@ -145,7 +145,7 @@ describe("protected paths", () => {
   it("ask in accept-edits and over an allow rule, say why, and are quiet in bypass", async () => {
     const approver = new ScriptedApprover();
     const s = setup({ mode: "accept-edits", allow: ["write_file", "mcp__fs__*"], approver });
-    for (const p of [".git/config", ".git/hooks/pre-commit", ".orca/config.yaml", ".mcp.json", ".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".idea/workspace.xml", "sub/.git/config"]) {
+    for (const p of [".git/config", ".git/hooks/pre-commit", ".orca/config.yaml", ".mcp.json", ".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".idea/workspace.xml", "sub/.git/config", ".GIT/config", ".Orca/x"]) {
       expect(await s.check(writeFile, { path: p, content: "" }), p).toMatchObject({ allowed: false, by: "user" });
     }
     expect(approver.requests[0]!.rule).toBe("protected path: .git/config — .git can make git run commands (config, hooks)");

@@ -136,6 +136,9 @@ describe("command patterns", () => {
       expect(broadMatch(rm, c, analyseCommand(c)), c).toBe("yes");
     }
     expect(broadMatch(rm, "echo rm f", analyseCommand("echo rm f"))).toBe("no");
+    const push = compileCommandPattern("git push *");
+    for (const c of ["git push", "git -C repo push origin", "git --no-pager push -f", "/usr/bin/git push", "git --git-dir .git push"]) expect(broadMatch(push, c, analyseCommand(c)), c).toBe("yes");
+    expect(analyseCommand("git -c alias.st='!rm f' st").uncertain).toEqual(["git -c can make git run commands"]);
     expect(broadMatch(rm, "command -v rm", analyseCommand("command -v rm"))).toBe("no");
   });
 

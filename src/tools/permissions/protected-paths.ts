@@ -25,7 +25,11 @@ const PROTECTED_AT_ROOT = [".bashrc", ".bash_profile", ".bash_login", ".profile"
  * segment counts, so a nested repository's `.git/hooks` is protected too.
  */
 export function protectedReason(relative: string): string | null {
-  const segments = relative.split(/[\\/]+/).filter((s) => s && s !== ".");
+  // Compared without case: on a case-insensitive file system (macOS) `.GIT/config` is `.git/config`.
+  const segments = relative
+    .split(/[\\/]+/)
+    .filter((s) => s && s !== ".")
+    .map((s) => s.toLowerCase());
   if (segments.length === 0 || segments[0] === "..") return null;
   for (const { name, why } of PROTECTED) {
     if (segments.includes(name)) return `protected path: ${relative} — ${name} ${why}`;

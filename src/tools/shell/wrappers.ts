@@ -183,6 +183,8 @@ function step(inv: Invocation, out: Unwrapped): Invocation[] {
     case "find":
       if (args.includes(null)) out.uncertain.push("find: an argument is only known at run time");
       return findExecs(args);
+    case "git":
+      return gitSubcommand(args, out);
   }
   const opaque = OPAQUE[base]?.(args);
   if (opaque) out.uncertain.push(opaque);
@@ -246,6 +248,26 @@ function shellScript(base: string, args: Words, out: Unwrapped): void {
 function addScript(args: Words, out: Unwrapped, what: string): void {
   if (args.some((a) => a === null)) out.uncertain.push(`${what}: the code is only known at run time`);
   else if (args.length) out.scripts.push(args.join(" "));
+}
+
+/** git's own options before the subcommand: `git -C x --no-pager push` is `git push` to a rule. */
+function gitSubcommand(args: Words, out: Unwrapped): Invocation[] {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i];
+    if (a === null) {
+      out.uncertain.push("git: an option is only known at run time");
+      return [];
+    }
+    if (!a.startsWith("-")) break;
+    // A config value can make git run anything: an alias with !, core.pager, diff.external, core.fsmonitor.
+    if (a === "-c" || a.startsWith("--config-env")) {
+      out.uncertain.push("git -c can make git run commands");
+      return [];
+    }
+    if (a === "-C" || a === "--git-dir" || a === "--work-tree" || a === "--namespace" || a === "--super-prefix") i++;
+  }
+  return i > 0 && i < args.length ? [{ argv: ["git", ...args.slice(i)] }] : [];
 }
 
 /** The commands of find's -exec, -execdir, -ok and -okdir, up to their `;` or `+`. */
