@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   sandbox: () => import("./sandbox.js"),
   tokens: () => import("./tokens.js"),
   hooks: () => import("./hooks.js"),
+  permissions: () => import("./permissions.js"),
 };
 
 const args = process.argv.slice(2);

@@ -4,6 +4,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { agentFileNames } from "../config/setting-files.js";
 import { errorLine } from "../util/text.js";
 
 export interface AgentDefinition {
@@ -61,13 +62,8 @@ export function agentSearchDirs(opts: { workspace: string; home?: string; packag
 export function loadAgentDefinitions(dirs: string[]): AgentReport {
   const report: AgentReport = { definitions: new Map(), shadowed: [], failed: [] };
   for (const dir of dirs) {
-    let files: string[];
-    try {
-      files = fs.readdirSync(dir).filter((f) => f.endsWith(".md")).sort();
-    } catch {
-      continue; // A missing search dir is normal.
-    }
-    for (const name of files) {
+    // The trust survey lists the same files (config/setting-files.ts); a missing dir lists none.
+    for (const name of agentFileNames(dir)) {
       const file = path.join(dir, name);
       const result = parseAgentFile(file);
       if ("reason" in result) {

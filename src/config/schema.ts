@@ -38,10 +38,14 @@ export const permissionModeSchema = z.enum(["default", "accept-edits", "plan", "
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
 
 export const DEFAULT_READ_ONLY_COMMANDS = [
-  "git status*",
-  "git diff*",
-  "git log*",
-  "git show*",
+  "git status",
+  "git status *",
+  "git diff",
+  "git diff *",
+  "git log",
+  "git log *",
+  "git show",
+  "git show *",
   "git branch",
   "ls",
   "ls *",
@@ -53,7 +57,8 @@ export const DEFAULT_READ_ONLY_COMMANDS = [
   "rg *",
   "grep *",
   "find *",
-  "tree*",
+  "tree",
+  "tree *",
 ];
 
 /**

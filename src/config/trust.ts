@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./errors.js";
 import { definesHooks } from "./hooks.js";
+import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 
 /**
@@ -42,7 +43,7 @@ export function projectSettings(workspace: string, opts: { configFile?: string }
   const root = path.resolve(workspace);
   return SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
-    .filter((s) => (s.folder ? listNames(s.path).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
+    .filter((s) => (s.folder ? (s.kind === "agents" ? agentFileNames(s.path) : listNames(s.path)).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }) => ({ kind, name, path: p }));
 }
 
@@ -126,16 +127,9 @@ function isFile(p: string): boolean {
   }
 }
 
-/** Entry names, hidden ones left out (the loaders skip them too); none when `dir` is no folder. */
+/** Entry names, hidden ones left out — the loaders' own list (setting-files.ts); none when `dir` is no folder. */
 export function listNames(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir)
-      .filter((n) => !n.startsWith("."))
-      .sort();
-  } catch {
-    return [];
-  }
+  return settingEntries(dir).names;
 }
 
 function claudeSettingsHaveHooks(file: string): boolean {

@@ -194,6 +194,10 @@ export const eventSchema = z.discriminatedUnion("type", [
     scope: z.enum(["once", "always"]),
     by: z.enum(["rule", "mode", "user", "headless", "skill", "hook"]),
     reason: z.string().optional(),
+    /** Whether the call will run in the OS sandbox (a bash command allowed into one). */
+    sandboxed: z.boolean().optional(),
+    /** For a bash command allowed to run: `read-only`, `workspace-write`, or `none` (outside any sandbox). */
+    sandbox: z.enum(["read-only", "workspace-write", "none"]).optional(),
   }),
   z.object({
     ...base,

@@ -16,6 +16,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
 import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
+import { loadShellParser } from "../tools/shell/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -171,6 +172,9 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
     return model;
   };
 
+  // The shell grammar the permission check reads commands with loads in the background (the
+  // check awaits it); a failure leaves every command uncertain, so they ask.
+  loadShellParser().catch(() => undefined);
   const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
@@ -186,7 +190,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,
     onLoaded: (agentId, skill) => {
-      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools));
+      if (skill.allowedTools.length) session?.permissions.preApprove(agentId, mapAllowedTools(skill.allowedTools), { SKILL_DIR: skill.dir, CLAUDE_SKILL_DIR: skill.dir });
     },
   });
 
@@ -219,6 +223,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
       agents,
       modelFor,
       approver: opts.approver,
+      sandbox,
       tools: [
         ...builtinTools({
           shells,

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseDocument } from "yaml";
 import { describeHooks } from "../config/hooks.js";
+import { agentFileNames } from "../config/setting-files.js";
 import { listNames, type ProjectSetting } from "../config/trust.js";
 import { parseSkillFile } from "../skills/frontmatter.js";
+import { asRecord, describeConfig, describeServer, strings } from "./describe-config.js";
 
 /*
  * Shown by the trust prompt. It sits above config/ because describing a folder's settings means
@@ -34,27 +35,6 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
   }
 }
 
-function describeConfig(text: string): string[] {
-  const doc = parseDocument(text, { prettyErrors: false });
-  if (doc.errors.length) return ["invalid YAML (orca would report it on start-up)"];
-  const data = asRecord(doc.toJS());
-  const lines: string[] = [];
-  const permissions = asRecord(data.permissions);
-  if (typeof permissions.mode === "string") lines.push(`permissions.mode: ${permissions.mode}`);
-  for (const key of ["allow", "additional_dirs"] as const) {
-    const list = strings(permissions[key]);
-    if (list.length) lines.push(`permissions.${key}: ${list.join(", ")}`);
-  }
-  const model = asRecord(data.model);
-  if (typeof model.base_url === "string") lines.push(`model.base_url: ${model.base_url} (your prompts and API key go there)`);
-  for (const [name, server] of Object.entries(asRecord(data.mcp_servers))) lines.push(`mcp_servers.${name}: ${describeServer(server)}`);
-  const skillPaths = strings(asRecord(data.skills).paths);
-  if (skillPaths.length) lines.push(`skills.paths: ${skillPaths.join(", ")}`);
-  lines.push(...describeHooks(asRecord(data.hooks)));
-  if (asRecord(data.hooks).import_claude === true) lines.push("hooks.import_claude: true (runs the hooks of .claude/settings*.json)");
-  return lines;
-}
-
 function describeClaudeHooks(text: string): string[] {
   let data: unknown;
   try {
@@ -76,18 +56,8 @@ function describeMcpJson(text: string): string[] {
   return servers.map(([name, server]) => `${name}: ${describeServer(server)}`);
 }
 
-/** A server as the user would see it run: `runs npx -y some-server --flag`, or `connects to URL`. */
-function describeServer(server: unknown): string {
-  const s = asRecord(server);
-  if (typeof s.command === "string") return `runs ${[s.command, ...strings(s.args)].join(" ")}`;
-  if (typeof s.url === "string") return `connects to ${s.url}`;
-  return "(not a valid server entry)";
-}
-
 function describeAgents(dir: string): string[] {
-  const names = listNames(dir)
-    .filter((n) => n.endsWith(".md"))
-    .map((n) => n.slice(0, -3));
+  const names = agentFileNames(dir).map((n) => n.slice(0, -3));
   return names.length ? [`agents: ${names.join(", ")}`] : [];
 }
 
@@ -106,12 +76,4 @@ function describeSkills(dir: string): string[] {
     lines.push(`skill ${parsed.skill.name}${pre.length ? ` pre-approves ${pre.join(", ")}` : ""}`);
   }
   return lines;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }

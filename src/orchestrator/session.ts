@@ -62,6 +62,8 @@ export interface SessionDeps {
   resumedFrom?: string;
   /** Lifecycle hooks (issue #15); none configured costs nothing. */
   hooks?: Hooks;
+  /** Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7). */
+  sandbox?: { readonly available: boolean };
   /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
   worktreeDir?: string;
 }
@@ -120,6 +122,7 @@ export class Session implements SessionApi {
       approver: deps.approver,
       emit: this.bus.emit,
       workspace: deps.workspace,
+      sandbox: deps.sandbox,
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });

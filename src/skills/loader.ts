@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { settingEntries } from "../config/setting-files.js";
 import { parseSkillFile, type SkillFrontmatter } from "./frontmatter.js";
 
 /** One skill: a folder holding a SKILL.md (Agent Skills format), plus whatever it bundles. */
@@ -109,21 +110,13 @@ export function discoverSkills(opts: SkillSearchOptions): SkillReport {
  */
 function skillFolders(root: SearchRoot, report: SkillReport): string[] {
   if (root.source === "config" && isFile(path.join(root.dir, SKILL_FILE))) return [root.dir];
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(root.dir, { withFileTypes: true });
-  } catch (err) {
-    const code = errorCode(err);
-    if (code !== "ENOENT" && code !== "ENOTDIR") {
-      report.skipped.push({ path: root.dir, reason: `cannot read folder: ${code}` });
-    }
-    return [];
-  }
+  // The trust survey lists the same entries (config/setting-files.ts): hidden ones by neither.
+  const entries = settingEntries(root.dir);
+  if (entries.error) report.skipped.push({ path: root.dir, reason: `cannot read folder: ${entries.error}` });
   const folders: string[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (entry.name.startsWith(".")) continue;
-    const dir = path.join(root.dir, entry.name);
-    if (!entry.isDirectory() && !(entry.isSymbolicLink() && isDirectory(dir))) continue;
+  for (const name of entries.names) {
+    const dir = path.join(root.dir, name);
+    if (!isDirectory(dir)) continue;
     if (isFile(path.join(dir, SKILL_FILE))) {
       folders.push(dir);
       continue;

@@ -15,6 +15,11 @@ export interface PermissionRequest {
    * whole tool, whatever its arguments), so the dashboard asks for a second key.
    */
   always?: { rule: string; broader: boolean };
+  /**
+   * The command asks to run outside the sandbox: only a person can allow that (a headless run
+   * refuses it even with --yes).
+   */
+  outsideSandbox?: true;
 }
 
 export type PermissionAnswer =

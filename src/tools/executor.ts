@@ -2,6 +2,7 @@ import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
 import type { Permissions, PreToolHookAnswer } from "./permissions/engine.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
+import type { SandboxRequest } from "./sandbox/types.js";
 import type { AnyTool, ToolResult } from "./tool.js";
 import { withHookNotes, type HookCaller, type StopRun, type ToolHooks } from "./tool-hooks.js";
 import type { CallVersions, FileVersions } from "./versions.js";
@@ -28,6 +29,8 @@ interface AdmittedCall {
   args: unknown;
   /** What PreToolUse hooks added (additionalContext), for the model next to the result. */
   notes: string[];
+  /** For a bash command: the sandbox the permission engine decided it runs in. */
+  sandbox?: SandboxRequest;
 }
 
 export const CANCELLED_RESULT = "cancelled by user";
@@ -127,18 +130,19 @@ export class ToolExecutor {
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
     if (!decision.allowed) return refuse(decision.reason, notes);
-    return { call, tool, args: decision.args ?? args, notes };
+    return { call, tool, args: decision.args ?? args, notes, sandbox: decision.sandbox };
   }
 
-  private async schedule({ call, tool, args, notes }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
+  private async schedule({ call, tool, args, notes, sandbox }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
     const { scheduler, emit } = this.deps;
     const workspace = caller.workspace ?? this.deps.workspace;
     const startedAt = Date.now();
     const versions = tool.unscheduled
       ? undefined
       : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
+    const readDenied = (relative: string) => this.deps.permissions.readDenied(relative);
     const execute = (signal: AbortSignal) =>
-      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions });
+      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
     // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
     // its signal die with the call instead of piling up on the agent's long-lived one.
     const scope = new CancelScope(caller.signal);
@@ -148,7 +152,8 @@ export class ToolExecutor {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
         result = await execute(scope.signal);
       } else {
-        let access = safeAccess(tool, args, workspace);
+        // A command in a read-only sandbox cannot write, whatever it says: it is a read.
+        let access = sandbox === "read-only" ? { reads: [workspace.root], writes: [] } : safeAccess(tool, args, workspace);
         // An agent in its own worktree cannot touch anyone else's files through its workspace: its
         // "everything" is its worktree, which no other agent's paths are in.
         if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };

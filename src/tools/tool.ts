@@ -28,6 +28,11 @@ export interface ToolContext {
    */
   sandbox?: SandboxRequest;
   /**
+   * The `read_file(PATTERN)` deny rule hiding a workspace-relative path's content, if any: tools
+   * that read content (grep, get_skill) skip such files. Unset outside a session.
+   */
+  readDenied?: (relative: string) => string | undefined;
+  /**
    * The calling agent's read versions (see versions.ts). The executor sets it for every
    * scheduled call; it is absent only when a tool runs outside a session (unit tests).
    */
@@ -37,7 +42,8 @@ export interface ToolContext {
 /** What a permission rule pattern is matched against, per tool kind. */
 export type PermissionSubject =
   | { kind: "path"; value: string } // workspace-relative path (file tools)
-  | { kind: "command"; value: string } // bash
+  /** bash; `unsandboxed`: the call asks to run outside the sandbox (only a person can allow that). */
+  | { kind: "command"; value: string; unsandboxed?: boolean }
   | { kind: "none" };
 
 export interface Tool<A = unknown> {

@@ -40,6 +40,20 @@ export function waitNote(entry: ToolEntry): string | undefined {
   return `↳ was waiting for ${who}`;
 }
 
+/** Where a command ran: in which sandbox, or — the case to notice — outside any. */
+export function sandboxMark(entry: ToolEntry): string {
+  switch (entry.sandbox) {
+    case "read-only":
+      return "⛨ read-only sandbox";
+    case "workspace-write":
+      return "⛨ sandbox";
+    case "none":
+      return "⚠ no sandbox";
+    default:
+      return "";
+  }
+}
+
 const PLAIN = /^[\x20-\x7e]*$/;
 
 /**
@@ -122,8 +136,9 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
     rows = [{ key: `${entry.seq}`, entry, text: "" }];
     const note = waitNote(entry);
     if (note) wrapNote(note, width).forEach((line, i) => rows.push({ key: `${entry.seq}:w${i}`, entry, text: NOTE_INDENT + line, note: true }));
-    // The call's lifecycle hooks, on one line: "⚙ hook PreToolUse 12ms · PostToolUse 8ms".
-    if (entry.hooks?.length) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapNote(`⚙ hook ${entry.hooks.join(" · ")}`, width)[0], note: true });
+    // How a command runs and the call's lifecycle hooks, on one line: "⛨ read-only sandbox · ⚙ hook PreToolUse 12ms".
+    const marks = [sandboxMark(entry), entry.hooks?.length ? `⚙ hook ${entry.hooks.join(" · ")}` : ""].filter(Boolean).join(" · ");
+    if (marks) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapNote(marks, width)[0], note: true });
     rows.push(...detailRows(entry, width, detail));
   } else if (entry.kind === "md") {
     rows = renderMarkdown(entry.text, width).map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: line, styled: true }));

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { AnyTool, ToolContext, ToolResult } from "../../src/tools/tool.js";
+import { loadShellParser } from "../../src/tools/shell/index.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { alive } from "../fixtures/processes.js";
 
@@ -124,7 +125,10 @@ describe("bash", () => {
     expect(r.content.endsWith("99999\n100000\n[exit code: 0]")).toBe(true);
   });
 
-  it("classifies read-only commands for the scheduler and permissions", () => {
+  it("classifies read-only commands for the scheduler and permissions", async () => {
+    // The hint reads commands with the shell grammar; before it is loaded, nothing counts as read-only.
+    expect(bashTool(8_000, ["ls *"]).readOnly({ command: "ls -la" })).toBe(false);
+    await loadShellParser();
     const tool = bashTool(8_000, ["git status*", "ls *"]);
     expect(tool.readOnly({ command: "git status --short" })).toBe(true);
     expect(tool.access({ command: "ls -la" }, ws)).toEqual({ reads: [ws.root], writes: [] });

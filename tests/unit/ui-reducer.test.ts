@@ -263,6 +263,27 @@ describe("hooks in the dashboard", () => {
   });
 });
 
+describe("the sandbox in the dashboard", () => {
+  it("marks under each command's row where it runs, and a command outside any sandbox stands out", () => {
+    const calls = ["ls", "make", "npm i"].map((command, i) => ({ id: `c${i}`, name: "bash", raw: "{}", args: { command } }));
+    const decided = (callId: string, sandbox: "read-only" | "workspace-write" | "none"): EventInput => ({
+      type: "permission_decided",
+      agentId: "root",
+      callId,
+      tool: "bash",
+      rule: "mode:default",
+      decision: "allow",
+      scope: "once",
+      by: "mode",
+      sandboxed: sandbox !== "none",
+      sandbox,
+    });
+    const s = run([{ type: "assistant_message", agentId: "root", content: "", toolCalls: calls }, decided("c0", "read-only"), decided("c1", "workspace-write"), decided("c2", "none")]);
+    expect(s.agents.root.entries.map((e) => (e as ToolEntry).sandbox)).toEqual(["read-only", "workspace-write", "none"]);
+    expect(allRows(s.agents.root.entries, 60).map((r) => r.text)).toEqual(["", "  ⛨ read-only sandbox", "", "  ⛨ sandbox", "", "  ⚠ no sandbox"]);
+  });
+});
+
 describe("wrapping", () => {
   it("pre-wraps lines to the pane width and returns only the tail", () => {
     const s = run([{ type: "text_delta", agentId: "root", text: "aaaa bbbb cccc dddd\nshort" }]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isReadOnlyCommand } from "../command-pattern.js";
+import { readOnlyHint } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
@@ -23,7 +23,7 @@ const MAX_TIMEOUT_MS = 600_000;
 
 function paramsFor(opts: BashOptions) {
   const maxTimeout = Math.max(MAX_TIMEOUT_MS, opts.bashTimeoutMs);
-  return z.object({
+  const base = z.object({
     command: z.string().min(1).describe("The shell command to run with bash, in the workspace root."),
     timeout_ms: z
       .number()
@@ -37,12 +37,20 @@ function paramsFor(opts: BashOptions) {
       .optional()
       .describe("Start the command and return at once with a shell id; read its output with bash_output, stop it with bash_kill. Use for servers and watchers."),
     description: z.string().optional().describe("A few words on what the command does, shown to the user."),
+    dangerously_disable_sandbox: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run this command outside the sandbox (network, writes outside the workspace). Only after it failed because of the sandbox; the user is always asked, and a headless run refuses it.",
+      ),
   });
+  // Offered only where there is a sandbox to leave (elsewhere every command runs outside one).
+  return opts.shells.launcher.sandbox.available ? base : (base.omit({ dangerously_disable_sandbox: true }) as unknown as typeof base);
 }
 export type BashArgs = z.infer<ReturnType<typeof paramsFor>>;
 
 export function bashTool(opts: BashOptions): Tool<BashArgs> {
-  const readOnly = (command: string) => isReadOnlyCommand(command, opts.readOnlyCommands);
+  const readOnly = readOnlyHint(opts.readOnlyCommands);
   const sandbox = opts.shells.launcher.sandbox;
   return {
     name: "bash",
@@ -52,7 +60,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
     params: paramsFor(opts),
     readOnly: (args) => readOnly(args.command),
     access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : "exclusive"),
-    permissionSubject: (args) => ({ kind: "command", value: args.command }),
+    permissionSubject: (args) => ({ kind: "command", value: args.command, ...(args.dangerously_disable_sandbox ? { unsandboxed: true } : {}) }),
     async execute(args, ctx) {
       if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started");
       const cwd = ctx.workspace.root;

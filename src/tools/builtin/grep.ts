@@ -62,6 +62,19 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
         return fail(`grep: ${errorMessage(err)}`);
       }
 
+      // A `read_file(PATTERN)` deny hides a file's content from every tool: skipped, and said so.
+      const hidden: string[] = [];
+      if (ctx.readDenied) {
+        const deny = ctx.readDenied;
+        files = files.filter((f) => {
+          // The file as named and what a link names: `notes -> .env` is .env's content.
+          const names = [ctx.workspace.relative(f), realRelative(ctx.workspace, f)];
+          if (!names.some((n) => n !== null && deny(n))) return true;
+          hidden.push(ctx.workspace.relative(f));
+          return false;
+        });
+      }
+      const skippedNote = hidden.length ? `\n[${plural(hidden.length, "file")} not searched: a read_file deny rule hides ${hidden.length === 1 ? "it" : "them"} (${hidden.slice(0, 5).join(", ")}${hidden.length > 5 ? ", …" : ""})]` : "";
       const max = args.max_results ?? DEFAULT_MAX_RESULTS;
       const matches: string[] = [];
       const matchedFiles = new Set<string>();
@@ -89,14 +102,14 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
         }
       }
 
-      if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${display}`, { count: 0 });
+      if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${display}${skippedNote}`, { count: 0, hidden: hidden.length });
       let content = matches.join("\n");
       if (stopped) {
         content += `\n[stopped at ${max} matches; narrow pattern, path or glob, or raise max_results]`;
       }
       const cut = truncateHeadTail(content, opts.maxOutputTokens, opts.tokens);
       const summary = `${plural(matches.length, "match", "matches")} in ${plural(matchedFiles.size, "file")}${stopped ? " (stopped early)" : ""}`;
-      return ok(`${summary}\n${cut.text}`, { count: matches.length, files: matchedFiles.size });
+      return ok(`${summary}\n${cut.text}${skippedNote}`, { count: matches.length, files: matchedFiles.size, hidden: hidden.length });
     },
   };
 }
@@ -109,6 +122,14 @@ async function readSearchable(workspace: Workspace, file: string): Promise<strin
     if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return null;
     const data = await fs.readFile(real);
     return looksBinary(data) ? null : data.toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+function realRelative(workspace: Workspace, file: string): string | null {
+  try {
+    return workspace.relative(workspace.resolve(file));
   } catch {
     return null;
   }

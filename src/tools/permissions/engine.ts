@@ -1,31 +1,39 @@
 import type { PermissionMode } from "../../config/schema.js";
 import type { EmitFn } from "../../events/types.js";
-import type { Approver, PermissionAnswer } from "../approver.js";
+import type { Approver } from "../approver.js";
+import type { SandboxRequest } from "../sandbox/types.js";
+import { analyseCommand, loadShellParser, shellParserLoaded } from "../shell/index.js";
 import type { AnyTool, PermissionSubject } from "../tool.js";
 import type { Workspace } from "../workspace.js";
-import { raceAbort } from "../../util/race-abort.js";
-import { CancelScope } from "../../util/cancel-scope.js";
 import { errorLine } from "../../util/text.js";
-import { formatValidationError } from "../registry.js";
-import type { HookCaller, StopRun, ToolHooks } from "../tool-hooks.js";
-import { exactRule, matches, parseRule, type Rule } from "./rules.js";
+import type { StopRun, ToolHooks } from "../tool-hooks.js";
+import { Asker } from "./ask.js";
+import { autoApprovalProblem, sandboxFor } from "./command-policy.js";
+import { namedPaths, protectedReason } from "./protected-paths.js";
+import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
 
 /**
- * Whether one tool call may run. Order: deny rules, plan mode, bypass mode, this session's
- * "always" approvals, ask rules, allow rules (config, then a skill's allowed-tools), then the mode.
- * Session approvals come before ask rules because an "always" given in answer to an ask rule must
- * stop that rule from asking again; plan mode comes before them because nothing widens plan mode.
+ * Whether one tool call may run, and for a bash command in which sandbox. DESIGN §7.
  *
- * Hooks take part as Claude Code's do: a PreToolUse `allow` answers only the mode's question (deny
- * and ask rules still apply), its `ask` brings the question even where nothing would ask; a
- * PermissionRequest hook may answer a question for the user, just before the user is asked.
+ * Order: deny rules; a command's request to leave the sandbox (a person only); plan mode; a
+ * PreToolUse hook's ask; a deny rule that may apply to an uncertain command (asks); bypass;
+ * protected paths; this session's "always" answers; ask rules; allow rules (config, then a skill's
+ * allowed-tools, then a PreToolUse allow); then the mode.
+ *
+ * A bash command runs unasked only in the sandbox: one the read-only hint vouches for (and that
+ * names nothing outside the workspace or denied), in a read-only sandbox; one an allow rule, a
+ * skill, an "always", bypass or a person allowed, in the workspace-write sandbox. Plan mode runs
+ * every command in the read-only sandbox. With no sandbox, only explicit allowances run unasked.
  */
 
 export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill" | "hook";
 
 export type PermissionDecision =
-  /** `args`: the input to run when a PermissionRequest hook rewrote it (already validated). */
-  | { allowed: true; by: DecidedBy; rule: string; args?: unknown }
+  /**
+   * `args`: the input to run when a PermissionRequest hook rewrote it (already validated).
+   * `sandbox`: for a bash command, where it must run (ToolContext.sandbox).
+   */
+  | { allowed: true; by: DecidedBy; rule: string; args?: unknown; sandbox?: SandboxRequest }
   | { allowed: false; by: DecidedBy; rule: string; reason: string };
 
 /** A PreToolUse hook's answer, for the check that follows it (its deny never gets here). */
@@ -55,6 +63,8 @@ export interface PermissionsOptions {
   approver: Approver;
   emit: EmitFn;
   workspace: Workspace;
+  /** Whether commands can be sandboxed (the session's Sandbox); none: they cannot. */
+  sandbox?: { readonly available: boolean };
   /** PermissionRequest and Notification hooks. */
   hooks?: ToolHooks;
   /** A PermissionRequest hook's `interrupt`: the run ends. */
@@ -63,69 +73,47 @@ export interface PermissionsOptions {
 
 type Subject = PermissionSubject;
 
-interface PendingAsk {
-  tool: string;
-  subject: Subject;
-  scope: CancelScope;
-  releasedBy?: string;
-}
-
 export class Permissions {
   /** Settable: the dashboard switches modes while a session runs. */
   mode: PermissionMode;
   private readonly allow: Rule[];
   private readonly askRules: Rule[];
   private readonly deny: Rule[];
-  /** "always" answers and allowAlways(): every agent of the session shares them. */
-  private readonly session: Rule[] = [];
-  /** Asks waiting for an answer; an "always" for one releases the others it covers. */
-  private readonly pending = new Set<PendingAsk>();
   /** A skill's allowed-tools, for the agent that loaded it only. */
   private readonly skills = new Map<string, Rule[]>();
-  private readonly approver: Approver;
-  private readonly emit: EmitFn;
   private readonly workspace: Workspace;
-  private readonly hooks?: ToolHooks;
-  private readonly stopRun?: StopRun;
+  private readonly sandbox: { readonly available: boolean };
+  private readonly asker: Asker;
+  private readonly emit: EmitFn;
 
   constructor(opts: PermissionsOptions) {
-    this.hooks = opts.hooks;
-    this.stopRun = opts.stopRun;
-    this.mode = opts.mode;
-    this.allow = opts.allow.map(parseRule);
-    this.askRules = opts.ask.map(parseRule);
-    this.deny = opts.deny.map(parseRule);
-    this.approver = opts.approver;
     this.emit = opts.emit;
+    this.mode = opts.mode;
+    this.allow = opts.allow.map((r) => parseRule(r));
+    this.askRules = opts.ask.map((r) => parseRule(r));
+    this.deny = opts.deny.map((r) => parseRule(r));
     this.workspace = opts.workspace;
+    this.sandbox = opts.sandbox ?? { available: false };
+    this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
   }
 
+  /** Adds a session-wide rule, as an "always" answer would (every agent shares it). */
   allowAlways(rule: string): void {
-    this.session.push(parseRule(rule));
-    this.releasePending();
-  }
-
-  /** Waiting asks that a session rule now covers are withdrawn from the approver and allowed. */
-  private releasePending(): void {
-    for (const pending of this.pending) {
-      const rule = this.session.find((r) => matches(r, pending.tool, pending.subject, false));
-      if (!rule || pending.releasedBy) continue;
-      pending.releasedBy = rule.text;
-      pending.scope.cancel("allowed by a session rule");
-    }
+    this.asker.remember(parseRule(rule));
   }
 
   /**
    * A skill's allowed-tools (already mapped to orca rules by the skills loader), for `agentId`
-   * only. A malformed entry pre-approves nothing; its one-line error is returned, not thrown, so a
-   * sloppy SKILL.md cannot break the call that loaded it.
+   * only; `${SKILL_DIR}` in a command pattern is the skill's folder. A malformed entry
+   * pre-approves nothing; its one-line error is returned, not thrown, so a sloppy SKILL.md cannot
+   * break the call that loaded it.
    */
-  preApprove(agentId: string, patterns: string[]): string[] {
+  preApprove(agentId: string, patterns: string[], vars: Readonly<Record<string, string>> = {}): string[] {
     const errors: string[] = [];
     const rules: Rule[] = [];
     for (const pattern of patterns) {
       try {
-        rules.push(parseRule(pattern));
+        rules.push(parseRule(pattern, vars));
       } catch (error) {
         errors.push(errorLine(error));
       }
@@ -143,63 +131,119 @@ export class Permissions {
    */
   ruleMatches(tool: AnyTool, args: unknown, rule: string): boolean {
     try {
-      return matches(parseRule(rule), tool.name, tool.permissionSubject(args, this.workspace), true);
+      const subject = tool.permissionSubject(args, this.workspace);
+      // Before the shell grammar has loaded a command cannot be read: the hook runs.
+      if (subject.kind === "command" && !shellParserLoaded()) return true;
+      return denyMatch(parseRule(rule), tool.name, subject) !== "no";
     } catch {
       return true;
     }
   }
 
+  /** The `read_file(PATTERN)` deny rule that hides a workspace-relative path's content, if any. */
+  readDenied(relative: string): string | undefined {
+    const subject: Subject = { kind: "path", value: relative.startsWith("./") ? relative.slice(2) : relative };
+    return this.deny.find((r) => r.tool("read_file") && denyMatch(r, "read_file", subject) === "yes")?.text;
+  }
+
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
+    // Every command is read by the shell grammar; a grammar that failed to load leaves them all uncertain.
+    await loadShellParser().catch((error: unknown) => this.grammarFailed(call.agentId, error));
     const name = call.tool.name;
+    const ws = call.workspace ?? this.workspace;
     let subject: Subject;
     let readOnly: boolean;
     try {
-      subject = call.tool.permissionSubject(call.args, call.workspace ?? this.workspace);
+      subject = call.tool.permissionSubject(call.args, ws);
       readOnly = call.tool.readOnly(call.args);
     } catch (error) {
-      return this.denied(call, "rule", "workspace", errorLine(error));
+      return this.asker.denied(call, "rule", "workspace", errorLine(error));
+    }
+    const cmd = subject.kind === "command" ? subject : null;
+    const command = cmd !== null;
+    const ask = (rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write", personOnly = false) =>
+      this.asker.ask({ call, subject, rule, signal, sandbox: command ? this.level(level) : undefined, personOnly });
+    const allowed = (by: DecidedBy, rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write") =>
+      this.asker.allowed(call, by, rule, command ? this.level(level) : undefined);
+
+    let unsure: string | undefined;
+    for (const rule of this.deny) {
+      const match = denyMatch(rule, name, subject);
+      if (match === "yes") return this.asker.denied(call, "rule", `deny: ${rule.text}`, `denied by rule deny: ${rule.text}`);
+      if (match === "unsure") unsure ??= `deny: ${rule.text} (cannot tell whether it applies: a word is only known at run time)`;
+    }
+    if (cmd && !unsure && this.deny.some((r) => r.tool(name))) {
+      const why = analyseCommand(cmd.value).uncertain[0];
+      if (why) unsure = `deny: ${this.deny.find((r) => r.tool(name))!.text} (cannot tell whether it applies: ${why})`;
     }
 
-    const deny = this.deny.find((r) => matches(r, name, subject, true));
-    if (deny) return this.denied(call, "rule", `deny: ${deny.text}`, `denied by rule deny: ${deny.text}`);
-
-    if (this.mode === "plan" && !readOnly) {
-      return this.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    if (cmd?.unsandboxed && this.sandbox.available) {
+      if (this.mode === "plan") return this.asker.denied(call, "mode", "mode:plan", "plan mode runs every command in a read-only sandbox; none runs outside it");
+      // Only a person's "always" for this very command outside the sandbox covers it.
+      const exact = allowedBy(this.asker.session.filter((r) => r.exact), name, subject);
+      if (exact) return this.asker.allowed(call, "rule", `allow: ${ruleTexts(exact)}`, "none");
+      return this.asker.ask({ call, subject, rule: "sandbox: run outside the sandbox (network, writes anywhere)", signal, sandbox: "none", personOnly: true });
     }
+
+    if (this.mode === "plan" && !cmd && !readOnly) return this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    if (this.mode === "plan" && cmd) {
+      if (hook?.decision === "ask") return ask(hook.rule, "read-only");
+      if (unsure) return ask(unsure, "read-only");
+      const approved = allowedBy(this.asker.session, name, subject);
+      if (approved) return allowed("rule", `allow: ${ruleTexts(approved)}`, "read-only");
+      const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
+      if (asked) return ask(`ask: ${asked.text}`, "read-only");
+      if (!this.sandbox.available) return ask("mode:plan (no sandbox to keep the command read-only)", "read-only");
+      const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: false });
+      if (problem) return ask(`mode:plan (${problem})`, "read-only");
+      return allowed("mode", "mode:plan", "read-only");
+    }
+
     // The hook wants a person to look at this very call, whatever approvals and modes say.
-    if (hook?.decision === "ask") return this.ask(call, subject, hook.rule, signal);
-    if (this.mode === "bypass") return { allowed: true, by: "mode", rule: "mode:bypass" };
+    if (hook?.decision === "ask") return ask(hook.rule);
+    if (unsure) return ask(unsure);
+    if (this.mode === "bypass") return command ? allowed("mode", "mode:bypass") : silent("mode:bypass");
 
-    const approved = this.session.find((r) => matches(r, name, subject, false));
-    if (approved) return this.allowed(call, "rule", `allow: ${approved.text}`);
+    const guarded = readOnly ? null : this.protectedWrite(call.tool, call.args, subject, ws);
+    if (guarded) {
+      const exact = allowedBy(this.asker.session.filter((r) => r.exact), name, subject);
+      return exact ? allowed("rule", `allow: ${ruleTexts(exact)}`) : ask(guarded);
+    }
 
-    const ask = this.askRules.find((r) => matches(r, name, subject, true));
-    if (ask) return this.ask(call, subject, `ask: ${ask.text}`, signal);
-
-    const allow = this.allow.find((r) => matches(r, name, subject, false));
-    if (allow) return this.allowed(call, "rule", `allow: ${allow.text}`);
-    const skill = this.skills.get(call.agentId)?.find((r) => matches(r, name, subject, false));
-    if (skill) return this.allowed(call, "skill", `skill: ${skill.text}`);
-    if (hook?.decision === "allow") return this.allowed(call, "hook", hook.rule);
+    const approved = allowedBy(this.asker.session, name, subject);
+    if (approved) return allowed("rule", `allow: ${ruleTexts(approved)}`);
+    const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
+    if (asked) return ask(`ask: ${asked.text}`);
+    const byRule = allowedBy(this.allow, name, subject);
+    if (byRule) return allowed("rule", `allow: ${ruleTexts(byRule)}`);
+    // A chain may need both: `git status && node …/changed-files.mjs`.
+    const bySkill = allowedBy([...(this.skills.get(call.agentId) ?? []), ...this.allow], name, subject);
+    if (bySkill) return allowed("skill", `skill: ${ruleTexts(bySkill)}`);
+    if (hook?.decision === "allow") return allowed("hook", hook.rule);
 
     const modeRule = `mode:${this.mode}`;
-    if (readOnly) return { allowed: true, by: "mode", rule: modeRule };
-    if (this.mode === "accept-edits" && subject.kind === "path") return { allowed: true, by: "mode", rule: modeRule };
-    return this.ask(call, subject, modeRule, signal);
+    if (cmd) {
+      if (!readOnly) return ask(modeRule);
+      if (!this.sandbox.available) return ask(`${modeRule} (no sandbox to run it read-only)`);
+      const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true });
+      if (problem) return ask(`${modeRule} (${problem})`);
+      return allowed("mode", modeRule, "read-only");
+    }
+    if (readOnly) return silent(modeRule);
+    if (this.mode === "accept-edits" && subject.kind === "path") return silent(modeRule);
+    return ask(modeRule);
   }
 
-  /** A question is due: a PermissionRequest hook may answer it, else the approver is asked. */
-  private async ask(call: PermissionCheck, subject: Subject, rule: string, signal: AbortSignal): Promise<PermissionDecision> {
-    if (!this.hooks?.has("PermissionRequest")) return this.askApprover(call, subject, rule, signal);
-    const answer = await this.hooks.permissionRequest(callerOf(call), { id: call.callId, name: call.tool.name, args: call.args }, { signal });
-    if (signal.aborted) return this.denied(call, "user", rule, "cancelled");
-    if (answer.interrupt) this.stopRun?.(call.agentId, `a PermissionRequest hook denied ${call.tool.name} and stopped the run${answer.message ? `: ${answer.message}` : ""}`);
-    const hookRule = answer.rule ?? "hook PermissionRequest";
-    // The facade has recorded a deny, and an allow that keeps the input, as permission_decided.
-    if (answer.behavior === "deny") return { allowed: false, by: "hook", rule: hookRule, reason: `denied by a PermissionRequest hook${answer.message ? `: ${answer.message}` : ""}` };
-    if (answer.behavior !== "allow") return this.askApprover(call, subject, rule, signal);
-    if (!answer.updatedInput) return { allowed: true, by: "hook", rule: hookRule };
-    return this.checkRewritten(call, answer.updatedInput, hookRule, signal);
+  /** Why this write must ask whatever the rules say: a protected path (file tools, MCP file tools). */
+  private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
+    if (subject.kind === "path") return protectedReason(subject.value);
+    if (subject.kind === "none") {
+      for (const rel of namedPaths(args, ws)) {
+        const reason = protectedReason(rel);
+        if (reason) return `${reason} (${tool.name} names it)`;
+      }
+    }
+    return null;
   }
 
   /**
@@ -208,121 +252,59 @@ export class Permissions {
    */
   private async checkRewritten(call: PermissionCheck, input: Record<string, unknown>, hookRule: string, signal: AbortSignal): Promise<PermissionDecision> {
     const parsed = call.tool.params.safeParse(input);
-    if (!parsed.success) return this.denied(call, "hook", hookRule, `a PermissionRequest hook rewrote the input into an invalid one: ${formatValidationError(call.tool.name, parsed.error)}`);
+    if (!parsed.success) return this.asker.invalidRewrite(call, hookRule, parsed.error);
     const rewritten: PermissionCheck = { ...call, args: parsed.data };
+    const ws = call.workspace ?? this.workspace;
     let subject: Subject;
     let readOnly: boolean;
     try {
-      subject = call.tool.permissionSubject(rewritten.args, this.workspace);
+      subject = call.tool.permissionSubject(rewritten.args, ws);
       readOnly = call.tool.readOnly(rewritten.args);
     } catch (error) {
-      return this.denied(call, "rule", "workspace", errorLine(error));
+      return this.asker.denied(call, "rule", "workspace", errorLine(error));
     }
     const name = call.tool.name;
-    const deny = this.deny.find((r) => matches(r, name, subject, true));
-    if (deny) return this.denied(call, "rule", `deny: ${deny.text}`, `denied by rule deny: ${deny.text}`);
-    if (this.mode === "plan" && !readOnly) return this.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
-    const ask = this.askRules.find((r) => matches(r, name, subject, true));
-    const decision = ask ? await this.askApprover(rewritten, subject, `ask: ${ask.text}`, signal) : this.allowed(call, "hook", hookRule);
+    const command = subject.kind === "command";
+    const level = command ? this.level(this.mode === "plan" ? "read-only" : "workspace-write") : undefined;
+    let question: string | undefined;
+    for (const rule of this.deny) {
+      const match = denyMatch(rule, name, subject);
+      if (match === "yes") return this.asker.denied(call, "rule", `deny: ${rule.text}`, `denied by rule deny: ${rule.text}`);
+      if (match === "unsure") question ??= `deny: ${rule.text} (cannot tell whether it applies)`;
+    }
+    if (this.mode === "plan" && !command && !readOnly) return this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    const personOnly = subject.kind === "command" && subject.unsandboxed === true && this.sandbox.available;
+    if (personOnly && this.mode === "plan") return this.asker.denied(call, "mode", "mode:plan", "plan mode runs every command in a read-only sandbox; none runs outside it");
+    if (personOnly) question = "sandbox: run outside the sandbox (network, writes anywhere)";
+    if (!readOnly && this.mode !== "bypass") question ??= this.protectedWrite(call.tool, rewritten.args, subject, ws) ?? undefined;
+    const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
+    if (asked) question ??= `ask: ${asked.text}`;
+    const decision = question
+      ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
+      : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
   }
 
-  private async askApprover(call: PermissionCheck, subject: Subject, rule: string, signal: AbortSignal): Promise<PermissionDecision> {
-    const preview = await this.preview(call);
-    if (signal.aborted) return this.denied(call, "user", rule, "cancelled");
-    this.emit({
-      type: "permission_requested",
-      agentId: call.agentId,
-      parentId: call.parentId,
-      callId: call.callId,
-      tool: call.tool.name,
-      args: call.args,
-      rule,
-    });
-    const by: DecidedBy = this.approver.decidedBy ?? "user";
-    // A person is about to be asked: Notification hooks (a desktop ping…) run beside the dialog.
-    if (by === "user" && this.hooks?.has("Notification")) {
-      void this.hooks.notification(callerOf(call), { message: `orca needs your permission to use ${call.tool.name}`, title: "Permission needed", type: "permission_prompt" });
-    }
-    let answer: PermissionAnswer | "cancelled";
-    const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
-    this.pending.add(pending);
-    try {
-      answer = await untilAborted(
-        this.approver.request(
-          {
-            callId: call.callId,
-            agentId: call.agentId,
-            agentName: call.agentName,
-            tool: call.tool.name,
-            args: call.args,
-            rule,
-            preview,
-            always: { rule: exactRule(call.tool.name, subject).text, broader: subject.kind === "none" },
-          },
-          pending.scope.signal,
-        ),
-        pending.scope.signal,
-      );
-    } catch (error) {
-      if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy);
-      if (signal.aborted) return this.denied(call, by, rule, "cancelled");
-      return this.denied(call, by, rule, `denied: the approver failed: ${errorLine(error)}`);
-    } finally {
-      this.pending.delete(pending);
-      pending.scope.dispose();
-    }
-    // Another agent's identical call was answered "always" while this one waited in the queue.
-    if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy);
-    if (answer === "cancelled") return this.denied(call, by, rule, "cancelled");
-    switch (answer.decision) {
-      case "once":
-        return this.allowed(call, by, rule);
-      case "always": {
-        this.session.push(exactRule(call.tool.name, subject));
-        this.releasePending();
-        return this.allowed(call, by, rule, "always");
-      }
-      case "deny": {
-        const why = answer.reason?.trim();
-        const reason = by === "headless" ? `denied: ${why ?? `headless run without --yes (rule ${rule})`}` : `denied by user${why ? `: ${why}` : ""}`;
-        return this.denied(call, by, rule, reason);
-      }
-    }
+  private grammarReported = false;
+
+  /** Said once: without the grammar every command is uncertain, so commands ask. */
+  private grammarFailed(agentId: string, error: unknown): void {
+    if (this.grammarReported) return;
+    this.grammarReported = true;
+    this.emit({ type: "error", agentId, where: "permissions", message: `the shell grammar did not load (${errorLine(error)}): every command asks` });
   }
 
-  /** The tool's own preview of the change; a preview that fails only leaves the dialog without one. */
-  private async preview(call: PermissionCheck): Promise<string | undefined> {
-    try {
-      return await call.tool.preview?.(call.args, call.workspace ?? this.workspace);
-    } catch {
-      return undefined;
-    }
-  }
-
-  private allowed(call: PermissionCheck, by: DecidedBy, rule: string, scope: "once" | "always" = "once"): PermissionDecision {
-    this.record(call, { decision: "allow", scope, by, rule });
-    return { allowed: true, by, rule };
-  }
-
-  private denied(call: PermissionCheck, by: DecidedBy, rule: string, reason: string): PermissionDecision {
-    this.record(call, { decision: "deny", scope: "once", by, rule, reason });
-    return { allowed: false, by, rule, reason };
-  }
-
-  /** Every decision is an event tied to the exact call it was asked for. */
-  private record(
-    call: PermissionCheck,
-    decision: { decision: "allow" | "deny"; scope: "once" | "always"; by: DecidedBy; rule: string; reason?: string },
-  ): void {
-    this.emit({ type: "permission_decided", agentId: call.agentId, parentId: call.parentId, callId: call.callId, tool: call.tool.name, ...decision });
+  /** The sandbox a command allowed at `wanted` runs in here. */
+  private level(wanted: Exclude<SandboxRequest, "none">): SandboxRequest {
+    return sandboxFor(wanted, this.sandbox.available);
   }
 }
 
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "cancelled"> {
-  return raceAbort(promise, signal, () => "cancelled" as const);
+/** A tool other than bash allowed by the mode: no event (a command's always has one, for its sandbox). */
+function silent(rule: string): PermissionDecision {
+  return { allowed: true, by: "mode", rule };
 }
 
-function callerOf(call: PermissionCheck): HookCaller {
-  return { id: call.agentId, type: call.agentName, parentId: call.parentId };
+function ruleTexts(rules: readonly Rule[]): string {
+  return rules.map((r) => r.text).join(" + ");
 }

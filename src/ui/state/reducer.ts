@@ -248,6 +248,10 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       const prior = index >= 0 ? (agent.entries[index] as ToolEntry) : undefined;
       if (event.decision === "deny") setToolState(draft, event.agentId, event.callId, event.ts, "denied");
       else if (prior?.state === "asking") setToolState(draft, event.agentId, event.callId, event.ts, prior.waitsFor.length ? "waiting" : "queued");
+      if (event.sandbox && index >= 0) {
+        const now = draft.agent(event.agentId, event.ts);
+        draft.setAgent(updateTool(now, findTool(now, event.callId), { sandbox: event.sandbox }));
+      }
       return draft.finish();
     }
     case "agent_finished": {

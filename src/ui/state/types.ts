@@ -37,6 +37,8 @@ export type Entry =
       readonly conflict?: string;
       /** Lifecycle hooks that ran for this call: "PreToolUse 12ms", "PreToolUse deny 8ms". */
       readonly hooks?: readonly string[];
+      /** For a command allowed to run: the sandbox it runs in, or "none" (outside any). */
+      readonly sandbox?: "read-only" | "workspace-write" | "none";
     };
 
 export type ToolEntry = Extract<Entry, { kind: "tool" }>;
