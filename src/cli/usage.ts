@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import type { Subcommand } from "./types.js";
 
 /**

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Redactor } from "./redact.js";
+import { LogWriteError } from "../util/errors.js";
 import { eventSchema, type OrcaEvent } from "./types.js";
 
 /**
@@ -13,6 +14,8 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  */
 export class SessionLog {
   private fd: number | null;
+  /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
+  private failure: LogWriteError | null = null;
   constructor(
     readonly file: string,
     readonly redactor = new Redactor(),
@@ -21,18 +24,45 @@ export class SessionLog {
     this.fd = fs.openSync(file, "a", 0o600);
   }
 
+  /**
+   * Appends one event. Throws a LogWriteError when it cannot (a full disk, a file size limit, a
+   * closed descriptor); every later append then throws the same error at once.
+   */
   append(event: OrcaEvent): void {
+    if (this.failure) throw this.failure;
     if (this.fd === null) return;
-    const line = this.redactor.redactJson(JSON.stringify(event));
-    fs.writeSync(this.fd, line + "\n");
-    if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
+    const line = Buffer.from(`${this.redactor.redactJson(JSON.stringify(event))}\n`);
+    try {
+      // A write may be partial (a file size limit reached mid-line): what is left is written again,
+      // which either completes the line or fails with the reason.
+      for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
+      if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
+      throw this.failure;
+    }
+  }
+
+  /** Why the log stopped being written, if it did. */
+  get failed(): LogWriteError | null {
+    return this.failure;
   }
 
   close(): void {
     if (this.fd === null) return;
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    try {
+      fs.fsyncSync(fd);
+    } catch {
+      // A log that could not be synced has already said so (append), or has nothing left to lose.
+    }
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Already closed under us: nothing to release.
+    }
   }
 }
 

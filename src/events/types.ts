@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ToolStatus } from "../util/errors.js";
 
 /**
  * The one definition of every event orca emits. The session log writer, the log reader (resume),
@@ -90,6 +91,9 @@ export const changeSourceSchema = z.discriminatedUnion("kind", [
 ]);
 export type ChangeSource = z.infer<typeof changeSourceSchema>;
 
+/** ok · error: it ran and failed · denied: refused by policy · cancelled · timeout: killed at its time limit. */
+export const toolStatusSchema = z.enum(["ok", "error", "denied", "cancelled", "timeout"] as const satisfies readonly ToolStatus[]);
+
 export const agentStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop"]);
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
@@ -151,7 +155,10 @@ export const eventSchema = z.discriminatedUnion("type", [
     type: z.literal("tool_finished"),
     callId: z.string(),
     name: z.string(),
+    /** True exactly when status is ok (kept for consumers that read only it). */
     ok: z.boolean(),
+    /** How the call ended; absent in logs written before it existed (derive it from ok: toolStatusOf). */
+    status: toolStatusSchema.optional(),
     /** Exactly what the model receives as the tool result. */
     content: z.string(),
     error: z.string().optional(),
@@ -274,6 +281,17 @@ export const eventSchema = z.discriminatedUnion("type", [
     /** Workspace-relative: the merged files, or the conflicting ones. */
     files: z.array(z.string()).optional(),
     message: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("mcp_status"),
+    server: z.string(),
+    /** restarted: connected again after it had failed or stopped. */
+    state: z.enum(["connecting", "connected", "failed", "restarted", "disabled"]),
+    /** How many tools it offers (connected, restarted). */
+    tools: z.number().optional(),
+    /** Why it failed, one line. */
+    reason: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

@@ -230,6 +230,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         getSkill,
       ],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
+      mcp: mcp ?? undefined,
       ready,
       skillsIndex: renderSkillsIndex(skills.skills, config.skills.index_max_chars),
       preloadSkills: (names) => {
@@ -250,6 +251,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         keepRounds: config.context.keep_rounds,
         windowFor: (name) => contextWindowFor(name, config.model.context_window),
         emit: (event) => session?.bus.emit(event),
+        budget: () => session?.budget ?? null,
         preCompact: hooks.has("PreCompact") ? (agent, signal) => hooks.preCompact(hookAgentOf(agent), { trigger: "auto" }, { signal }) : undefined,
       }),
       hooks,

@@ -20,6 +20,7 @@ import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { Cancelled, LogWriteError } from "../util/errors.js";
 import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
@@ -27,6 +28,7 @@ import { Delegator } from "./delegation.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
 import { Isolation } from "./isolation.js";
+import { McpStatusWatcher, type McpStatusSource } from "./mcp-status.js";
 import type { AgentSummary, ControlResult, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 
 export interface SessionDeps {
@@ -60,6 +62,8 @@ export interface SessionDeps {
   hooks?: Hooks;
   /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
   worktreeDir?: string;
+  /** MCP servers' status, turned into mcp_status events. */
+  mcp?: McpStatusSource;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -91,6 +95,7 @@ export class Session implements SessionApi {
   private readonly lifecycle: RunLifecycle;
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
+  private readonly mcpWatcher: McpStatusWatcher | null;
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -101,10 +106,21 @@ export class Session implements SessionApi {
     if (deps.logFile) {
       this.log = new SessionLog(deps.logFile, this.redactor);
       const log = this.log;
-      this.bus.subscribe((event) => log.append(event));
+      this.bus.subscribe((event) => {
+        if (log.failed) return;
+        try {
+          log.append(event);
+        } catch (error) {
+          this.logFailed(error instanceof LogWriteError ? error : new LogWriteError(String(error)));
+        }
+      });
     } else {
       this.log = null;
     }
+    // Every request of a run counts toward its token budget, compaction's summaries included.
+    this.bus.subscribe((event) => {
+      if (event.type === "usage") this.runBudget?.addUsage(event);
+    });
     const { config } = deps;
     this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
     this.permissions = new Permissions({
@@ -176,6 +192,7 @@ export class Session implements SessionApi {
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
+    this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
   }
 
   get modelName(): string {
@@ -184,6 +201,11 @@ export class Session implements SessionApi {
 
   get workspaceRoot(): string {
     return this.workspace.root;
+  }
+
+  /** The budget of the run in progress (null between runs): compaction checks its summary request against it. */
+  get budget(): RunBudget | null {
+    return this.runBudget;
   }
 
   get busy(): boolean {
@@ -201,6 +223,7 @@ export class Session implements SessionApi {
       version: this.deps.version,
       ...extra,
     });
+    this.mcpWatcher?.announce();
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }
 
@@ -237,6 +260,11 @@ export class Session implements SessionApi {
   async run(text: string): Promise<RunResult> {
     if (this.runScope) throw new Error("a run is already in progress");
     if (this.closed) throw new Error("the session is closed");
+    const logFailure = this.log?.failed;
+    if (logFailure) {
+      this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "log", message: `${logFailure.message}; the run was not started` });
+      return { status: "failed", result: logFailure.message, answer: "", usage: zeroUsage(), durationMs: 0 };
+    }
     const startedAt = Date.now();
     const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
@@ -251,7 +279,8 @@ export class Session implements SessionApi {
     // The time budget must stop a run that is stuck in a long tool or stream, not only between steps.
     const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;
     // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
-    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
+    const runBudget = this.runBudget;
+    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel(runBudget.timeUp()), durationMs) : undefined;
     try {
       const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
       if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
@@ -310,7 +339,8 @@ export class Session implements SessionApi {
   async close(status: SessionStatus = "idle", reason: "prompt_input_exit" | "other" = "other"): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.sessionScope.cancel("session closed");
+    this.sessionScope.cancel(new Cancelled("session closed"));
+    this.mcpWatcher?.dispose();
     try {
       await this.lifecycle.close(this.agentRegistry.get(this.rootAgentId)!, reason);
       await this.deps.onClose?.();
@@ -324,12 +354,21 @@ export class Session implements SessionApi {
     return this.log?.file ?? null;
   }
 
+  /**
+   * The log is the source of truth: a run that can no longer be recorded stops (status failed) rather
+   * than go on unrecorded, and every consumer is told why.
+   */
+  private logFailed(failure: LogWriteError): void {
+    this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "log", message: `${failure.message}; the run was stopped` });
+    this.runScope?.cancel(failure);
+  }
+
   /** A hook's `continue: false` (or a PermissionRequest interrupt): the run ends, its reason told. */
   private stopRun(agentId: string, reason: string): void {
     if (!this.runScope || this.runScope.signal.aborted) return;
     const agent = this.agentRegistry.get(agentId);
     this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
-    this.runScope.cancel(`stopped: ${reason}`);
+    this.runScope.cancel(new Cancelled(`stopped: ${reason}`));
   }
 
 }

@@ -1,5 +1,5 @@
 import type { EventBus } from "../events/bus.js";
-import type { SessionStatus, Usage } from "../events/types.js";
+import type { EventOf, SessionStatus, Usage } from "../events/types.js";
 
 export interface RunResult {
   status: SessionStatus;
@@ -26,6 +26,9 @@ export interface AgentSummary {
   /** Its git worktree, when it works in one. */
   worktree?: string;
 }
+
+/** An MCP server as the last mcp_status said (the dashboard starts from this, then follows events). */
+export type McpServerState = Pick<EventOf<"mcp_status">, "server" | "state" | "tools" | "reason">;
 
 export type ControlResult = { ok: true } | { ok: false; error: string };
 

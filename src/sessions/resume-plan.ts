@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { readLog, type ReadLogResult } from "../events/log.js";
 import type { OrcaEvent } from "../events/types.js";
 import { rebuildSession, type RebuiltSession } from "./rebuild.js";

@@ -8,6 +8,7 @@ import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { errorLine } from "../util/text.js";
+import { abortReason, ToolError, toolStatusOf } from "../util/errors.js";
 
 /** Who is calling: the executor enforces this agent's whitelist. */
 export interface CallerContext {
@@ -88,7 +89,7 @@ export class ToolExecutor {
       return refuse(`unknown tool "${call.name}"; available tools: ${offered.join(", ") || "none"}`);
     }
     if (!caller.allows(tool.name)) {
-      return refuse(`tool "${tool.name}" is not available to agent ${caller.agentName}; it was not run`);
+      return refuse(`tool "${tool.name}" is not available to agent ${caller.agentName}; it was not run`, [], "denied");
     }
     if (call.parseError !== undefined) {
       return refuse(
@@ -107,10 +108,10 @@ export class ToolExecutor {
       const pre = await hooks.preToolUse(callerOf(caller), { id: call.id, name: tool.name, args }, { signal: caller.signal, ruleMatches: (rule) => permissions.ruleMatches(tool, args, rule) });
       if (caller.signal.aborted) return { result: cancelled(caller.signal) };
       notes.push(...pre.additionalContext.map((c) => `PreToolUse hook context: ${c}`));
-      if (pre.decision === "deny") return refuse(`denied by a PreToolUse hook: ${pre.reason ?? "no reason given"}`, notes);
+      if (pre.decision === "deny") return refuse(`denied by a PreToolUse hook: ${pre.reason ?? "no reason given"}`, notes, "denied");
       if (pre.stop) {
         this.deps.stopRun?.(caller.agentId, `a PreToolUse hook stopped the run: ${pre.stop.reason}`);
-        return refuse(`not run: a PreToolUse hook stopped the run: ${pre.stop.reason}`, notes);
+        return refuse(`not run: a PreToolUse hook stopped the run: ${pre.stop.reason}`, notes, "cancelled");
       }
       if (pre.updatedInput) {
         const again = tool.params.safeParse(pre.updatedInput);
@@ -126,7 +127,7 @@ export class ToolExecutor {
       hookAnswer,
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
-    if (!decision.allowed) return refuse(decision.reason, notes);
+    if (!decision.allowed) return refuse(decision.reason, notes, "denied");
     return { call, tool, args: decision.args ?? args, notes };
   }
 
@@ -157,7 +158,7 @@ export class ToolExecutor {
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
-      else result = { ok: false, error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
+      else result = { ok: false, status: error instanceof ToolError ? error.status : "error", error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
     } finally {
       scope.dispose();
     }
@@ -198,7 +199,9 @@ export class ToolExecutor {
     return content === result.content && !notes.length ? result : { ...result, content: withHookNotes(content, notes) };
   }
 
-  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
+  private finish(call: ToolCall, caller: CallerContext, given: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
+    const status = toolStatusOf(given);
+    const result: ToolResult = { ...given, ok: status === "ok", status };
     this.deps.emit({
       type: "tool_finished",
       agentId: caller.agentId,
@@ -206,6 +209,7 @@ export class ToolExecutor {
       callId: call.id,
       name: call.name,
       ok: result.ok,
+      status,
       content: result.content,
       error: result.error,
       durationMs: Date.now() - startedAt,
@@ -246,8 +250,8 @@ function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {
   }
 }
 
-function refuse(message: string, notes: readonly string[] = []): { result: ToolResult } {
-  return { result: { ok: false, error: message.split("\n")[0], content: withHookNotes(`Error: ${message}`, notes) } };
+function refuse(message: string, notes: readonly string[] = [], status: "error" | "denied" | "cancelled" = "error"): { result: ToolResult } {
+  return { result: { ok: false, status, error: message.split("\n")[0], content: withHookNotes(`Error: ${message}`, notes) } };
 }
 
 function callerOf(caller: CallerContext): HookCaller {
@@ -256,7 +260,7 @@ function callerOf(caller: CallerContext): HookCaller {
 
 /** The scope's own reason when it gave one ("time budget reached"), else a user's cancel. */
 function cancelled(signal: AbortSignal): ToolResult {
-  const reason = typeof signal.reason === "string" ? signal.reason : CANCELLED_RESULT;
-  return { ok: false, error: reason, content: reason };
+  const reason = abortReason(signal).message;
+  return { ok: false, status: "cancelled", error: reason, content: reason };
 }
 

@@ -54,7 +54,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
     access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : "exclusive"),
     permissionSubject: (args) => ({ kind: "command", value: args.command }),
     async execute(args, ctx) {
-      if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started");
+      if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started", "cancelled");
       const cwd = ctx.workspace.root;
       if (args.run_in_background) {
         try {
@@ -119,17 +119,18 @@ async function runForeground(
   const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };
   if (stopReason === "timeout") {
     const error = `bash: command timed out after ${timeoutMs} ms and was killed`;
-    return { ok: false, error, content: `${body}\n[killed after timeout of ${timeoutMs} ms]`, meta };
+    return { ok: false, status: "timeout", error, content: `${body}\n[killed after timeout of ${timeoutMs} ms]`, meta };
   }
   if (stopReason === "cancelled") {
-    return { ok: false, error: "bash: cancelled", content: `${body}\n[cancelled]`, meta };
+    return { ok: false, status: "cancelled", error: "bash: cancelled", content: `${body}\n[cancelled]`, meta };
   }
   // A failing command is information (a red test run), not a tool failure: the code says it.
   return ok(`${body}\n[exit code: ${code}]`, meta);
 }
 
 function startFailure(err: unknown): ToolResult {
-  if (err instanceof SandboxError) return fail(`bash: not run: ${err.message}`);
+  // The sandbox refusing a command is policy, not a broken tool.
+  if (err instanceof SandboxError) return fail(`bash: not run: ${err.message}`, undefined, "denied");
   return fail(`bash: could not start bash: ${errorMessage(err)}`);
 }
 

@@ -5,6 +5,7 @@ import type { AnyTool, PermissionSubject } from "../tool.js";
 import type { Workspace } from "../workspace.js";
 import { raceAbort } from "../../util/race-abort.js";
 import { CancelScope } from "../../util/cancel-scope.js";
+import { Cancelled } from "../../util/errors.js";
 import { errorLine } from "../../util/text.js";
 import { formatValidationError } from "../registry.js";
 import type { HookCaller, StopRun, ToolHooks } from "../tool-hooks.js";
@@ -111,7 +112,7 @@ export class Permissions {
       const rule = this.session.find((r) => matches(r, pending.tool, pending.subject, false));
       if (!rule || pending.releasedBy) continue;
       pending.releasedBy = rule.text;
-      pending.scope.cancel("allowed by a session rule");
+      pending.scope.cancel(new Cancelled("allowed by a session rule"));
     }
   }
 

@@ -4,6 +4,7 @@ import { sanitize } from "./sanitize.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
 import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
+import { toolStatusOf } from "../../util/errors.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
@@ -106,9 +107,9 @@ function onToolStarted(draft: Draft, e: EventOf<"tool_started">): void {
 function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
   let agent = draft.agent(e.agentId, e.ts, e.parentId);
   const index = findTool(agent, e.callId);
-  const cancelled = !e.ok && /cancel/i.test(e.error ?? e.content);
+  const status = toolStatusOf(e);
   const prior = index >= 0 ? (agent.entries[index] as ToolEntry).state : undefined;
-  const state: ToolState = e.ok ? "ok" : prior === "denied" ? "denied" : cancelled ? "cancelled" : "failed";
+  const state: ToolState = status === "ok" ? "ok" : status === "denied" || prior === "denied" ? "denied" : status === "cancelled" ? "cancelled" : "failed";
   const error = e.ok ? undefined : sanitize(e.error ?? e.content).split("\n")[0];
   if (index >= 0) agent = updateTool(agent, index, { state, durationMs: e.durationMs, error });
   else {
@@ -290,6 +291,7 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish({ conflicts: state.conflicts + 1 });
     }
     case "hook_started":
+    case "mcp_status":
       return state;
     case "hook_finished":
       onHookFinished(draft, event, max);
