@@ -123,7 +123,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     if (signal.aborted) return stopped(lastText);
     const tokenEstimate = agent.estimateTokens(agent.history, tools);
     // Checked before sending, not after: a request that cannot end within the budget is never sent.
-    const unaffordable = agent.budget.admits(tokenEstimate);
+    const unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
     if (unaffordable) return stopped(lastText, unaffordable);
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
