@@ -106,6 +106,7 @@ export function parseCli(argv: string[]): CliArgs {
   }
   if (bool("demo") && bool("print")) throw new UsageError("--demo opens the dashboard; it cannot be combined with -p", commandUsage());
   if (bool("all") && subcommand !== "sessions") throw new UsageError("--all only applies to orca sessions", optionUsage("all"));
+  if (bool("reap") && subcommand !== "sessions") throw new UsageError("--reap only applies to orca sessions", optionUsage("reap"));
 
   return {
     prompt,
@@ -125,6 +126,7 @@ export function parseCli(argv: string[]): CliArgs {
     version: bool("version"),
     help: bool("help"),
     all: bool("all"),
+    reap: bool("reap"),
     subcommand,
     ...(subcommandArgs ? { subcommandArgs } : {}),
   };

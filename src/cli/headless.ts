@@ -4,6 +4,7 @@ import type { SessionSetup } from "../orchestrator/create.js";
 import { SETTLE_DEADLINE_MS } from "../orchestrator/lifecycle.js";
 import type { RunResult } from "../orchestrator/types.js";
 import { exitCodeFor } from "./args.js";
+import { describeReaped } from "../sessions/leftovers.js";
 import type { OutputFormat } from "./types.js";
 
 export interface HeadlessIo {
@@ -93,6 +94,8 @@ function stderrLine(event: OrcaEvent, rootId: string): string | null {
   switch (event.type) {
     case "error":
       return `orca: ${event.agentId === rootId ? "" : `${event.agentId}: `}${event.message}`;
+    case "process_ended":
+      return event.reaped ? `orca: ${describeReaped({ pgid: event.pgid, group: event.group, kind: event.kind ?? "bash", command: event.command ?? "" })}` : null;
     case "mcp_status":
       return event.state === "failed" ? `orca: warning: MCP server ${event.server} failed: ${event.reason ?? "unknown reason"}` : null;
     case "hook_finished": {

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Redactor } from "./redact.js";
-import { LogWriteError } from "../util/errors.js";
+import { LogWriteError, SessionInUse } from "../util/errors.js";
+import { PidLock } from "../util/pid-lock.js";
 import { eventSchema, type OrcaEvent } from "./types.js";
 
 /**
@@ -16,12 +17,26 @@ export class SessionLog {
   private fd: number | null;
   /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
   private failure: LogWriteError | null = null;
+  private readonly lock: PidLock;
+
+  /**
+   * Opens the log for appending, holding its lock (`<file>.lock`) until close: two processes never
+   * append to one log. `lock` is one already taken (resume takes it before repairing the log's
+   * tail); without it the log takes its own, and throws SessionInUse when a live process holds it.
+   */
   constructor(
     readonly file: string,
     readonly redactor = new Redactor(),
+    lock?: PidLock,
   ) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.fd = fs.openSync(file, "a", 0o600);
+    this.lock = lock ?? lockSessionLog(file);
+    try {
+      this.fd = fs.openSync(file, "a", 0o600);
+    } catch (error) {
+      this.lock.release();
+      throw error;
+    }
   }
 
   /**
@@ -63,7 +78,15 @@ export class SessionLog {
     } catch {
       // Already closed under us: nothing to release.
     }
+    this.lock.release();
   }
+}
+
+/** The lock of a session log; throws SessionInUse naming the live process that holds it. */
+export function lockSessionLog(file: string): PidLock {
+  const lock = PidLock.acquire(`${file}.lock`);
+  if ("heldBy" in lock) throw new SessionInUse(path.basename(file).replace(/\.jsonl$/, ""), lock.heldBy.pid);
+  return lock;
 }
 
 export interface ReadLogResult {

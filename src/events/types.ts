@@ -293,6 +293,36 @@ export const eventSchema = z.discriminatedUnion("type", [
     /** Why it failed, one line. */
     reason: z.string().optional(),
   }),
+  z.object({
+    ...base,
+    type: z.literal("process_started"),
+    /**
+     * The process group orca started (its leader's pid; for a sandboxed command, bwrap's host pid,
+     * whose group takes the sandbox with it). For an MCP stdio server, which shares orca's group,
+     * the server's pid alone (group false).
+     */
+    pgid: z.number(),
+    /** The leader's start time (`<boot id>:<ticks>`, util/proc.ts), so a reused pid is never taken for it; null where unknown. */
+    startTime: z.string().nullable(),
+    /** bash: a foreground command · background: a run_in_background shell · hook · mcp: a stdio server. */
+    kind: z.enum(["bash", "background", "hook", "mcp"]),
+    /** What it runs, for the line that reports it. */
+    command: z.string(),
+    /** False when pgid is one process, not a group. */
+    group: z.boolean().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("process_ended"),
+    pgid: z.number(),
+    /** Set when a later orca ended it: it had outlived the run that started it (a crash). */
+    reaped: z.boolean().optional(),
+    /** On a reaped group, what it was, for whoever reads the event alone. */
+    kind: z.enum(["bash", "background", "hook", "mcp"]).optional(),
+    command: z.string().optional(),
+    /** False when pgid was one process, not a group (as in its process_started). */
+    group: z.boolean().optional(),
+  }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({
     ...base,

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ElicitResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
+import type { ProcessRecorder } from "../events/processes.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.js";
 import { cancelledResult, fail } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
@@ -41,6 +42,8 @@ export interface McpManagerOptions {
   onElicit?: (request: McpElicitation) => Promise<ElicitResult>;
   /** OAuth for remote servers that need it; orca has no login flow of its own yet. */
   auth?: (server: string) => McpAuth | undefined;
+  /** Told of each stdio server process started and of its end (the session log records them). */
+  processes?: ProcessRecorder;
 }
 
 interface Session {
@@ -262,7 +265,10 @@ export class McpManager {
     const transport = createTransport(entry.config, {
       workspaceRoot: this.opts.workspace.root,
       onStderr: (chunk) => entry.stderr.push(chunk),
-      onSpawn: (pid) => (session.pid = pid),
+      onSpawn: (pid) => {
+        session.pid = pid;
+        if ("command" in entry.config) this.opts.processes?.started({ pgid: pid, kind: "mcp", command: [entry.config.command, ...entry.config.args].join(" "), group: false });
+      },
       authProvider: auth?.provider,
     });
     const session: Session = { client, transport, closing: false, closed: false };
@@ -271,6 +277,7 @@ export class McpManager {
       session.closed = true;
       this.sessions.delete(session);
       if (session.closing || entry.session !== session) return;
+      if (session.pid !== undefined) this.opts.processes?.ended(session.pid);
       // The server went away on its own: its tools stay listed and it restarts on next use.
       entry.session = undefined;
       entry.state = "failed";
@@ -301,6 +308,7 @@ export class McpManager {
           // gone meanwhile
         }
       }
+      if (session.pid !== undefined) this.opts.processes?.ended(session.pid);
       this.sessions.delete(session);
     })();
     this.pendingCloses.add(done);

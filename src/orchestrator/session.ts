@@ -21,6 +21,8 @@ import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { Cancelled, LogWriteError } from "../util/errors.js";
+import type { PidLock } from "../util/pid-lock.js";
+import type { ReapOutcome } from "../sessions/leftovers.js";
 import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
@@ -48,6 +50,8 @@ export interface SessionDeps {
   preloadSkills?(names: string[]): string;
   /** Where the JSONL log goes; null for no log. */
   logFile: string | null;
+  /** The log's lock when the caller holds it already (resume); else the log takes it. */
+  logLock?: PidLock;
   secrets?: string[];
   version: string;
   sessionId?: string;
@@ -64,6 +68,8 @@ export interface SessionDeps {
   worktreeDir?: string;
   /** MCP servers' status, turned into mcp_status events. */
   mcp?: McpStatusSource;
+  /** A resumed session's processes its crashed run left (ended or found gone): start() logs their end. */
+  leftovers?: ReapOutcome[];
 }
 
 export function newSessionId(now = new Date()): string {
@@ -104,7 +110,7 @@ export class Session implements SessionApi {
     for (const secret of deps.secrets ?? []) this.redactor.add(secret);
     this.workspace = deps.workspace;
     if (deps.logFile) {
-      this.log = new SessionLog(deps.logFile, this.redactor);
+      this.log = new SessionLog(deps.logFile, this.redactor, deps.logLock);
       const log = this.log;
       this.bus.subscribe((event) => {
         if (log.failed) return;
@@ -224,6 +230,9 @@ export class Session implements SessionApi {
       ...extra,
     });
     this.mcpWatcher?.announce();
+    for (const { process: p, result } of this.deps.leftovers ?? []) {
+      this.bus.emit({ type: "process_ended", agentId: p.agentId, pgid: p.pgid, ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, group: p.group } : {}) });
+    }
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }
 

@@ -35,12 +35,19 @@ describe("EventBus", () => {
 
 describe("SessionLog", () => {
   it("a write that fails (a full disk: /dev/full) throws a LogWriteError naming the file and the code, then every later append does", () => {
-    const log = new SessionLog("/dev/full");
-    const event: OrcaEvent = { type: "user_message", agentId: "root", text: "x", ts: 1, sessionId: "s" };
-    expect(() => log.append(event)).toThrow(LogWriteError);
-    expect(() => log.append(event)).toThrow("the session log /dev/full could not be written (ENOSPC)");
-    expect(log.failed).toBeInstanceOf(LogWriteError);
-    log.close();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-log-"));
+    try {
+      const file = path.join(dir, "s.jsonl");
+      fs.symlinkSync("/dev/full", file);
+      const log = new SessionLog(file);
+      const event: OrcaEvent = { type: "user_message", agentId: "root", text: "x", ts: 1, sessionId: "s" };
+      expect(() => log.append(event)).toThrow(LogWriteError);
+      expect(() => log.append(event)).toThrow(`the session log ${file} could not be written (ENOSPC)`);
+      expect(log.failed).toBeInstanceOf(LogWriteError);
+      log.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a closed descriptor fails the same way, and close() after it does not throw", () => {

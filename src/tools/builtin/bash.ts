@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { isReadOnlyCommand } from "../command-pattern.js";
-import { fail, ok, type Tool, type ToolResult } from "../tool.js";
+import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
-import { SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
+import { SandboxError, type SandboxMode } from "../sandbox/index.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
 import type { ShellManager } from "./shells.js";
@@ -58,7 +58,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
       const cwd = ctx.workspace.root;
       if (args.run_in_background) {
         try {
-          const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox);
+          const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox, ctx.agentId);
           // A sandboxed shell has a pid namespace of its own: its host pid means nothing to other commands.
           const where = mode === "none" ? `pid ${pid}` : "in the sandbox";
           return ok(
@@ -69,7 +69,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
           return startFailure(err);
         }
       }
-      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx.signal, opts, ctx.sandbox);
+      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx, opts);
     },
   };
 }
@@ -78,18 +78,18 @@ async function runForeground(
   command: string,
   cwd: string,
   timeoutMs: number,
-  signal: AbortSignal,
+  ctx: Pick<ToolContext, "signal" | "sandbox" | "agentId">,
   opts: BashOptions,
-  request: SandboxRequest | undefined,
 ): Promise<ToolResult> {
+  const { signal } = ctx;
   let launched;
   try {
-    launched = await opts.shells.launcher.launch(command, cwd, request);
+    launched = await opts.shells.launcher.launch(command, cwd, ctx.sandbox);
   } catch (err) {
     return startFailure(err);
   }
   const { child, pid } = launched;
-  const untrack = opts.shells.trackForeground(pid);
+  const untrack = opts.shells.trackForeground(pid, command, ctx.agentId);
   const output = new HeadTailBuffer();
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));

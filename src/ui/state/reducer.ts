@@ -292,6 +292,8 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
     }
     case "hook_started":
     case "mcp_status":
+    case "process_started":
+    case "process_ended":
       return state;
     case "hook_finished":
       onHookFinished(draft, event, max);
