@@ -22,11 +22,13 @@ import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixt
 
 const servers: ScriptedServer[] = [];
 let ws: TempWorkspace | undefined;
-const strays: number[] = [];
+/** Groups a test started, with their leader's start time: ended after it if still running — never by bare pid, which may be someone else's by then. */
+const strays: Leftover[] = [];
+const stray = (pgid: number): void => void strays.push({ pgid, startTime: processStartTime(pgid), kind: "bash", command: "stray", agentId: "test" });
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const pgid of strays.splice(0)) signalGroup(pgid, "SIGKILL");
+  await reapProcesses(strays.splice(0), 100);
   ws?.cleanup();
   ws = undefined;
 });
@@ -139,7 +141,7 @@ describe("leftovers are checked by their leader's start time", () => {
   function detachedSleep(marker: string): Promise<number> {
     const child = spawn("sleep", [marker], { detached: true, stdio: "ignore" });
     child.unref();
-    strays.push(child.pid!);
+    stray(child.pid!);
     return Promise.resolve(child.pid!);
   }
 
@@ -160,7 +162,7 @@ describe("leftovers are checked by their leader's start time", () => {
   it("a group whose leader is gone but whose members live on is still ended", async () => {
     // bash leads the group, starts a sleep in it and exits at once: the sleep is an orphan of the group.
     const child = spawn("bash", ["-c", "sleep 36.0808 & echo $!"], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
-    strays.push(child.pid!);
+    stray(child.pid!);
     const startTime = processStartTime(child.pid!);
     await new Promise((resolve) => child.once("exit", resolve));
     await vi.waitFor(() => expect(processesWith("36.0808")).toHaveLength(1));
@@ -179,7 +181,7 @@ describe("with the sandbox, the group orca starts is bwrap's", () => {
       const launcher = new CommandLauncher(sandbox);
       // A child in the sandbox that leaves the command's group (setsid): signalling the group alone would miss it.
       const { child, pid } = await launcher.launch("setsid sleep 37.0909 & sleep 38.1010", ws.dir);
-      strays.push(pid);
+      stray(pid);
       await vi.waitFor(() => expect(processesWith("37.0909").length + processesWith("38.1010").length).toBe(2), { timeout: 10_000 });
       const exited = new Promise((resolve) => child.once("exit", resolve));
       signalGroup(pid, "SIGKILL");
