@@ -8,7 +8,7 @@ import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { errorLine } from "../util/text.js";
-import { abortReason, ToolError, toolStatusOf } from "../util/errors.js";
+import { abortReason, toolStatusOf, toolStatusOfError } from "../util/errors.js";
 
 /** Who is calling: the executor enforces this agent's whitelist. */
 export interface CallerContext {
@@ -158,7 +158,7 @@ export class ToolExecutor {
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
-      else result = { ok: false, status: error instanceof ToolError ? error.status : "error", error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
+      else result = { ok: false, status: toolStatusOfError(error), error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
     } finally {
       scope.dispose();
     }

@@ -18,7 +18,7 @@ export class ConfigError extends OrcaError {
 
 /** The session's log is held by another live orca process (`--resume` of a running session). */
 export class SessionInUse extends ConfigError {
-  override readonly name = "SessionInUse";
+  override readonly name: string = "SessionInUse";
   constructor(
     readonly sessionId: string,
     readonly pid: number,
@@ -45,7 +45,7 @@ const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(["rate_limit", "server", 
 
 /** Every failure of a model request, classified, with a message fit for one line of UI. */
 export class ModelError extends OrcaError {
-  override readonly name = "ModelError";
+  override readonly name: string = "ModelError";
   readonly exitCode = 1;
   constructor(
     readonly kind: ModelErrorKind,
@@ -73,7 +73,7 @@ export function toolStatusOf(result: { ok: boolean; status?: ToolStatus }): Tool
 
 /** A tool call that ran and failed (`error`) or was stopped at its time limit (`timeout`). */
 export class ToolError extends OrcaError {
-  override readonly name = "ToolError";
+  override readonly name: string = "ToolError";
   readonly exitCode = 1;
   constructor(
     message: string,
@@ -85,13 +85,21 @@ export class ToolError extends OrcaError {
 
 /** A call refused by policy: a deny rule, the user, a hook, the agent's whitelist, the sandbox. */
 export class PermissionDenied extends OrcaError {
-  override readonly name = "PermissionDenied";
+  override readonly name: string = "PermissionDenied";
   readonly exitCode = 1;
+}
+
+/** How a tool call that threw ended: the failure's own class says it. */
+export function toolStatusOfError(error: unknown): Exclude<ToolStatus, "ok"> {
+  if (error instanceof ToolError) return error.status;
+  if (error instanceof PermissionDenied) return "denied";
+  if (error instanceof Cancelled) return "cancelled";
+  return "error";
 }
 
 /** Work stopped on request: the user's Esc or Ctrl+C, a hook's stop, the session closing. */
 export class Cancelled extends OrcaError {
-  override readonly name = "Cancelled";
+  override readonly name: string = "Cancelled";
   readonly exitCode = 130;
   constructor(message = "cancelled by user") {
     super(message);
@@ -102,7 +110,7 @@ export type BudgetLimit = "tokens" | "tool_calls" | "time" | "steps";
 
 /** A run reached one of its limits (budget.max_tokens, max_tool_calls, max_duration, max_steps). */
 export class BudgetExceeded extends OrcaError {
-  override readonly name = "BudgetExceeded";
+  override readonly name: string = "BudgetExceeded";
   readonly exitCode = 3;
   constructor(
     readonly limit: BudgetLimit,
@@ -114,7 +122,7 @@ export class BudgetExceeded extends OrcaError {
 
 /** The session log could not be written: the run stops rather than go on unrecorded. */
 export class LogWriteError extends OrcaError {
-  override readonly name = "LogWriteError";
+  override readonly name: string = "LogWriteError";
   readonly exitCode = 1;
 }
 

@@ -4,7 +4,8 @@ import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
-import { SandboxError, type SandboxMode } from "../sandbox/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
+import { PermissionDenied } from "../../util/errors.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
 import type { ShellManager } from "./shells.js";
@@ -130,7 +131,7 @@ async function runForeground(
 
 function startFailure(err: unknown): ToolResult {
   // The sandbox refusing a command is policy, not a broken tool.
-  if (err instanceof SandboxError) return fail(`bash: not run: ${err.message}`, undefined, "denied");
+  if (err instanceof PermissionDenied) return fail(`bash: not run: ${err.message}`, undefined, "denied");
   return fail(`bash: could not start bash: ${errorMessage(err)}`);
 }
 
