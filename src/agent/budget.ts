@@ -1,4 +1,5 @@
 import type { Usage } from "../events/types.js";
+import { BudgetExceeded } from "../util/errors.js";
 
 export interface BudgetLimits {
   maxTokens?: number;
@@ -9,7 +10,8 @@ export interface BudgetLimits {
 
 /**
  * What one run (one user turn) may spend, shared by the coordinator and every sub-agent of the
- * run, so delegation cannot be used to escape a limit.
+ * run, so delegation cannot be used to escape a limit. Every request counts, compaction's summary
+ * requests included: the session feeds it every `usage` event of the run.
  */
 export class RunBudget {
   private tokens = 0;
@@ -22,19 +24,42 @@ export class RunBudget {
     this.tokens += usage.input + usage.output;
   }
 
-  /** A one-line reason when a limit is reached, else null. */
-  exceeded(): string | null {
+  /** Tokens the run has spent so far (input and output of every request). */
+  get spent(): number {
+    return this.tokens;
+  }
+
+  /** The limit reached, else null. */
+  exceeded(): BudgetExceeded | null {
     const { maxTokens, maxToolCalls, maxDuration } = this.limits;
     if (maxTokens !== undefined && this.tokens >= maxTokens) {
-      return `token budget reached (${this.tokens} of ${maxTokens} tokens)`;
+      return new BudgetExceeded("tokens", `token budget reached (${this.tokens} of ${maxTokens} tokens)`);
     }
     if (maxToolCalls !== undefined && this.toolCalls >= maxToolCalls) {
-      return `tool-call budget reached (${this.toolCalls} of ${maxToolCalls} calls)`;
+      return new BudgetExceeded("tool_calls", `tool-call budget reached (${this.toolCalls} of ${maxToolCalls} calls)`);
     }
     if (maxDuration !== undefined && (Date.now() - this.startedAt) / 1000 >= maxDuration) {
-      return `time budget reached (${maxDuration}s)`;
+      return this.timeUp();
     }
     return null;
+  }
+
+  /** The time limit as a failure, for the timer that cancels a run stuck in a long call. */
+  timeUp(): BudgetExceeded {
+    return new BudgetExceeded("time", `time budget reached (${this.limits.maxDuration}s)`);
+  }
+
+  /**
+   * Checked before a request is sent: one whose input alone (orca's estimate) would use up what is
+   * left cannot end within the budget — it needs at least one output token — so it is not sent.
+   */
+  admits(inputEstimate: number): BudgetExceeded | null {
+    const { maxTokens } = this.limits;
+    if (maxTokens === undefined || this.tokens + inputEstimate < maxTokens) return null;
+    return new BudgetExceeded(
+      "tokens",
+      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${this.tokens} of ${maxTokens} tokens spent)`,
+    );
   }
 
   /** Takes up to `wanted` calls from what is left and returns how many may run. */

@@ -1,8 +1,10 @@
 import type { EmitFn, Usage } from "../events/types.js";
-import { ModelError, type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
+import { type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
+import { ModelError } from "../util/errors.js";
 import { countTokens, estimateRequestTokens } from "../model/tokens.js";
 import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";
 import { addUsage } from "../events/usage.js";
+import type { RunBudget } from "./budget.js";
 
 /**
  * Context compaction. Before a request whose estimate passes `compactAt` × the window, the history
@@ -66,6 +68,11 @@ export interface CompactDeps {
    * skips this compaction: the history stays as it is.
    */
   beforeCompact?(): Promise<boolean>;
+  /**
+   * The run's token budget, asked before the summary request is sent with orca's estimate of its
+   * input: false leaves the history as it is (the agent's own request is then refused too).
+   */
+  admits?(inputEstimate: number): boolean;
 }
 
 /**
@@ -99,11 +106,13 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   if (deps.beforeCompact && !(await deps.beforeCompact())) return null;
   if (signal.aborted) return null;
 
+  const request = summaryRequest(old, model.name, threshold);
+  if (deps.admits && !deps.admits(estimateRequestTokens(request, [], model.name))) return null;
   const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
   let failure: string | undefined;
   try {
-    summary = await summarise(old, model, threshold, reserve, signal, usage);
+    summary = await summarise(request, model, reserve, signal, usage);
     if (!summary.trim()) failure = "the model returned an empty summary";
   } catch (error) {
     if (signal.aborted || (error instanceof ModelError && error.kind === "aborted")) return null;
@@ -127,21 +136,18 @@ Write a summary that lets the agent carry on without the original messages. Keep
 - Open questions and next steps.
 Be concise and factual, use bullet points, and invent nothing. Tool outputs in the transcript were shortened.`;
 
-async function summarise(
-  old: ChatMessage[],
-  model: Model,
-  threshold: number,
-  reserve: number,
-  signal: AbortSignal,
-  usage: RequestUsage,
-): Promise<string> {
+/** The summary request's messages: the old rounds as a transcript that fits under the threshold. */
+function summaryRequest(old: ChatMessage[], modelName: string, threshold: number): ChatMessage[] {
   // The summary request must itself fit: the transcript gets what the threshold leaves.
-  const budget = Math.max(200, threshold - countTokens(SUMMARY_SYSTEM, model.name) - 64);
-  const transcript = fitTranscript(old, budget, model.name);
-  const messages: ChatMessage[] = [
+  const budget = Math.max(200, threshold - countTokens(SUMMARY_SYSTEM, modelName) - 64);
+  const transcript = fitTranscript(old, budget, modelName);
+  return [
     { role: "system", content: SUMMARY_SYSTEM },
     { role: "user", content: `Summarise this transcript of the agent's earlier work:\n\n${transcript}` },
   ];
+}
+
+async function summarise(messages: ChatMessage[], model: Model, reserve: number, signal: AbortSignal, usage: RequestUsage): Promise<string> {
   let text = "";
   for await (const event of model.stream({ model: model.name, messages, tools: [], maxOutputTokens: reserve }, signal)) {
     if (event.type === "text") text += event.text;
@@ -217,6 +223,8 @@ export interface CompactorOptions<A extends CompactableAgent = CompactableAgent>
   emit: EmitFn;
   /** PreCompact hooks, once a compaction is due (manual: /compact asked for it): a block skips it. */
   preCompact?(agent: A, signal: AbortSignal, trigger: "auto" | "manual"): Promise<{ block: boolean; reason?: string }>;
+  /** The budget of the run in progress, if any: a summary request it cannot afford is not sent. */
+  budget?(): Pick<RunBudget, "admits"> | null;
 }
 
 export interface CompactableAgent {
@@ -244,6 +252,7 @@ export function createCompactor<A extends CompactableAgent = CompactableAgent>(o
         signal,
         settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
         force,
+        admits: (estimate) => !opts.budget?.()?.admits(estimate),
         beforeCompact: preCompact
           ? async () => {
               const verdict = await preCompact(agent, signal, force ? "manual" : "auto");

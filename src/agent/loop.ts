@@ -1,5 +1,6 @@
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
-import { ModelError, type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
+import { ModelError } from "../util/errors.js";
 import { prepareRequestTokens } from "../model/tokens.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
@@ -7,6 +8,7 @@ import type { ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { RunBudget } from "./budget.js";
 import { errorLine } from "../util/text.js";
+import { abortReason, BudgetExceeded, Cancelled, type OrcaError, type ToolStatus } from "../util/errors.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 
 /** Everything one agent needs to run; the session builds it. The loop owns no global state. */
@@ -24,6 +26,7 @@ export interface AgentRuntime {
   emit: EmitFn;
   maxSteps: number;
   loopLimit: number;
+  /** The run's budget; the session counts every usage event of the run into it. */
   budget: RunBudget;
   temperature?: number;
   maxOutputTokens?: number;
@@ -86,13 +89,17 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   });
   const base = { agentId: agent.id, parentId: agent.parentId };
 
-  // A run stopped by its time budget is aborted like a cancel; the budget says which it was.
-  const stopped = (partial: string): AgentOutcome => {
-    const overBudget = agent.budget.exceeded();
-    if (!overBudget) return outcome("cancelled", partial || CANCELLED_RESULT, partial);
-    const message = `Stopped: ${overBudget}.`;
-    agent.emit({ ...base, type: "error", where: "budget", message });
-    return outcome("budget", withReason(partial, message), partial);
+  // A run stopped by its time budget (or a failure of the session, such as its log) is aborted like
+  // a cancel; the abort's reason says which it was.
+  const stopped = (partial: string, reason: OrcaError | null = signal.aborted ? abortReason(signal) : agent.budget.exceeded()): AgentOutcome => {
+    if (reason instanceof BudgetExceeded) {
+      const message = `Stopped: ${reason.message}.`;
+      agent.emit({ ...base, type: "error", where: "budget", message });
+      return outcome("budget", withReason(partial, message), partial);
+    }
+    // Reported where it happened; the agent's result says it too.
+    if (reason && !(reason instanceof Cancelled)) return outcome("failed", withReason(partial, reason.message), partial);
+    return outcome("cancelled", partial || CANCELLED_RESULT, partial);
   };
 
   // Queued messages join the history only here, before a request: never between a call and its result.
@@ -114,14 +121,12 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
+    const tokenEstimate = agent.estimateTokens(agent.history, tools);
+    // Checked before sending, not after: a request that cannot end within the budget is never sent.
+    const unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
+    if (unaffordable) return stopped(lastText, unaffordable);
     steps++;
-    agent.emit({
-      ...base,
-      type: "model_request",
-      step: steps,
-      messageCount: agent.history.length,
-      tokenEstimate: agent.estimateTokens(agent.history, tools),
-    });
+    agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
 
     let text = "";
     const toolCalls: ToolCall[] = [];
@@ -157,8 +162,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             break;
           }
           case "usage":
+            // The run's budget counts it from this event (the session feeds it every usage event).
             addUsage(usage, event);
-            agent.budget.addUsage(event);
             agent.emit({
               ...base,
               type: "usage",
@@ -197,7 +202,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     const loopCall = detectLoop(recentCalls, toolCalls, agent.loopLimit);
     if (loopCall) {
       const message = `Stopped: the same call (${loopCall}) was made ${agent.loopLimit} times in a row.`;
-      answerAll(agent, toolCalls, `Error: not run. ${message}`);
+      answerAll(agent, toolCalls, `Error: not run. ${message}`, "cancelled");
       agent.emit({ ...base, type: "error", where: "loop", message });
       return outcome("loop", withReason(lastText, message), lastText);
     }
@@ -211,14 +216,14 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     } catch (error) {
       // The assistant message is already in the history: every call must still get its result.
       const message = `Error: not run: internal error: ${errorLine(error)}`;
-      answerAll(agent, toolCalls, message);
+      answerAll(agent, toolCalls, message, "error");
       agent.emit({ ...base, type: "error", where: "tools", message });
       return outcome("failed", withReason(lastText, message), lastText);
     }
     appendResults(agent, runnable, results, filesChanged);
     if (runnable.length < toolCalls.length) {
       const skipped = toolCalls.slice(runnable.length);
-      answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.");
+      answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.", "denied");
     }
     if (signal.aborted) return stopped(lastText);
   }
@@ -238,7 +243,7 @@ function appendResults(agent: AgentRuntime, calls: ToolCall[], results: ToolResu
 }
 
 /** Answers calls that will not run, with events, so the history and the log stay complete. */
-function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string): void {
+function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string, status: Exclude<ToolStatus, "ok">): void {
   for (const call of calls) {
     agent.history.push({ role: "tool", toolCallId: call.id, content });
     agent.emit({
@@ -248,6 +253,7 @@ function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string): voi
       callId: call.id,
       name: call.name,
       ok: false,
+      status,
       content,
       error: content.replace(/^Error: /, ""),
       durationMs: 0,
@@ -284,4 +290,3 @@ function stableStringify(value: unknown): string {
 function withReason(partial: string, reason: string): string {
   return partial.trim() ? `${partial.trim()}\n\n${reason}` : reason;
 }
-

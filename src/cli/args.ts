@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { checkBaseUrl, describeBaseUrlProblem } from "../config/base-url.js";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import { closest } from "../util/edit-distance.js";
+import type { SessionStatus } from "../events/types.js";
 import type { CliArgs, Subcommand } from "./types.js";
 import { commandUsage, OPTIONS, optionUsage, SUBCOMMANDS, UsageError, type OptionSpec } from "./usage.js";
 
@@ -105,6 +106,7 @@ export function parseCli(argv: string[]): CliArgs {
   }
   if (bool("demo") && bool("print")) throw new UsageError("--demo opens the dashboard; it cannot be combined with -p", commandUsage());
   if (bool("all") && subcommand !== "sessions") throw new UsageError("--all only applies to orca sessions", optionUsage("all"));
+  if (bool("reap") && subcommand !== "sessions") throw new UsageError("--reap only applies to orca sessions", optionUsage("reap"));
 
   return {
     prompt,
@@ -124,6 +126,7 @@ export function parseCli(argv: string[]): CliArgs {
     version: bool("version"),
     help: bool("help"),
     all: bool("all"),
+    reap: bool("reap"),
     subcommand,
     ...(subcommandArgs ? { subcommandArgs } : {}),
   };
@@ -176,18 +179,21 @@ function nonEmpty(value: string, spec: OptionSpec): string {
   return value;
 }
 
-/** Exit codes of §11. */
-export function exitCodeFor(status: string): number {
-  switch (status) {
-    case "done":
-    case "idle":
-      return 0;
-    case "max_steps":
-    case "budget":
-      return 3;
-    case "cancelled":
-      return 130;
-    default:
-      return 1;
-  }
+/**
+ * Exit codes of §11, by how the run ended. The statuses are the typed outcomes of the failures that
+ * end a run (util/errors.ts): a BudgetExceeded (or the step limit) is 3, a Cancelled 130, any
+ * other failure 1. A Record, so a new status cannot be left unmapped.
+ */
+const EXIT_CODES: Record<SessionStatus, number> = {
+  done: 0,
+  idle: 0,
+  max_steps: 3,
+  budget: 3,
+  cancelled: 130,
+  failed: 1,
+  loop: 1,
+};
+
+export function exitCodeFor(status: SessionStatus): number {
+  return EXIT_CODES[status];
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
 import { loadEnvironment } from "../orchestrator/create.js";

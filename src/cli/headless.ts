@@ -4,6 +4,7 @@ import type { SessionSetup } from "../orchestrator/create.js";
 import { SETTLE_DEADLINE_MS } from "../orchestrator/lifecycle.js";
 import type { RunResult } from "../orchestrator/types.js";
 import { exitCodeFor } from "./args.js";
+import { describeReaped } from "../sessions/leftovers.js";
 import type { OutputFormat } from "./types.js";
 
 export interface HeadlessIo {
@@ -78,18 +79,33 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   return code;
 }
 
+/**
+ * stdout gets the format's output (stream-json: every event); stderr gets, in every format alike,
+ * one `orca:` line for each thing the user must notice — an error, a failed MCP server, a hook's
+ * message — so CI logs and people reading stderr see a failure whatever program reads stdout.
+ */
 function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, rootId: string, redactor: Redactor): void {
-  if (format === "stream-json") {
-    io.stdout.write(`${redactor.redactJson(JSON.stringify(event))}\n`);
-    return;
-  }
-  if (event.type === "error") {
-    const who = event.agentId === rootId ? "" : `${event.agentId}: `;
-    io.stderr.write(`orca: ${who}${event.message}\n`);
-  }
-  // A hook's systemMessage is for the user; a hook that failed or was killed is a warning (the action went on).
-  if (event.type === "hook_finished") {
-    if (event.systemMessage) io.stderr.write(`orca: hook ${event.hookEvent}: ${event.systemMessage}\n`);
-    if (event.outcome === "error" || event.outcome === "timeout") io.stderr.write(`orca: warning: hook ${event.hookEvent} (${event.command}): ${event.message ?? event.outcome}\n`);
+  if (format === "stream-json") io.stdout.write(`${redactor.redactJson(JSON.stringify(event))}\n`);
+  const line = stderrLine(event, rootId);
+  if (line !== null) io.stderr.write(`${line}\n`);
+}
+
+function stderrLine(event: OrcaEvent, rootId: string): string | null {
+  switch (event.type) {
+    case "error":
+      return `orca: ${event.agentId === rootId ? "" : `${event.agentId}: `}${event.message}`;
+    case "process_ended":
+      return event.reaped ? `orca: ${describeReaped({ pgid: event.pgid, group: event.group, kind: event.kind ?? "bash", command: event.command ?? "" })}` : null;
+    case "mcp_status":
+      return event.state === "failed" ? `orca: warning: MCP server ${event.server} failed: ${event.reason ?? "unknown reason"}` : null;
+    case "hook_finished": {
+      // A hook's systemMessage is for the user; a hook that failed or was killed is a warning (the action went on).
+      const lines: string[] = [];
+      if (event.systemMessage) lines.push(`orca: hook ${event.hookEvent}: ${event.systemMessage}`);
+      if (event.outcome === "error" || event.outcome === "timeout") lines.push(`orca: warning: hook ${event.hookEvent} (${event.command}): ${event.message ?? event.outcome}`);
+      return lines.length ? lines.join("\n") : null;
+    }
+    default:
+      return null;
   }
 }

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
 import { describeProjectSetting } from "../orchestrator/project-settings.js";
 import { createSession, ignoredWarning, type CreateSessionOptions, type SessionSetup } from "../orchestrator/create.js";

@@ -6,7 +6,7 @@ import { bpeTokenCounter } from "../model/token-counter.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor, type ProjectSettingKind } from "../config/trust.js";
-import { formatSessions } from "./sessions-command.js";
+import { formatSessions, reapCommand } from "./sessions-command.js";
 import { formatHooks } from "./hooks-command.js";
 import { worktreesCommand } from "./worktrees-command.js";
 import { CONTROL_TOOLS } from "../orchestrator/control-tools.js";
@@ -97,6 +97,10 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
       return listMcp(env.servers, workspace, out, true);
     }
     case "sessions":
+      if (args.reap) {
+        for (const line of await reapCommand(dataDir(env.config, env.home))) out(line);
+        return 0;
+      }
       for (const line of formatSessions(dataDir(env.config, env.home), { all: args.all })) out(line);
       return 0;
     case "hooks": {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError, exitCodeOfError } from "../util/errors.js";
 import { dataDir, loadConfig } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
@@ -112,11 +112,11 @@ function reportError(error: unknown, io: MainIo): number {
     const lines = error.message.split("\n").map((line) => `orca: ${line}`);
     if (error instanceof UsageError) lines.push(...error.usage);
     io.stderr.write(`${lines.join("\n")}\n`);
-    return 2;
+    return error.exitCode;
   }
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
   io.stderr.write(`orca: ${message}\n`);
-  return 1;
+  return exitCodeOfError(error);
 }
 
 function readStdin(stdin: NodeJS.ReadStream): Promise<string> {

@@ -24,6 +24,8 @@ export interface CliArgs {
   help: boolean;
   /** `orca sessions --all`: also the sessions that never got an answer. */
   all: boolean;
+  /** `orca sessions --reap`: end what crashed runs left running. */
+  reap: boolean;
   subcommand?: Subcommand;
   /** What follows the subcommand (`orca worktrees prune`). */
   subcommandArgs?: string[];

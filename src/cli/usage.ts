@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import type { Subcommand } from "./types.js";
 
 /**
@@ -31,6 +31,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "resume", kind: "optional", arg: "[ID]", help: "resume a session (without an id: pick one, or the latest with -p)" },
   { name: "continue", kind: "boolean", help: "continue the latest session of this workspace" },
   { name: "all", kind: "boolean", help: "orca sessions: also list sessions that never got an answer" },
+  { name: "reap", kind: "boolean", help: "orca sessions: end the processes crashed runs left running" },
   { name: "version", short: "v", kind: "boolean", help: "print the version" },
   { name: "help", short: "h", kind: "boolean", help: "this help" },
 ];
@@ -60,6 +61,7 @@ Usage
   orca agents | tools | mcp | skills | hooks
                                 list what is loaded, and why something failed to load
   orca sessions [--all]         the sessions you can resume (--all: also those that never got an answer)
+  orca sessions --reap          end the processes crashed runs left running (a resume does it too)
   orca doctor                   whether commands are sandboxed here (and why not), outside programs, Node
   orca worktrees [prune]        git worktrees kept for isolated sub-agents; prune removes them
   orca -- PROMPT                everything after -- is the prompt, even a word like "sessions"

@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { listOrcaWorktrees, pruneOrcaWorktrees } from "../worktrees/list.js";
 import { repositoryOf } from "../worktrees/worktree.js";
 

@@ -1,4 +1,4 @@
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../util/errors.js";
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 

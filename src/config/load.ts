@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
 

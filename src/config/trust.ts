@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../util/errors.js";
 import { definesHooks } from "./hooks.js";
 import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";

@@ -5,9 +5,16 @@ export type Listener = (event: OrcaEvent) => void;
 /**
  * The session's event stream. Listeners run synchronously in subscription order, so the log
  * writer (subscribed first) has appended an event before any other consumer sees it.
+ *
+ * A listener that throws never breaks the core nor the other listeners, and is never silent: its
+ * failure becomes an `error` event (where: "listener"), once per listener, so a consumer's bug
+ * shows in the log and on the user's screen instead of vanishing.
  */
 export class EventBus {
   private listeners: Listener[] = [];
+  private readonly reported = new WeakSet<Listener>();
+  /** Set while a listener's failure is being reported: a failure in that report is not reported again. */
+  private reporting = false;
 
   constructor(readonly sessionId: string) {}
 
@@ -16,8 +23,8 @@ export class EventBus {
     for (const listener of this.listeners) {
       try {
         listener(event);
-      } catch {
-        // A consumer's bug must never break the core; consumers report their own failures.
+      } catch (error) {
+        this.report(listener, event, error);
       }
     }
   };
@@ -27,5 +34,17 @@ export class EventBus {
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
     };
+  }
+
+  private report(listener: Listener, event: OrcaEvent, error: unknown): void {
+    if (this.reporting || this.reported.has(listener)) return;
+    this.reported.add(listener);
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    this.reporting = true;
+    try {
+      this.emit({ type: "error", agentId: event.agentId, where: "listener", message: `an event consumer failed on ${event.type}: ${message}` });
+    } finally {
+      this.reporting = false;
+    }
   }
 }

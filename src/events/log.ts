@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Redactor } from "./redact.js";
+import { LogWriteError, SessionInUse } from "../util/errors.js";
+import { PidLock } from "../util/pid-lock.js";
 import { eventSchema, type OrcaEvent } from "./types.js";
 
 /**
@@ -13,27 +15,90 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  */
 export class SessionLog {
   private fd: number | null;
+  /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
+  private failure: LogWriteError | null = null;
+  private readonly lock: PidLock;
+
+  /**
+   * Opens the log for appending, holding its lock (`<file>.lock`) until close: two processes never
+   * append to one log. `lock` is one already taken (resume takes it before repairing the log's
+   * tail); without it the log takes its own, and throws SessionInUse when a live process holds it.
+   */
   constructor(
     readonly file: string,
     readonly redactor = new Redactor(),
+    lock?: PidLock,
   ) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.fd = fs.openSync(file, "a", 0o600);
+    this.lock = lock ?? lockSessionLog(file);
+    try {
+      this.fd = fs.openSync(file, "a", 0o600);
+    } catch (error) {
+      this.lock.release();
+      throw error;
+    }
   }
 
+  /**
+   * Appends one event. Throws a LogWriteError when it cannot (a full disk, a file size limit, a
+   * closed descriptor); every later append then throws the same error at once.
+   */
   append(event: OrcaEvent): void {
+    if (this.failure) throw this.failure;
     if (this.fd === null) return;
-    const line = this.redactor.redactJson(JSON.stringify(event));
-    fs.writeSync(this.fd, line + "\n");
-    if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
+    const line = Buffer.from(`${this.redactor.redactJson(JSON.stringify(event))}\n`);
+    try {
+      // A write may be partial (a file size limit reached mid-line): what is left is written again,
+      // which either completes the line or fails with the reason.
+      for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
+      if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
+      throw this.failure;
+    }
+  }
+
+  /** Why the log stopped being written, if it did. */
+  /** Appends every event the bus carries; the first failed write goes to `onFailure`, then nothing more. */
+  record(bus: { subscribe(listener: (event: OrcaEvent) => void): () => void }, onFailure: (failure: LogWriteError) => void): void {
+    bus.subscribe((event) => {
+      if (this.failure) return;
+      try {
+        this.append(event);
+      } catch (error) {
+        onFailure(error instanceof LogWriteError ? error : new LogWriteError(String(error)));
+      }
+    });
+  }
+
+  get failed(): LogWriteError | null {
+    return this.failure;
   }
 
   close(): void {
     if (this.fd === null) return;
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    try {
+      fs.fsyncSync(fd);
+    } catch {
+      // A log that could not be synced has already said so (append), or has nothing left to lose.
+    }
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Already closed under us: nothing to release.
+    }
+    this.lock.release();
   }
+}
+
+/** The lock of a session log; throws SessionInUse naming the live process that holds it. */
+export function lockSessionLog(file: string): PidLock {
+  const lock = PidLock.acquire(`${file}.lock`);
+  if ("heldBy" in lock) throw new SessionInUse(path.basename(file).replace(/\.jsonl$/, ""), lock.heldBy.pid);
+  return lock;
 }
 
 export interface ReadLogResult {

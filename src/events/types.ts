@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ToolStatus } from "../util/errors.js";
 
 /**
  * The one definition of every event orca emits. The session log writer, the log reader (resume),
@@ -90,6 +91,9 @@ export const changeSourceSchema = z.discriminatedUnion("kind", [
 ]);
 export type ChangeSource = z.infer<typeof changeSourceSchema>;
 
+/** ok · error: it ran and failed · denied: refused by policy · cancelled · timeout: killed at its time limit. */
+export const toolStatusSchema = z.enum(["ok", "error", "denied", "cancelled", "timeout"] as const satisfies readonly ToolStatus[]);
+
 export const agentStatusSchema = z.enum(["done", "failed", "cancelled", "max_steps", "budget", "loop"]);
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
@@ -151,7 +155,10 @@ export const eventSchema = z.discriminatedUnion("type", [
     type: z.literal("tool_finished"),
     callId: z.string(),
     name: z.string(),
+    /** True exactly when status is ok (kept for consumers that read only it). */
     ok: z.boolean(),
+    /** How the call ended; absent in logs written before it existed (derive it from ok: toolStatusOf). */
+    status: toolStatusSchema.optional(),
     /** Exactly what the model receives as the tool result. */
     content: z.string(),
     error: z.string().optional(),
@@ -291,6 +298,36 @@ export const eventSchema = z.discriminatedUnion("type", [
     /** Workspace-relative: the merged files, or the conflicting ones. */
     files: z.array(z.string()).optional(),
     message: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("process_started"),
+    /**
+     * The process group orca started (its leader's pid; for a sandboxed command, bwrap's host pid,
+     * whose group takes the sandbox with it). For an MCP stdio server, which shares orca's group,
+     * the server's pid alone (group false).
+     */
+    pgid: z.number(),
+    /** The leader's start time (`<boot id>:<ticks>`, util/proc.ts), so a reused pid is never taken for it; null where unknown. */
+    startTime: z.string().nullable(),
+    /** bash: a foreground command · background: a run_in_background shell · hook · mcp: a stdio server. */
+    kind: z.enum(["bash", "background", "hook", "mcp"]),
+    /** What it runs, for the line that reports it. */
+    command: z.string(),
+    /** False when pgid is one process, not a group. */
+    group: z.boolean().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("process_ended"),
+    pgid: z.number(),
+    /** Set when a later orca ended it: it had outlived the run that started it (a crash). */
+    reaped: z.boolean().optional(),
+    /** On a reaped group, what it was, for whoever reads the event alone. */
+    kind: z.enum(["bash", "background", "hook", "mcp"]).optional(),
+    command: z.string().optional(),
+    /** False when pgid was one process, not a group (as in its process_started). */
+    group: z.boolean().optional(),
   }),
   z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
   z.object({

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { HOOK_EVENTS, isHookEvent, type HookEventName, type HookHandlerConfig, type HookMatcherGroupConfig } from "../config/hooks.js";
 import type { Config } from "../config/schema.js";
 import { compileMatcher, type Matcher } from "./matcher.js";

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { processRecorder, type ProcessRecorder } from "../events/processes.js";
 import type { HookEventName } from "../config/hooks.js";
 import type { EmitFn } from "../events/types.js";
 import { decisionOf } from "./aggregate.js";
@@ -67,8 +68,12 @@ export class HookRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   private wrap: WrapCommand | undefined;
 
+  /** Hook process groups, in the session log: a crash must not leave one running unnoticed. */
+  private readonly processes: ProcessRecorder;
+
   constructor(private readonly opts: HookRunnerOptions) {
     this.wrap = opts.wrap;
+    this.processes = processRecorder(opts.emit, () => "");
     for (const hook of opts.hooks) {
       const list = this.byEvent.get(hook.event) ?? [];
       list.push(hook);
@@ -151,7 +156,15 @@ export class HookRunner {
         input,
         timeoutMs,
         signal: occurrence.signal,
-        track: (pgid, live) => (live ? this.live.add(pgid) : this.live.delete(pgid)),
+        track: (pgid, live) => {
+          if (live) {
+            this.live.add(pgid);
+            this.processes.started({ pgid, kind: "hook", command, agentId, parentId });
+          } else {
+            this.live.delete(pgid);
+            this.processes.ended(pgid);
+          }
+        },
       });
     } catch (error) {
       // A sandbox that cannot wrap, a spawn that throws: this hook failed, the action goes on.

@@ -46,12 +46,12 @@ export function describeError(e: unknown, server?: FailingServer): string {
  * The result text of a tools/call that threw, or null when the connection broke under the call
  * (the manager marks the server stopped and says so itself).
  */
-export function callFailure(e: unknown, server: string, tool: string, callTimeoutMs: number): string | null {
+export function callFailure(e: unknown, server: string, tool: string, callTimeoutMs: number): { message: string; status: "error" | "timeout" } | null {
   if (!(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed) return null;
   if (e.code === ErrorCode.RequestTimeout) {
-    return `${server}/${tool} timed out after ${formatMs(callTimeoutMs)} (call_timeout); the server was asked to cancel it`;
+    return { status: "timeout", message: `${server}/${tool} timed out after ${formatMs(callTimeoutMs)} (call_timeout); the server was asked to cancel it` };
   }
-  return `${server}/${tool}: ${short(e.message)}`;
+  return { status: "error", message: `${server}/${tool}: ${short(e.message)}` };
 }
 
 /** `: <the server's last stderr line>`, or nothing when it wrote none. */

@@ -2,8 +2,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ElicitResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
+import type { ProcessRecorder } from "../events/processes.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.js";
-import { fail } from "../tools/tool.js";
+import { cancelledResult, fail } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { JsonObject } from "./json-schema.js";
 import { formatCallResult, serverTools } from "./mcp-tool.js";
@@ -41,6 +42,8 @@ export interface McpManagerOptions {
   onElicit?: (request: McpElicitation) => Promise<ElicitResult>;
   /** OAuth for remote servers that need it; orca has no login flow of its own yet. */
   auth?: (server: string) => McpAuth | undefined;
+  /** Told of each stdio server process started and of its end (the session log records them). */
+  processes?: ProcessRecorder;
 }
 
 interface Session {
@@ -72,6 +75,7 @@ interface ServerEntry {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+const CANCELLED = "cancelled by user";
 
 /**
  * Owns every MCP server connection: connects them concurrently, exposes their tools, applies
@@ -261,7 +265,10 @@ export class McpManager {
     const transport = createTransport(entry.config, {
       workspaceRoot: this.opts.workspace.root,
       onStderr: (chunk) => entry.stderr.push(chunk),
-      onSpawn: (pid) => (session.pid = pid),
+      onSpawn: (pid) => {
+        session.pid = pid;
+        if ("command" in entry.config) this.opts.processes?.started({ pgid: pid, kind: "mcp", command: [entry.config.command, ...entry.config.args].join(" "), group: false });
+      },
       authProvider: auth?.provider,
     });
     const session: Session = { client, transport, closing: false, closed: false };
@@ -270,6 +277,7 @@ export class McpManager {
       session.closed = true;
       this.sessions.delete(session);
       if (session.closing || entry.session !== session) return;
+      if (session.pid !== undefined) this.opts.processes?.ended(session.pid);
       // The server went away on its own: its tools stay listed and it restarts on next use.
       entry.session = undefined;
       entry.state = "failed";
@@ -300,6 +308,7 @@ export class McpManager {
           // gone meanwhile
         }
       }
+      if (session.pid !== undefined) this.opts.processes?.ended(session.pid);
       this.sessions.delete(session);
     })();
     this.pendingCloses.add(done);
@@ -314,11 +323,11 @@ export class McpManager {
 
   private async call(entry: ServerEntry, tool: string, args: JsonObject, ctx: ToolContext): Promise<ToolResult> {
     const label = `MCP server "${entry.name}"`;
-    if (ctx.signal.aborted) return fail("cancelled by user");
+    if (ctx.signal.aborted) return cancelledResult();
     if (this.closed) return fail(`${label} is shut down`);
     if (!entry.session) {
       const ready = await this.ensureSession(entry, ctx.signal);
-      if (typeof ready === "string") return fail(ready);
+      if (typeof ready === "string") return ready === CANCELLED ? cancelledResult() : fail(ready);
     }
     const session = entry.session;
     if (!session) return fail(`${label} is not available: ${entry.reason ?? "not connected"}`);
@@ -329,10 +338,10 @@ export class McpManager {
       });
       return formatCallResult(result, `${entry.name}/${tool}`);
     } catch (e) {
-      if (ctx.signal.aborted) return fail("cancelled by user");
+      if (ctx.signal.aborted) return cancelledResult();
       if (this.closed) return fail(`${label} was shut down during the call`);
       const failure = callFailure(e, entry.name, tool, entry.config.call_timeout);
-      if (failure !== null) return fail(failure);
+      if (failure !== null) return fail(failure.message, undefined, failure.status);
       // The connection broke under the call: this result is what tells the model.
       if (entry.session === session) this.discard(entry, session);
       entry.deathUnreported = false;
@@ -364,7 +373,7 @@ export class McpManager {
     const attempt = entry.connecting;
     if (attempt) {
       const outcome = await raceAbort(attempt, signal, () => "cancelled" as const);
-      if (outcome === "cancelled") return "cancelled by user";
+      if (outcome === "cancelled") return CANCELLED;
     }
     return entry.session ? true : `${label} could not be restarted: ${entry.reason ?? "unknown error"}`;
   }

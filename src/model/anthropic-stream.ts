@@ -1,7 +1,8 @@
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { ThinkingBlock } from "../events/types.js";
 import { parseArguments } from "./assembler.js";
-import { ModelError, type ModelEvent, type RequestUsage } from "./model.js";
+import { type ModelEvent, type RequestUsage } from "./model.js";
+import { ModelError } from "../util/errors.js";
 
 /**
  * What orca reads from one streamed Messages event. Looser than the SDK's RawMessageStreamEvent

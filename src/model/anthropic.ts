@@ -6,7 +6,8 @@ import type { MessageCreateParamsStreaming, MessageParam, ThinkingConfigParam } 
 import { addCacheBreakpoints } from "./anthropic-cache.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-history.js";
 import { AnthropicAssembler, type AnthropicWireEvent } from "./anthropic-stream.js";
-import { ModelError, type Model, type ModelEvent, type ModelRequest } from "./model.js";
+import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
+import { ModelError } from "../util/errors.js";
 import { causeText, displayURL } from "./openai.js";
 
 type Sdk = typeof AnthropicSdk;

@@ -1,4 +1,5 @@
-import { ModelError, type ModelEvent } from "./model.js";
+import { type ModelEvent } from "./model.js";
+import { ModelError } from "../util/errors.js";
 
 /**
  * What orca reads from one streamed chat-completions chunk. Looser than the SDK's

@@ -60,29 +60,3 @@ export interface Model {
    */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }
-
-export type ModelErrorKind =
-  | "rate_limit"
-  | "server"
-  | "auth"
-  | "bad_request"
-  | "not_found"
-  | "connection"
-  | "timeout"
-  | "truncated"
-  /** The response reached its output-token limit (or the context window) before it finished. */
-  | "max_tokens"
-  | "aborted";
-
-/** Every failure of a model request, classified, with a message fit for one line of UI. */
-export class ModelError extends Error {
-  override readonly name = "ModelError";
-  constructor(
-    readonly kind: ModelErrorKind,
-    message: string,
-    readonly status?: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}

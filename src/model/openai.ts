@@ -4,7 +4,8 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
-import { ModelError, type Model, type ModelEvent, type ModelRequest } from "./model.js";
+import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
+import { ModelError } from "../util/errors.js";
 import { toWireMessages, toWireTools } from "./wire.js";
 
 export { StreamAssembler } from "./assembler.js";

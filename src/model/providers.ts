@@ -1,4 +1,4 @@
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../util/errors.js";
 import { DEFAULT_PROVIDER, type Config } from "../config/schema.js";
 import { AnthropicModel } from "./anthropic.js";
 import type { Model, ModelEvent, ModelRequest } from "./model.js";

@@ -154,7 +154,7 @@ export class ChildResults {
       clearTimeout(timer);
       for (const child of joining) child.claims--;
     }
-    if (outcome === "cancelled") return { ok: false, error: "cancelled", content: "cancelled while waiting" };
+    if (outcome === "cancelled") return { ok: false, status: "cancelled", error: "cancelled", content: "cancelled while waiting" };
     const parts = targets.map((id) => {
       if (this.live.has(id)) return `--- ${id}: still running (its result comes as a message when it ends) ---`;
       // Returned here: not delivered a second time as a message.

@@ -22,9 +22,11 @@ import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
+import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf } from "./lifecycle.js";
+import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 
 export interface CreateSessionOptions {
@@ -132,6 +134,16 @@ function checkAgentModels(agents: AgentReport, providers: Providers): Map<string
 }
 
 export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
+  try {
+    return await buildSession(opts);
+  } catch (error) {
+    // A resume that did not start gives its log back: nothing else will append to it.
+    opts.resume?.lock?.release();
+    throw error;
+  }
+}
+
+async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const env = opts.env ?? process.env;
   const loadedEnv = loadEnvironment(opts);
   const { config, workspaceRoot, agents, skills, servers, providers } = loadedEnv;
@@ -179,14 +191,16 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
-  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment) });
+  let session: Session | null = null;
+  // Every child process group orca starts is in the log, so a crash cannot hide one (sessions/leftovers.ts).
+  const processes = processRecorder((event) => session?.bus.emit(event), () => session?.rootAgentId ?? "");
+  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
   // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
-    ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version })
+    ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version, processes })
     : null;
   const ready = mcp ? mcp.start() : Promise.resolve();
 
-  let session: Session | null = null;
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,
     onLoaded: (agentId, skill) => {
@@ -195,6 +209,8 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
   });
 
   const resume = opts.resume;
+  // Before anything of this run starts: what a crashed run of this session left running is ended.
+  const leftovers = resume ? await reapProcesses(unendedProcesses(resume.events)) : [];
   const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
   const hooks = new Hooks({
@@ -244,6 +260,8 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         return text;
       },
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
+      logLock: resume?.lock,
+      leftovers,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
@@ -256,6 +274,7 @@ export async function createSession(opts: CreateSessionOptions): Promise<Session
         keepRounds: config.context.keep_rounds,
         windowFor: (name) => contextWindowFor(name, config.model.context_window),
         emit: (event) => session?.bus.emit(event),
+        budget: () => session?.budget ?? null,
         preCompact: hooks.has("PreCompact") ? (agent, signal, trigger) => hooks.preCompact(hookAgentOf(agent), { trigger }, { signal }) : undefined,
       }),
       hooks,

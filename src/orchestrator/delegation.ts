@@ -199,7 +199,9 @@ export class Delegator {
       };
     }
     const ok = outcome.status === "done" && !outcome.conflict;
-    return { ok, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+    // The parent reads how its sub-agent ended from the status, never from the wording of its result.
+    const status = ok ? "ok" : outcome.status === "cancelled" && !outcome.conflict ? "cancelled" : "error";
+    return { ok, status, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
   }
 
   /** The one place a sub-agent's run starts and ends: its worktree, its hooks, its loop, its merge. */

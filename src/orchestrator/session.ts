@@ -1,72 +1,34 @@
 import crypto from "node:crypto";
-import type { AgentReport } from "../agent/definition.js";
 import { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
-import type { Config } from "../config/schema.js";
 import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import type { Hooks } from "../hooks/index.js";
-import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
-import type { Approver } from "../tools/approver.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
-import type { AnyTool } from "../tools/tool.js";
 import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
+import { Cancelled, type LogWriteError } from "../util/errors.js";
 import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
-import { McpStatusWatcher, type McpStatusSource } from "./mcp-status.js";
+import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
 import { Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
 
-export interface SessionDeps {
-  config: Config;
-  configPath: string | null;
-  workspace: Workspace;
-  agents: AgentReport;
-  /** Builds the model for a name ("inherit" resolved already). */
-  modelFor(name: string): Model;
-  approver: Approver;
-  /** Tools other than delegate (built-ins, get_skill); MCP tools come through `toolSources`. */
-  tools: AnyTool[];
-  toolSources?: Record<string, () => AnyTool[]>;
-  /** Awaited before the first model request (MCP servers connecting). */
-  ready?: Promise<void>;
-  skillsIndex?: string;
-  preloadSkills?(names: string[]): string;
-  /** Where the JSONL log goes; null for no log. */
-  logFile: string | null;
-  secrets?: string[];
-  version: string;
-  sessionId?: string;
-  agentName?: string;
-  /** Called by close(): kill shells, close MCP. */
-  onClose?(): Promise<void>;
-  /** Optional compaction, run before each model request with the tools that request offers. */
-  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
-  /** MCP servers' status, turned into mcp_status events. */
-  mcp?: McpStatusSource;
-  /** Set when this session continues a logged one (recorded in session_started). */
-  resumedFrom?: string;
-  /** Lifecycle hooks (issue #15); none configured costs nothing. */
-  hooks?: Hooks;
-  /** Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7). */
-  sandbox?: { readonly available: boolean };
-  /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
-  worktreeDir?: string;
-}
+import type { SessionDeps } from "./session-deps.js";
+export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
@@ -105,13 +67,12 @@ export class Session implements SessionApi {
     this.lifecycle = new RunLifecycle(deps.hooks, this.bus.emit);
     for (const secret of deps.secrets ?? []) this.redactor.add(secret);
     this.workspace = deps.workspace;
-    if (deps.logFile) {
-      this.log = new SessionLog(deps.logFile, this.redactor);
-      const log = this.log;
-      this.bus.subscribe((event) => log.append(event));
-    } else {
-      this.log = null;
-    }
+    this.log = deps.logFile ? new SessionLog(deps.logFile, this.redactor, deps.logLock) : null;
+    this.log?.record(this.bus, (failure) => this.logFailed(failure));
+    // Every request of a run counts toward its token budget, compaction's summaries included.
+    this.bus.subscribe((event) => {
+      if (event.type === "usage") this.runBudget?.addUsage(event);
+    });
     const { config } = deps;
     this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
     this.permissions = new Permissions({
@@ -229,6 +190,11 @@ export class Session implements SessionApi {
     return this.workspace.root;
   }
 
+  /** The budget of the run in progress (null between runs): compaction checks its summary request against it. */
+  get budget(): RunBudget | null {
+    return this.runBudget;
+  }
+
   get busy(): boolean {
     return this.runScope !== null;
   }
@@ -244,6 +210,10 @@ export class Session implements SessionApi {
       version: this.deps.version,
       ...extra,
     });
+    this.mcpWatcher?.announce();
+    for (const { process: p, result } of this.deps.leftovers ?? []) {
+      this.bus.emit({ type: "process_ended", agentId: p.agentId, pgid: p.pgid, ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, group: p.group } : {}) });
+    }
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }
 
@@ -280,6 +250,11 @@ export class Session implements SessionApi {
   async run(text: string): Promise<RunResult> {
     if (this.runScope) throw new Error("a run is already in progress");
     if (this.closed) throw new Error("the session is closed");
+    const logFailure = this.log?.failed;
+    if (logFailure) {
+      this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "log", message: `${logFailure.message}; the run was not started` });
+      return { status: "failed", result: logFailure.message, answer: "", usage: zeroUsage(), durationMs: 0 };
+    }
     const startedAt = Date.now();
     const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
@@ -294,7 +269,8 @@ export class Session implements SessionApi {
     // The time budget must stop a run that is stuck in a long tool or stream, not only between steps.
     const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;
     // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
-    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel("time budget reached"), durationMs) : undefined;
+    const runBudget = this.runBudget;
+    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel(runBudget.timeUp()), durationMs) : undefined;
     try {
       const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
       if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
@@ -353,7 +329,7 @@ export class Session implements SessionApi {
   async close(status: SessionStatus = "idle", reason: "prompt_input_exit" | "other" = "other"): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.sessionScope.cancel("session closed");
+    this.sessionScope.cancel(new Cancelled("session closed"));
     this.mcpWatcher?.dispose();
     try {
       await this.lifecycle.close(this.agentRegistry.get(this.rootAgentId)!, reason);
@@ -368,12 +344,21 @@ export class Session implements SessionApi {
     return this.log?.file ?? null;
   }
 
+  /**
+   * The log is the source of truth: a run that can no longer be recorded stops (status failed) rather
+   * than go on unrecorded, and every consumer is told why.
+   */
+  private logFailed(failure: LogWriteError): void {
+    this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "log", message: `${failure.message}; the run was stopped` });
+    this.runScope?.cancel(failure);
+  }
+
   /** A hook's `continue: false` (or a PermissionRequest interrupt): the run ends, its reason told. */
   private stopRun(agentId: string, reason: string): void {
     if (!this.runScope || this.runScope.signal.aborted) return;
     const agent = this.agentRegistry.get(agentId);
     this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
-    this.runScope.cancel(`stopped: ${reason}`);
+    this.runScope.cancel(new Cancelled(`stopped: ${reason}`));
   }
 
 }

@@ -28,15 +28,15 @@ export interface AgentSummary {
   worktree?: string;
 }
 
+/** An MCP server as the last mcp_status said (the dashboard starts from this, then follows events). */
+export type McpServerState = Pick<EventOf<"mcp_status">, "server" | "state" | "tools" | "reason">;
+
 export type ControlResult = { ok: true } | { ok: false; error: string };
 
 export interface SchedulerCounts {
   running: number;
   waiting: number;
 }
-
-/** An MCP server as the last mcp_status said (the dashboard starts from this, then follows events). */
-export type McpServerState = Pick<EventOf<"mcp_status">, "server" | "state" | "tools" | "reason">;
 
 /** What the dashboard and the headless printer may use of a session. Everything else is events. */
 export interface SessionApi {

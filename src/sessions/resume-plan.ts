@@ -1,6 +1,7 @@
 import fs from "node:fs";
-import { ConfigError } from "../config/errors.js";
-import { readLog, type ReadLogResult } from "../events/log.js";
+import { ConfigError } from "../util/errors.js";
+import { lockSessionLog, readLog, type ReadLogResult } from "../events/log.js";
+import type { PidLock } from "../util/pid-lock.js";
 import type { OrcaEvent } from "../events/types.js";
 import { rebuildSession, type RebuiltSession } from "./rebuild.js";
 import { findSession, latestSession, type SessionInfo } from "./store.js";
@@ -17,6 +18,11 @@ export interface ResumePlan {
   events: OrcaEvent[];
   /** Whether the id was picked for the user (latest, --continue) rather than given. */
   picked: boolean;
+  /**
+   * The log's lock, taken before anything touches the log: the resumed session's log keeps it, and
+   * whoever drops the plan unused releases it. Absent in plans built by hand (tests).
+   */
+  lock?: PidLock;
 }
 
 export interface ResumeRequest {
@@ -42,9 +48,19 @@ export function pickSession(req: ResumeRequest): SessionInfo {
   return latest;
 }
 
+/**
+ * Picks the session, takes its log's lock (SessionInUse when a live orca holds it: a second
+ * `--resume` of a running session must not interleave one log) and reads it back.
+ */
 export function planResume(req: ResumeRequest): ResumePlan {
   const info = pickSession(req);
-  return { ...loadSession(info.file), picked: typeof req.resume !== "string" };
+  const lock = lockSessionLog(info.file);
+  try {
+    return { ...loadSession(info.file), picked: typeof req.resume !== "string", lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /** Reads and rebuilds one log, first cutting a torn last line so new events start on a line of their own. */

@@ -9,6 +9,7 @@ import type { CallVersions, FileVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { errorLine } from "../util/text.js";
+import { abortReason, toolStatusOf, toolStatusOfError } from "../util/errors.js";
 
 /** Who is calling: the executor enforces this agent's whitelist. */
 export interface CallerContext {
@@ -91,7 +92,7 @@ export class ToolExecutor {
       return refuse(`unknown tool "${call.name}"; available tools: ${offered.join(", ") || "none"}`);
     }
     if (!caller.allows(tool.name)) {
-      return refuse(`tool "${tool.name}" is not available to agent ${caller.agentName}; it was not run`);
+      return refuse(`tool "${tool.name}" is not available to agent ${caller.agentName}; it was not run`, [], "denied");
     }
     if (call.parseError !== undefined) {
       return refuse(
@@ -110,10 +111,10 @@ export class ToolExecutor {
       const pre = await hooks.preToolUse(callerOf(caller), { id: call.id, name: tool.name, args }, { signal: caller.signal, ruleMatches: (rule) => permissions.ruleMatches(tool, args, rule) });
       if (caller.signal.aborted) return { result: cancelled(caller.signal) };
       notes.push(...pre.additionalContext.map((c) => `PreToolUse hook context: ${c}`));
-      if (pre.decision === "deny") return refuse(`denied by a PreToolUse hook: ${pre.reason ?? "no reason given"}`, notes);
+      if (pre.decision === "deny") return refuse(`denied by a PreToolUse hook: ${pre.reason ?? "no reason given"}`, notes, "denied");
       if (pre.stop) {
         this.deps.stopRun?.(caller.agentId, `a PreToolUse hook stopped the run: ${pre.stop.reason}`);
-        return refuse(`not run: a PreToolUse hook stopped the run: ${pre.stop.reason}`, notes);
+        return refuse(`not run: a PreToolUse hook stopped the run: ${pre.stop.reason}`, notes, "cancelled");
       }
       if (pre.updatedInput) {
         const again = tool.params.safeParse(pre.updatedInput);
@@ -129,7 +130,7 @@ export class ToolExecutor {
       hookAnswer,
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
-    if (!decision.allowed) return refuse(decision.reason, notes);
+    if (!decision.allowed) return refuse(decision.reason, notes, "denied");
     return { call, tool, args: decision.args ?? args, notes, sandbox: decision.sandbox };
   }
 
@@ -162,7 +163,7 @@ export class ToolExecutor {
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
-      else result = { ok: false, error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
+      else result = { ok: false, status: toolStatusOfError(error), error: errorLine(error), content: `Error: ${tool.name} failed: ${errorLine(error)}` };
     } finally {
       scope.dispose();
     }
@@ -203,7 +204,9 @@ export class ToolExecutor {
     return content === result.content && !notes.length ? result : { ...result, content: withHookNotes(content, notes) };
   }
 
-  private finish(call: ToolCall, caller: CallerContext, result: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
+  private finish(call: ToolCall, caller: CallerContext, given: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
+    const status = toolStatusOf(given);
+    const result: ToolResult = { ...given, ok: status === "ok", status };
     this.deps.emit({
       type: "tool_finished",
       agentId: caller.agentId,
@@ -211,6 +214,7 @@ export class ToolExecutor {
       callId: call.id,
       name: call.name,
       ok: result.ok,
+      status,
       content: result.content,
       error: result.error,
       durationMs: Date.now() - startedAt,
@@ -252,8 +256,8 @@ function safeAccess(tool: AnyTool, args: unknown, workspace: Workspace) {
   }
 }
 
-function refuse(message: string, notes: readonly string[] = []): { result: ToolResult } {
-  return { result: { ok: false, error: message.split("\n")[0], content: withHookNotes(`Error: ${message}`, notes) } };
+function refuse(message: string, notes: readonly string[] = [], status: "error" | "denied" | "cancelled" = "error"): { result: ToolResult } {
+  return { result: { ok: false, status, error: message.split("\n")[0], content: withHookNotes(`Error: ${message}`, notes) } };
 }
 
 function callerOf(caller: CallerContext): HookCaller {
@@ -262,7 +266,7 @@ function callerOf(caller: CallerContext): HookCaller {
 
 /** The scope's own reason when it gave one ("time budget reached"), else a user's cancel. */
 function cancelled(signal: AbortSignal): ToolResult {
-  const reason = typeof signal.reason === "string" ? signal.reason : CANCELLED_RESULT;
-  return { ok: false, error: reason, content: reason };
+  const reason = abortReason(signal).message;
+  return { ok: false, status: "cancelled", error: reason, content: reason };
 }
 

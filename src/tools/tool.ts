@@ -3,11 +3,20 @@ import type { Access, EmitFn } from "../events/types.js";
 import type { SandboxRequest } from "./sandbox/types.js";
 import type { CallVersions } from "./versions.js";
 import type { Workspace } from "./workspace.js";
+import type { ToolStatus } from "../util/errors.js";
 
 export type { Access };
 
+export type { ToolStatus };
+
 export interface ToolResult {
+  /** Kept for consumers of the event stream: true exactly when `status` is ok. */
   ok: boolean;
+  /**
+   * How the call ended. A tool sets it when it knows more than `ok` says (a timeout, a cancel, a
+   * refusal); unset, it is derived from `ok`. Every result the executor hands on carries it.
+   */
+  status?: ToolStatus;
   /** What the model receives. For a failure, the error text the model should read. */
   content: string;
   /** A one-line error for the UI and log when ok is false. */
@@ -78,6 +87,11 @@ export function ok(content: string, meta?: Record<string, unknown>): ToolResult 
   return { ok: true, content, meta };
 }
 
-export function fail(error: string, content?: string): ToolResult {
-  return { ok: false, error, content: content ?? `Error: ${error}` };
+export function fail(error: string, content?: string, status: Exclude<ToolStatus, "ok"> = "error"): ToolResult {
+  return { ok: false, status, error, content: content ?? `Error: ${error}` };
+}
+
+/** A call stopped by a cancel before or while it ran. */
+export function cancelledResult(error = "cancelled by user", content?: string): ToolResult {
+  return fail(error, content ?? error, "cancelled");
 }

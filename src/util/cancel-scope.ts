@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { Cancelled, type OrcaError } from "./errors.js";
 
 const CHILDREN_LIMIT = 1_000;
 
@@ -32,7 +33,8 @@ export class CancelScope {
     return this.controller.signal;
   }
 
-  cancel(reason = "cancelled by user"): void {
+  /** `reason` says why (read back with abortReason): a BudgetExceeded, a hook's stop; default a user's cancel. */
+  cancel(reason: OrcaError = new Cancelled()): void {
     this.controller.abort(reason);
   }
 

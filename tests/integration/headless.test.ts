@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { lastMessage, startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { processesWith } from "../fixtures/processes.js";
 import { expectValidHistories, lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
@@ -290,10 +290,8 @@ describe("orca -p against the scripted server", () => {
     let pid = 0;
     const pending = runOrca(["-p", "sleep", "--base-url", server.url, "--yes"], { ws, onSpawn: (p) => (pid = p) });
     const pidFile = ws.file("pid.txt");
-    for (let i = 0; i < 200 && !(fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim()); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(processesWith("sleep 30.0404").length).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim()).toBeTruthy(), { timeout: 20_000, interval: 25 });
+    await vi.waitFor(() => expect(processesWith("sleep 30.0404").length).toBeGreaterThan(0), { timeout: 20_000, interval: 25 });
     process.kill(pid, "SIGINT");
     const run = await pending;
     expect(run.code, run.stderr).toBe(130);

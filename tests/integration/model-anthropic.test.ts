@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AnthropicModel, type AnthropicModelOptions } from "../../src/model/anthropic.js";
-import { ModelError, type ModelEvent, type ModelRequest } from "../../src/model/model.js";
+import { type ModelEvent, type ModelRequest } from "../../src/model/model.js";
+import { ModelError } from "../../src/util/errors.js";
 import {
   startScriptedAnthropicServer,
   type ScriptedAnthropicReply,

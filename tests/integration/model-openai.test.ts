@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage, ModelEvent, ModelRequest } from "../../src/model/model.js";
-import { ModelError } from "../../src/model/model.js";
+import { ModelError } from "../../src/util/errors.js";
 import { OpenAIModel, type OpenAIModelOptions } from "../../src/model/openai.js";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { startScriptedServer, toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
@@ -128,23 +128,23 @@ describe("delegation", () => {
           { toolCalls: [{ name: "delegate", args: { resume: "explorer-1", task: "carry on" } }] },
           { text: "resumed and finished" },
         ],
-        "explorer-1": [
-          () => {
-            // Cancel once the stream has started; the stream itself takes 5 s.
-            setTimeout(() => {
-              cancelSent = true;
-              orchestra!.session.cancel("explorer-1");
-            }, 300);
-            return { text: "x".repeat(500), chunkChars: 5, chunkDelayMs: 50 };
-          },
-          { text: "finished after resume" },
-        ],
+        // The scripted latency (100 chunks, 50 ms apart) keeps the stream going while the test cancels it.
+        "explorer-1": [{ text: "x".repeat(500), chunkChars: 5, chunkDelayMs: 50 }, { text: "finished after resume" }],
         "explorer-2": [{ text: "quick answer", delayMs: 100 }],
       }),
     );
     ws = tempWorkspace();
     orchestra = await testOrchestra(ws, server.url);
-    const first = await orchestra.session.run("two lookups");
+    // Cancelled once its stream has started: on its first text delta, not after some time.
+    const session = orchestra.session;
+    const off = session.bus.subscribe((e) => {
+      if (e.type === "text_delta" && e.agentId === "explorer-1" && !cancelSent) {
+        cancelSent = true;
+        queueMicrotask(() => session.cancel("explorer-1"));
+      }
+    });
+    const first = await session.run("two lookups");
+    off();
     expect(cancelSent).toBe(true);
     expect(first.status).toBe("done");
     expect(first.result).toBe("one was cancelled, one answered");
@@ -162,19 +162,13 @@ describe("delegation", () => {
     expectValidHistories(server.requests);
   });
 
-  it("cancelling the run during a sub-agent's sleep stops everything within a second and leaves no sleep process", async () => {
+  it("cancelling the run during a sub-agent's sleep stops everything and leaves no sleep process", async () => {
     const marker = `orca-sleep-${process.pid}-${Date.now()}`;
-    let sleeping!: () => void;
-    const sleepStarted = new Promise<void>((r) => (sleeping = r));
     server = await startScriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("tester", "sleep"), delegate("explorer", "stream")] }],
-        "tester-1": [
-          () => {
-            setTimeout(sleeping, 500);
-            return { toolCalls: [{ name: "bash", args: { command: `exec -a ${marker} sleep 30` } }] };
-          },
-        ],
+        "tester-1": [{ toolCalls: [{ name: "bash", args: { command: `exec -a ${marker} sleep 30` } }] }],
+        // Scripted latency (500 chunks, 30 ms apart): the explorer is still streaming when the run is cancelled.
         "explorer-1": [{ text: "y".repeat(1000), chunkChars: 2, chunkDelayMs: 30 }],
       }),
     );
@@ -182,14 +176,11 @@ describe("delegation", () => {
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
     const events = collect(orchestra);
     const running = orchestra.session.run("sleep and stream");
-    await sleepStarted;
-    expect(processesMatching(marker)).toBeGreaterThan(0);
-    const cancelledAt = Date.now();
+    // However long bash takes to start on a loaded machine: the sleep is there before the cancel.
+    await vi.waitFor(() => expect(processesMatching(marker)).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
     orchestra.session.cancel();
     const result = await running;
-    const stoppedMs = Date.now() - cancelledAt;
     expect(result.status).toBe("cancelled");
-    expect(stoppedMs).toBeLessThan(5_000); // a hang guard; the benchmark measures the real latency
     expect(processesMatching(marker)).toBe(0);
     const finished = events.filter((e) => e.type === "agent_finished");
     expect(finished.map((e) => [e.agentId, e.type === "agent_finished" && e.status]).sort()).toEqual([
@@ -203,6 +194,9 @@ describe("delegation", () => {
     for (const content of delegated) expect(content).toMatch(/^agent: \S+-1 .*\nstatus: cancelled/s);
     const sleepResult = events.find((e) => e.type === "tool_finished" && e.name === "bash");
     expect(sleepResult && sleepResult.type === "tool_finished" && sleepResult.content).toMatch(/cancelled/);
+    // How each call ended is typed: the parent reads it from the status, not from the text.
+    expect(sleepResult).toMatchObject({ ok: false, status: "cancelled" });
+    for (const e of events) if (e.type === "tool_finished" && e.name === "delegate") expect(e.status).toBe("cancelled");
   });
 
   it("sub-agents cannot delegate unless whitelisted, and depth is bounded", async () => {

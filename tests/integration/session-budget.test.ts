@@ -31,23 +31,45 @@ const step = (text: string, calls: { name: string; args: unknown }[], usage?: { 
 });
 
 describe("run budgets (exit 3, a message on stderr, the partial result)", () => {
-  it("budget.max_tokens stops before the request that would exceed it", async () => {
+  it("budget.max_tokens stops once the run has spent it", async () => {
     const { server, ws } = await setup(
       [
-        step("looked at the root", [{ name: "list_dir", args: { path: "." } }], { prompt: 600, completion: 10 }),
-        step("read a.txt", [{ name: "read_file", args: { path: "a.txt" } }], { prompt: 700, completion: 10 }),
+        step("looked at the root", [{ name: "list_dir", args: { path: "." } }], { prompt: 60_000, completion: 10 }),
+        step("read a.txt", [{ name: "read_file", args: { path: "a.txt" } }], { prompt: 70_000, completion: 10 }),
         { text: "never sent" },
       ],
-      "  max_tokens: 1000\n",
+      "  max_tokens: 100000\n",
     );
     const run = await runOrca(["-p", "work", "--base-url", server.url, "--output-format", "json"], { ws });
     expect(run.code).toBe(3);
     expect(server.requests).toHaveLength(2);
-    expect(run.stderr).toMatch(/^orca: Stopped: token budget reached \(1320 of 1000 tokens\)\.$/m);
+    expect(run.stderr).toMatch(/^orca: Stopped: token budget reached \(130020 of 100000 tokens\)\.$/m);
     const out = JSON.parse(run.stdout) as { status: string; result: string };
     expect(out.status).toBe("budget");
     expect(out.result).toContain("read a.txt");
     expect(out.result).toContain("token budget reached");
+  });
+
+  it("budget.max_tokens: a request whose input alone would pass what is left is never sent (exit 3 before it)", async () => {
+    // About 25 000 tokens of prose, read whole (tools.max_output_tokens raised): the second request
+    // would carry it, and 1 010 spent + its input passes 20 000; the first request fits easily.
+    const prose = Array.from({ length: 2_000 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog.`).join("\n");
+    const { server, ws } = await setup(
+      [step("reading the big file", [{ name: "read_file", args: { path: "big.txt" } }], { prompt: 1_000, completion: 10 }), { text: "never sent" }],
+      "  max_tokens: 20000\ntools:\n  max_output_tokens: 100000\n",
+    );
+    fs.writeFileSync(ws.file("big.txt"), prose);
+    const run = await runOrca(["-p", "work", "--base-url", server.url, "--output-format", "stream-json"], { ws });
+    expect(run.code).toBe(3);
+    // The scripted server recorded the first request only: the second was stopped before it left.
+    expect(server.requests).toHaveLength(1);
+    expect(run.stderr).toMatch(/^orca: Stopped: token budget reached: the next request \(about \d+ input tokens\) would pass max_tokens \(1010 of 20000 tokens spent\)\.$/m);
+    const events = readLog(sessionLogs(ws)[0]!).events;
+    expect(events.filter((e) => e.type === "model_request")).toHaveLength(1);
+    expect(events.find((e) => e.type === "tool_finished")).toMatchObject({ name: "read_file", ok: true, status: "ok" });
+    expect(events.at(-1)).toMatchObject({ type: "session_finished", status: "budget" });
+    const estimate = Number(/about (\d+) input tokens/.exec(run.stderr)?.[1]);
+    expect(1010 + estimate).toBeGreaterThanOrEqual(20_000);
   });
 
   it("budget.max_tool_calls answers calls past the limit without running them, then stops", async () => {
@@ -91,7 +113,7 @@ describe("run budgets (exit 3, a message on stderr, the partial result)", () => 
     expect(run.stdout).toContain("starting the long job");
     expect(processesWith("30.0101")).toEqual([]);
     const events = readLog(sessionLogs(ws)[0]!).events;
-    expect(events.find((e) => e.type === "tool_finished")).toMatchObject({ name: "bash", ok: false });
+    expect(events.find((e) => e.type === "tool_finished")).toMatchObject({ name: "bash", ok: false, status: "cancelled", content: "time budget reached (5s)" });
     expect(events.find((e) => e.type === "agent_finished")).toMatchObject({ status: "budget" });
     expect(events.at(-1)).toMatchObject({ type: "session_finished", status: "budget" });
   });

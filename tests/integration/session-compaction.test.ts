@@ -141,4 +141,36 @@ describe("compaction on a 200-turn conversation", () => {
     expectValidHistories(server.requests);
     expectNoOrphanResults(server.requests);
   }, 60_000);
+
+  it("a summary request counts toward budget.max_tokens and shows in usage: the run stops before the next request", async () => {
+    let turn = 0;
+    let summaries = 0;
+    server = await startScriptedServer((request): ScriptedReply => {
+      if (systemPrompt(request).startsWith("You compact the working history")) {
+        summaries++;
+        return { text: "- Goals: read\n- State: partway", usage: { prompt: 50_000, completion: 100 } };
+      }
+      turn++;
+      return { text: `step ${turn}`, toolCalls: [{ id: `call_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }], usage: { prompt: 100, completion: 10 } };
+    });
+    ws = tempWorkspace(files());
+    orchestra = await testOrchestra(ws, server.url, {
+      agentName: "worker",
+      config: `model:\n  context_window: ${WINDOW}\nagent:\n  max_steps: 100\ncontext:\n  compact_at: ${COMPACT_AT}\n  keep_rounds: 4\nbudget:\n  max_tokens: 40000\n`,
+    });
+    const events: OrcaEvent[] = [];
+    orchestra.session.bus.subscribe((e) => events.push(e));
+    const result = await orchestra.session.run(TASK);
+    expect(result.status).toBe("budget");
+    expect(summaries).toBe(1);
+    // The summary was the last request sent: the agent's own next one was refused before it left.
+    expect(systemPrompt(server.requests.at(-1)!)).toMatch(/^You compact the working history/);
+    expect(events.filter((e) => e.type === "model_request")).toHaveLength(turn);
+    const error = events.find((e) => e.type === "error" && e.where === "budget");
+    expect(error).toMatchObject({ message: expect.stringMatching(/^Stopped: token budget reached \(\d+ of 40000 tokens\)\.$/) });
+    // In usage: the events, the run's result and the session's total all carry the summary's tokens.
+    expect(events.filter((e) => e.type === "usage").map((e) => (e.type === "usage" ? e.input : 0))).toContain(50_000);
+    expect(result.usage.input).toBe(turn * 100 + 50_000);
+    expect(orchestra.session.totalUsage().output).toBe(turn * 10 + 100);
+  }, 60_000);
 });

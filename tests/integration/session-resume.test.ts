@@ -157,7 +157,7 @@ describe("crash and resume", () => {
     fs.mkdirSync(other);
     const s = await server([{ text: "answer A" }, { text: "answer B" }, { text: "resumed B" }, { text: "continued A" }]);
     expect((await runOrca(["-p", "prompt in A", "--base-url", s.url], { ws })).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 20));
+    // B is newer: its first event is written by a process started after A's last one was.
     expect((await runOrca(["-p", "prompt in B", "--base-url", s.url, "-w", other], { ws })).code).toBe(0);
 
     const list = await runOrca(["sessions"], { ws });

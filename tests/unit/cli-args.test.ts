@@ -29,6 +29,8 @@ describe("parseCli", () => {
 
   it("commands, near misses and forced prompts", () => {
     expect(parseCli(["sessions", "--all"])).toMatchObject({ subcommand: "sessions", all: true, prompt: undefined });
+    expect(parseCli(["sessions", "--reap"])).toMatchObject({ subcommand: "sessions", reap: true, all: false });
+    expect(() => parseCli(["-p", "hi", "--reap"])).toThrow("--reap only applies to orca sessions");
     expect(parseCli(["--", "sesions"])).toMatchObject({ subcommand: undefined, prompt: "sesions" });
     expect(usageErrorOf(["sesions"]).message).toBe('unknown command "sesions": did you mean `orca sessions`? (to send it as a prompt: orca -- sesions)');
     expect(usageErrorOf(["HOOK"]).message).toContain("`orca hooks`");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseArguments, StreamAssembler, type WireChunk, type WireDelta } from "../../src/model/assembler.js";
-import { ModelError, type ModelEvent } from "../../src/model/model.js";
+import { type ModelEvent } from "../../src/model/model.js";
+import { ModelError } from "../../src/util/errors.js";
 
 const delta = (d: WireDelta, finish: string | null = null): WireChunk => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
 const stop = (reason = "stop"): WireChunk => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { PermissionMode } from "../../src/config/schema.js";
 import type { EventInput } from "../../src/events/types.js";
@@ -339,8 +339,7 @@ describe("approvals", () => {
     const { check, events } = setup({ approver });
     const ac = new AbortController();
     const pending = check(bash, cmd("npm i"), "a1", ac.signal);
-    await new Promise((r) => setTimeout(r, 5));
-    expect(approver.asked).toBe(1);
+    await vi.waitFor(() => expect(approver.asked).toBe(1));
     ac.abort();
     await expect(pending).resolves.toMatchObject({ allowed: false, reason: "cancelled" });
     expect(events.at(-1)).toMatchObject({ type: "permission_decided", decision: "deny", reason: "cancelled" });
@@ -437,8 +436,7 @@ describe("an 'always' answer releases identical asks already waiting", () => {
     const first = check(writeFile, file("src/a.ts"), "a1");
     const second = check(writeFile, file("src/a.ts"), "a2");
     const other = check(writeFile, file("src/b.ts"), "a3");
-    await new Promise((r) => setTimeout(r, 20));
-    expect(approver.waiting).toHaveLength(3);
+    await vi.waitFor(() => expect(approver.waiting).toHaveLength(3));
     const byAgent = (id: string) => approver.waiting.find((w) => w.request.agentId === id)!;
     byAgent("a1").answer({ decision: "always" });
     expect(await first).toMatchObject({ allowed: true, by: "user" });

@@ -6,6 +6,7 @@ import { ENTER as ENTER_SCREEN, LEAVE } from "../../src/ui/screen.js";
 import { askTrust } from "../../src/ui/trust.js";
 import { settingRows, TrustPrompt, trustKey, type TrustAnswer, type TrustItem } from "../../src/ui/TrustPrompt.js";
 import { FakeIn, FakeOut } from "./fake-terminal.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 const ESC = "\u001B";
 const CTRL_C = "\u0003";
@@ -28,12 +29,7 @@ function mount(settings: TrustItem[] = SETTINGS) {
   const r = render(<TrustPrompt workspace="/home/u/src/cloned" settings={settings} home="/home/u" onDone={(a) => answers.push(a)} />);
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      r.stdin.write(k);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  };
+  const press = (...keys: string[]) => pressKeys(r.stdin, keys);
   return { frame, press, answers };
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
+import { ConfigError } from "../../src/util/errors.js";
 import { configSearchPath } from "../../src/config/load.js";
 import { projectSettings, TRUST_FILE, TrustStore, trustStoreFor } from "../../src/config/trust.js";
 import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";

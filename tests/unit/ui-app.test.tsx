@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { TestSession } from "./ui-session.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 const ESC = "\u001B";
 const TAB = "\t";
@@ -23,14 +24,20 @@ function mount(opts: { demo?: boolean; initialPrompt?: string } = {}) {
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
   const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), { timeout: 5000 });
-  const notSee = (text: string) => vi.waitFor(() => expect(frame()).not.toContain(text), { timeout: 5000 });
-  // Each key is its own chunk, as a terminal sends them; let Ink and React settle between keys.
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      r.stdin.write(k);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  };
+  /**
+   * Absence means something only in a frame that would show the text: `anchor` must be in the same
+   * frame (a blank or half-drawn frame would pass a bare "not in it").
+   */
+  const notSee = (text: string, anchor: string) =>
+    vi.waitFor(
+      () => {
+        const shown = frame();
+        expect(shown).toContain(anchor);
+        expect(shown).not.toContain(text);
+      },
+      { timeout: 5000 },
+    );
+  const press = (...keys: string[]) => pressKeys(r.stdin, keys);
   return { session, approver, r, frame, see, notSee, press, exits };
 }
 
@@ -102,7 +109,7 @@ describe("dashboard", () => {
     await vi.waitFor(() => expect(mountedFrame()).toMatch(/explorer \[scan\] running .* grep TODO/));
     session.emit({ type: "agent_finished", agentId: "a1", parentId: "root", status: "done", result: "found 3", steps: 2, usage: { input: 10, output: 5, cached: 0 }, filesChanged: [] });
     await see("✓ explorer [scan] done · 2 steps");
-    await notSee("task: look around");
+    await notSee("task: look around", "✓ explorer [scan] done · 2 steps");
   });
 
   it("submits with Enter, keeps pasted newlines and recalls history with ↑", async () => {
@@ -247,7 +254,8 @@ describe("dashboard", () => {
     await see("task: look around");
     await vi.waitFor(() => expect(frame()).toMatch(/finding 0\s/));
     await press(ESC);
-    await notSee("PgUp scroll");
+    // Back on the dashboard, explorer's pane still focused: its hint is there, the zoom's is gone.
+    await notSee("PgUp scroll", "Esc stop explorer");
     await see("editor");
     expect(session.cancels).toEqual([]);
   });

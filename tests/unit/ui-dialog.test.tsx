@@ -5,6 +5,7 @@ import type { PermissionRequest } from "../../src/tools/approver.js";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { TestSession } from "./ui-session.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 const ESC = "\u001B";
 const ENTER = "\r";
@@ -64,12 +65,7 @@ describe("permission dialog", () => {
     const rr = r;
     const frame = () => rr.lastFrame() ?? "";
     const see = (t: string) => vi.waitFor(() => expect(frame()).toContain(t), { timeout: 5000 });
-    const press = async (...keys: string[]) => {
-      for (const k of keys) {
-        rr.stdin.write(k);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    };
+    const press = (...keys: string[]) => pressKeys(rr.stdin, keys);
     return { session, approver, frame, see, press, r: rr };
   }
 

@@ -7,6 +7,7 @@ import type { SessionInfo } from "../../src/sessions/store.js";
 import { pickSession } from "../../src/ui/pick.js";
 import { ENTER as ENTER_SCREEN, LEAVE } from "../../src/ui/screen.js";
 import { filterSessions, formatStart, SessionPicker, windowStart } from "../../src/ui/SessionPicker.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 const UP = "\u001B[A";
 const DOWN = "\u001B[B";
@@ -39,12 +40,7 @@ function mount(sessions: SessionInfo[] = SESSIONS) {
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
   const selectedLine = (): string => frame().split("\n").find((l) => l.includes("▸")) ?? "";
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      r.stdin.write(k);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  };
+  const press = (...keys: string[]) => pressKeys(r.stdin, keys);
   return { r, frame, selectedLine, press, picked };
 }
 

@@ -103,19 +103,35 @@ describe("dashboard reducer", () => {
     expect(s.active).toEqual({});
   });
 
-  it("marks failed, cancelled and denied calls differently", () => {
+  it("marks failed, cancelled and denied calls by their status, not by the wording of the error", () => {
     const q = (id: string): EventInput => ({ type: "tool_queued", agentId: "root", callId: id, name: "bash", args: { command: "ls" }, access: "exclusive", waitsFor: [] });
     const s = run([
       q("f"),
-      { type: "tool_finished", agentId: "root", callId: "f", name: "bash", ok: false, content: "Error: boom", error: "boom", durationMs: 1 },
+      { type: "tool_finished", agentId: "root", callId: "f", name: "bash", ok: false, status: "error", content: "Error: boom", error: "boom", durationMs: 1 },
       q("c"),
-      { type: "tool_finished", agentId: "root", callId: "c", name: "bash", ok: false, content: "cancelled by user", error: "cancelled by user", durationMs: 1 },
+      { type: "tool_finished", agentId: "root", callId: "c", name: "bash", ok: false, status: "cancelled", content: "time budget reached (60s)", error: "time budget reached (60s)", durationMs: 1 },
       q("d"),
       { type: "permission_requested", agentId: "root", callId: "d", tool: "bash", args: {}, rule: "mode:default" },
       { type: "permission_decided", agentId: "root", callId: "d", tool: "bash", rule: "mode:default", decision: "deny", scope: "once", by: "user" },
-      { type: "tool_finished", agentId: "root", callId: "d", name: "bash", ok: false, content: "denied", error: "denied by user", durationMs: 0 },
+      { type: "tool_finished", agentId: "root", callId: "d", name: "bash", ok: false, status: "denied", content: "denied", error: "denied by user", durationMs: 0 },
+      // A failure whose text happens to say "cancel" (a test named so) is a failure.
+      q("t"),
+      { type: "tool_finished", agentId: "root", callId: "t", name: "bash", ok: false, status: "error", content: "FAIL test_cancel_order", error: "test_cancel_order failed", durationMs: 1 },
+      q("o"),
+      { type: "tool_finished", agentId: "root", callId: "o", name: "bash", ok: false, status: "timeout", content: "killed", error: "bash: command timed out", durationMs: 1 },
+      // A denial by a hook or a rule, with no dialog before it.
+      q("h"),
+      { type: "tool_finished", agentId: "root", callId: "h", name: "bash", ok: false, status: "denied", content: "Error: denied by a PreToolUse hook", error: "denied by a PreToolUse hook", durationMs: 0 },
     ]);
-    expect(texts(s.agents.root.entries)).toEqual(["[bash:failed]", "[bash:cancelled]", "[bash:denied]"]);
+    expect(texts(s.agents.root.entries)).toEqual(["[bash:failed]", "[bash:cancelled]", "[bash:denied]", "[bash:failed]", "[bash:failed]", "[bash:denied]"]);
+  });
+
+  it("reads a log written before tool statuses: ok decides", () => {
+    const s = run([
+      { type: "tool_queued", agentId: "root", callId: "x", name: "bash", args: { command: "ls" }, access: "exclusive", waitsFor: [] },
+      { type: "tool_finished", agentId: "root", callId: "x", name: "bash", ok: false, content: "cancelled by user", error: "cancelled by user", durationMs: 1 },
+    ]);
+    expect(texts(s.agents.root.entries)).toEqual(["[bash:failed]"]);
   });
 
   it("shows a tool call as asking while a permission is pending", () => {

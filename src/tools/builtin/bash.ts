@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { readOnlyHint } from "../command-pattern.js";
-import { fail, ok, type Tool, type ToolResult } from "../tool.js";
+import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
-import { SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
+import type { SandboxMode } from "../sandbox/index.js";
+import { PermissionDenied } from "../../util/errors.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
 import type { ShellManager } from "./shells.js";
@@ -62,11 +63,11 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
     access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : "exclusive"),
     permissionSubject: (args) => ({ kind: "command", value: args.command, ...(args.dangerously_disable_sandbox ? { unsandboxed: true } : {}) }),
     async execute(args, ctx) {
-      if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started");
+      if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started", "cancelled");
       const cwd = ctx.workspace.root;
       if (args.run_in_background) {
         try {
-          const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox);
+          const { id, pid, sandbox: mode } = await opts.shells.start(args.command, cwd, ctx.sandbox, ctx.agentId);
           // A sandboxed shell has a pid namespace of its own: its host pid means nothing to other commands.
           const where = mode === "none" ? `pid ${pid}` : "in the sandbox";
           return ok(
@@ -77,7 +78,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
           return startFailure(err);
         }
       }
-      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx.signal, opts, ctx.sandbox);
+      return runForeground(args.command, cwd, args.timeout_ms ?? opts.bashTimeoutMs, ctx, opts);
     },
   };
 }
@@ -86,18 +87,18 @@ async function runForeground(
   command: string,
   cwd: string,
   timeoutMs: number,
-  signal: AbortSignal,
+  ctx: Pick<ToolContext, "signal" | "sandbox" | "agentId">,
   opts: BashOptions,
-  request: SandboxRequest | undefined,
 ): Promise<ToolResult> {
+  const { signal } = ctx;
   let launched;
   try {
-    launched = await opts.shells.launcher.launch(command, cwd, request);
+    launched = await opts.shells.launcher.launch(command, cwd, ctx.sandbox);
   } catch (err) {
     return startFailure(err);
   }
   const { child, pid } = launched;
-  const untrack = opts.shells.trackForeground(pid);
+  const untrack = opts.shells.trackForeground(pid, command, ctx.agentId);
   const output = new HeadTailBuffer();
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
@@ -127,17 +128,18 @@ async function runForeground(
   const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };
   if (stopReason === "timeout") {
     const error = `bash: command timed out after ${timeoutMs} ms and was killed`;
-    return { ok: false, error, content: `${body}\n[killed after timeout of ${timeoutMs} ms]`, meta };
+    return { ok: false, status: "timeout", error, content: `${body}\n[killed after timeout of ${timeoutMs} ms]`, meta };
   }
   if (stopReason === "cancelled") {
-    return { ok: false, error: "bash: cancelled", content: `${body}\n[cancelled]`, meta };
+    return { ok: false, status: "cancelled", error: "bash: cancelled", content: `${body}\n[cancelled]`, meta };
   }
   // A failing command is information (a red test run), not a tool failure: the code says it.
   return ok(`${body}\n[exit code: ${code}]`, meta);
 }
 
 function startFailure(err: unknown): ToolResult {
-  if (err instanceof SandboxError) return fail(`bash: not run: ${err.message}`);
+  // The sandbox refusing a command is policy, not a broken tool.
+  if (err instanceof PermissionDenied) return fail(`bash: not run: ${err.message}`, undefined, "denied");
   return fail(`bash: could not start bash: ${errorMessage(err)}`);
 }
 

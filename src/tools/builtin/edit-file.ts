@@ -79,7 +79,7 @@ export function editFileTool(): Tool<EditFileArgs> {
           `edit_file: old_string matches ${positions.length} places in ${rel} (lines ${lines.join(", ")}); include more context or set replace_all`,
         );
       }
-      if (ctx.signal.aborted) return fail("edit_file: cancelled");
+      if (ctx.signal.aborted) return fail("edit_file: cancelled", undefined, "cancelled");
 
       const updated = positions.length === 1
         ? original.slice(0, positions[0]) + newString + original.slice(positions[0] + oldString.length)

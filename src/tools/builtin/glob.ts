@@ -37,7 +37,7 @@ export function globTool(): Tool<GlobArgs> {
         if (!stat.isDirectory()) return fail(`glob: ${display} is not a folder`);
         files = await findFiles(root, args.pattern, ctx.signal);
       } catch (err) {
-        if (ctx.signal.aborted) return fail("glob: cancelled");
+        if (ctx.signal.aborted) return fail("glob: cancelled", undefined, "cancelled");
         if ((err as NodeJS.ErrnoException).code) return fsFailure("glob", display, err);
         return fail(`glob: ${errorMessage(err)}`);
       }

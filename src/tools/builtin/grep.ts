@@ -57,7 +57,7 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
           ? (await findFiles(root, args.glob ?? "**/*", ctx.signal)).map((f) => path.join(root, f)).sort()
           : [root];
       } catch (err) {
-        if (ctx.signal.aborted) return fail("grep: cancelled");
+        if (ctx.signal.aborted) return fail("grep: cancelled", undefined, "cancelled");
         if ((err as NodeJS.ErrnoException).code) return fsFailure("grep", display, err);
         return fail(`grep: ${errorMessage(err)}`);
       }
@@ -80,7 +80,7 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
       const matchedFiles = new Set<string>();
       let stopped = false;
       for (let i = 0; i < files.length && !stopped; i += READ_BATCH) {
-        if (ctx.signal.aborted) return fail("grep: cancelled");
+        if (ctx.signal.aborted) return fail("grep: cancelled", undefined, "cancelled");
         const batch = files.slice(i, i + READ_BATCH);
         const contents = await Promise.all(batch.map((f) => readSearchable(ctx.workspace, f)));
         for (let j = 0; j < batch.length && !stopped; j++) {

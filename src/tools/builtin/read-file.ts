@@ -42,7 +42,7 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
         }
         data = await fs.readFile(abs, { signal: ctx.signal });
       } catch (err) {
-        if (ctx.signal.aborted) return fail("read_file: cancelled");
+        if (ctx.signal.aborted) return fail("read_file: cancelled", undefined, "cancelled");
         return fsFailure("read_file", args.path, err);
       }
       if (looksBinary(data)) {

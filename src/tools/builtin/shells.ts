@@ -1,4 +1,5 @@
 import type { SandboxMode, SandboxRequest } from "../sandbox/index.js";
+import type { ProcessRecorder } from "../../events/processes.js";
 import { CommandLauncher } from "./launch.js";
 import { UnreadBuffer } from "./output.js";
 import { KILL_GRACE_MS, shellExitCode, signalGroup, terminateGroup, whenFinished } from "./process-group.js";
@@ -23,6 +24,8 @@ export interface ShellManagerOptions {
   killGraceMs?: number;
   /** How commands are started: the sandbox and the environment. Default: no sandbox, no model key. */
   launcher?: CommandLauncher;
+  /** Told of every process group started and of its end (the session log records them). */
+  recorder?: ProcessRecorder;
 }
 
 interface Shell {
@@ -47,8 +50,10 @@ export class ShellManager {
   private readonly maxBufferChars: number;
   readonly killGraceMs: number;
   readonly launcher: CommandLauncher;
+  private readonly recorder: ProcessRecorder | undefined;
 
   constructor(options: ShellManagerOptions = {}) {
+    this.recorder = options.recorder;
     this.maxBufferChars = options.maxBufferChars ?? 1024 * 1024;
     this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
     this.launcher = options.launcher ?? new CommandLauncher();
@@ -58,8 +63,9 @@ export class ShellManager {
    * Starts `command` in the background, sandboxed as `request` asks (see CommandLauncher).
    * Rejects when the shell cannot be spawned or the sandbox asked for is not there.
    */
-  async start(command: string, cwd: string, request?: SandboxRequest): Promise<{ id: string; pid: number; sandbox: SandboxMode | "none" }> {
+  async start(command: string, cwd: string, request?: SandboxRequest, agentId?: string): Promise<{ id: string; pid: number; sandbox: SandboxMode | "none" }> {
     const { child, pid, sandbox, emptied } = await this.launcher.launch(command, cwd, request);
+    this.recorder?.started({ pgid: pid, kind: "background", command, agentId });
     const shell: Shell = {
       id: `shell_${this.nextId++}`,
       command,
@@ -76,6 +82,7 @@ export class ShellManager {
     shell.finished = whenFinished(child, this.killGraceMs, emptied).then((exit) => {
       shell.exitCode = shellExitCode(exit);
       shell.status = shell.killRequested ? "killed" : "exited";
+      this.recorder?.ended(pid);
     });
     this.shells.set(shell.id, shell);
     return { id: shell.id, pid, sandbox };
@@ -119,10 +126,17 @@ export class ShellManager {
     return [...this.shells.values()].filter((s) => s.status === "running").map((s) => s.id);
   }
 
-  /** Registers a foreground process group for `killAll`; call the returned function when it ends. */
-  trackForeground(pgid: number): () => void {
+  /**
+   * Registers a foreground process group for `killAll` (and the session log) right after it was
+   * started; call the returned function once it is gone.
+   */
+  trackForeground(pgid: number, command: string, agentId?: string): () => void {
     this.foreground.add(pgid);
-    return () => this.foreground.delete(pgid);
+    this.recorder?.started({ pgid, kind: "bash", command, agentId });
+    return () => {
+      this.foreground.delete(pgid);
+      this.recorder?.ended(pgid);
+    };
   }
 
   /** Stops every live shell, background and foreground, and waits until they are gone. */

@@ -27,7 +27,7 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       const resolved = resolveArg(ctx.workspace, args.path, "write_file");
       if (resolved.error) return resolved.error;
       const abs = resolved.path;
-      if (ctx.signal.aborted) return fail("write_file: cancelled");
+      if (ctx.signal.aborted) return fail("write_file: cancelled", undefined, "cancelled");
       let stat: Stats | null = null;
       try {
         stat = await fs.stat(abs);
@@ -47,7 +47,7 @@ export function writeFileTool(): Tool<WriteFileArgs> {
         }
         if (!check.ok) return fail(check.message);
       }
-      if (ctx.signal.aborted) return fail("write_file: cancelled");
+      if (ctx.signal.aborted) return fail("write_file: cancelled", undefined, "cancelled");
       const previousSize = stat ? stat.size : null;
       // What was there, for the applied diff the dashboard shows (too big or unreadable: no diff).
       const { before } = await readForPreview(ctx.workspace, args.path).catch(() => ({ before: "too-big" as const }));

@@ -8,6 +8,7 @@ import type { HookCaller, StopRun, ToolHooks } from "../tool-hooks.js";
 import type { Workspace } from "../workspace.js";
 import { CancelScope } from "../../util/cancel-scope.js";
 import { raceAbort } from "../../util/race-abort.js";
+import { Cancelled } from "../../util/errors.js";
 import { errorLine } from "../../util/text.js";
 import type { DecidedBy, PermissionCheck, PermissionDecision } from "./engine.js";
 import { allowedBy, exactRule, type Rule } from "./rules.js";
@@ -69,7 +70,7 @@ export class Asker {
       const rules = allowedBy(this.session, pending.tool, pending.subject);
       if (!rules) continue;
       pending.releasedBy = rules.map((r) => r.text).join(" + ");
-      pending.scope.cancel("allowed by a session rule");
+      pending.scope.cancel(new Cancelled("allowed by a session rule"));
     }
   }
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConfigError } from "../../config/errors.js";
+import { ConfigError } from "../../util/errors.js";
 import { isInside, type Workspace } from "../workspace.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { expandHome, resolveUnreadable } from "./deny-read.js";

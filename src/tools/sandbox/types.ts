@@ -1,3 +1,5 @@
+import { PermissionDenied } from "../../util/errors.js";
+
 /**
  * How one command runs:
  * - `workspace-write`: the file system is read-only except the workspace, the temp dir and the
@@ -34,6 +36,7 @@ export interface SandboxStatus {
 }
 
 /** Raised when a command cannot be run the way it was asked (sandbox missing, cannot protect a path). */
-export class SandboxError extends Error {
+/** The sandbox refuses to run a command (none where one is required, a path it cannot protect): policy, not a broken tool. */
+export class SandboxError extends PermissionDenied {
   override readonly name = "SandboxError";
 }

@@ -6,6 +6,7 @@ import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry,
 import { zeroUsage } from "../../events/usage.js";
 import { settleMarkdown } from "./blocks.js";
 import { boundOutputs, keptOutput } from "./outputs.js";
+import { toolStatusOf } from "../../util/errors.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
@@ -109,9 +110,9 @@ function onToolStarted(draft: Draft, e: EventOf<"tool_started">): void {
 function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
   let agent = draft.agent(e.agentId, e.ts, e.parentId);
   const index = findTool(agent, e.callId);
-  const cancelled = !e.ok && /cancel/i.test(e.error ?? e.content);
+  const status = toolStatusOf(e);
   const prior = index >= 0 ? (agent.entries[index] as ToolEntry).state : undefined;
-  const state: ToolState = e.ok ? "ok" : prior === "denied" ? "denied" : cancelled ? "cancelled" : "failed";
+  const state: ToolState = status === "ok" ? "ok" : status === "denied" || prior === "denied" ? "denied" : status === "cancelled" ? "cancelled" : "failed";
   const errorText = e.ok ? undefined : sanitize(e.error ?? e.content).trim();
   const error = errorText?.split("\n")[0];
   const { output, diff } = keptOutput(e.content, e.diff);
@@ -304,6 +305,8 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish({ conflicts: state.conflicts + 1 });
     }
     case "hook_started":
+    case "process_started":
+    case "process_ended":
       return state;
     case "mcp_status": {
       const before = state.mcp[event.server];

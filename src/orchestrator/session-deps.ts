@@ -1,0 +1,53 @@
+import type { AgentReport } from "../agent/definition.js";
+import type { Config } from "../config/schema.js";
+import type { Hooks } from "../hooks/index.js";
+import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
+import type { ReapOutcome } from "../sessions/leftovers.js";
+import type { Approver } from "../tools/approver.js";
+import type { AnyTool } from "../tools/tool.js";
+import type { Workspace } from "../tools/workspace.js";
+import type { PidLock } from "../util/pid-lock.js";
+import type { AgentState } from "./agents.js";
+import type { McpStatusSource } from "./mcp-status.js";
+
+/** What a Session is built from: the config, the workspace, and everything create.ts assembled. */
+export interface SessionDeps {
+  config: Config;
+  configPath: string | null;
+  workspace: Workspace;
+  agents: AgentReport;
+  /** Builds the model for a name ("inherit" resolved already). */
+  modelFor(name: string): Model;
+  approver: Approver;
+  /** Tools other than delegate (built-ins, get_skill); MCP tools come through `toolSources`. */
+  tools: AnyTool[];
+  toolSources?: Record<string, () => AnyTool[]>;
+  /** Awaited before the first model request (MCP servers connecting). */
+  ready?: Promise<void>;
+  skillsIndex?: string;
+  preloadSkills?(names: string[]): string;
+  /** Where the JSONL log goes; null for no log. */
+  logFile: string | null;
+  /** The log's lock when the caller holds it already (resume); else the log takes it. */
+  logLock?: PidLock;
+  secrets?: string[];
+  version: string;
+  sessionId?: string;
+  agentName?: string;
+  /** Called by close(): kill shells, close MCP. */
+  onClose?(): Promise<void>;
+  /** Optional compaction, run before each model request with the tools that request offers. */
+  compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
+  /** MCP servers' status, turned into mcp_status events. */
+  mcp?: McpStatusSource;
+  /** Set when this session continues a logged one (recorded in session_started). */
+  resumedFrom?: string;
+  /** Lifecycle hooks (issue #15); none configured costs nothing. */
+  hooks?: Hooks;
+  /** Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7). */
+  sandbox?: { readonly available: boolean };
+  /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
+  worktreeDir?: string;
+  /** A resumed session's processes its crashed run left (ended or found gone): start() logs their end. */
+  leftovers?: ReapOutcome[];
+}

@@ -1,0 +1,142 @@
+import path from "node:path";
+import { readLog, SessionLog } from "../events/log.js";
+import type { EventOf, OrcaEvent } from "../events/types.js";
+import { SessionInUse } from "../util/errors.js";
+import { repairTornTail } from "./resume-plan.js";
+import { groupAlive, signalGroup, waitGroupGone } from "../util/process-group.js";
+import { isZombie, pidExists, processStartTime, sameProcess } from "../util/proc.js";
+
+/**
+ * Child processes a crashed run left behind. The log records each process group orca starts and
+ * its end (process_started / process_ended); a group started and never ended belonged to a run that
+ * died without cleaning up (kill -9, an OOM kill, a power cut). Ending them is safe only when they
+ * are still the same processes: a pid is reused once its process is gone, so each group is checked
+ * against the start time its leader had.
+ */
+
+export type Leftover = Pick<EventOf<"process_started">, "pgid" | "startTime" | "kind" | "command" | "agentId" | "group">;
+
+/** The groups the log says were started and never ended, oldest first. */
+export function unendedProcesses(events: readonly OrcaEvent[]): Leftover[] {
+  const open = new Map<number, Leftover>();
+  for (const e of events) {
+    if (e.type === "process_started") open.set(e.pgid, { pgid: e.pgid, startTime: e.startTime, kind: e.kind, command: e.command, agentId: e.agentId, ...(e.group === false ? { group: false } : {}) });
+    else if (e.type === "process_ended") open.delete(e.pgid);
+  }
+  return [...open.values()];
+}
+
+/**
+ * Whether anything of the recorded group still runs. Its leader, if alive, must be the very process
+ * recorded (else the pid was reused: Linux reuses a pid only once no group has that id, so ours is
+ * gone). With the leader gone, members of the group may live on as orphans: they are ours, since
+ * the group's id cannot have been handed out again while they exist.
+ */
+export function stillRunning(p: Leftover): boolean {
+  if (p.group === false) return sameProcess(p.pgid, p.startTime) && !isZombie(p.pgid);
+  if (pidExists(p.pgid) && p.startTime !== null) {
+    const now = processStartTime(p.pgid);
+    if (now !== null && now !== p.startTime) return false;
+  }
+  return groupAlive(p.pgid);
+}
+
+export interface ReapOutcome {
+  process: Leftover;
+  /** ended: it was running and orca ended it; gone: nothing of it ran any more. */
+  result: "ended" | "gone";
+}
+
+/** Ends every leftover still running: SIGTERM, then SIGKILL after `graceMs`. */
+export async function reapProcesses(leftovers: readonly Leftover[], graceMs = 2_000): Promise<ReapOutcome[]> {
+  return Promise.all(
+    leftovers.map(async (p): Promise<ReapOutcome> => {
+      if (!stillRunning(p)) return { process: p, result: "gone" };
+      await end(p, graceMs);
+      return { process: p, result: "ended" };
+    }),
+  );
+}
+
+/** The line that says a leftover was ended. */
+export function describeReaped(p: Pick<Leftover, "pgid" | "group" | "kind" | "command">, sessionId?: string): string {
+  const what = p.group === false ? `process ${p.pgid}` : `process group ${p.pgid}`;
+  return `ended ${what} left running by a crashed run${sessionId ? ` of session ${sessionId}` : ""} (${p.kind}: ${p.command})`;
+}
+
+async function end(p: Leftover, graceMs: number): Promise<void> {
+  if (p.group === false) {
+    signalPid(p.pgid, "SIGTERM");
+    if (await waitFor(() => !sameProcess(p.pgid, p.startTime) || isZombie(p.pgid), graceMs)) return;
+    signalPid(p.pgid, "SIGKILL");
+    return;
+  }
+  signalGroup(p.pgid, "SIGTERM");
+  if (await waitGroupGone(p.pgid, graceMs)) return;
+  signalGroup(p.pgid, "SIGKILL");
+  await waitGroupGone(p.pgid, graceMs);
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+async function waitFor(check: () => boolean, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export interface SessionReap {
+  sessionId: string;
+  /** Leftovers that were still running and were ended now. */
+  ended: Leftover[];
+  /** Set when a live orca holds the session: its processes are its own, nothing was touched. */
+  inUseBy?: number;
+}
+
+/**
+ * `orca sessions --reap`: for every session no live orca holds, ends the groups its crashed runs
+ * left running and records their end in its log (under the log's lock, so a resume cannot start
+ * meanwhile). Sessions that are running are left alone.
+ */
+export async function reapSessions(files: readonly string[], graceMs = 2_000): Promise<SessionReap[]> {
+  const out: SessionReap[] = [];
+  for (const file of files) {
+    const sessionId = path.basename(file).replace(/\.jsonl$/, "");
+    let log: SessionLog;
+    try {
+      log = new SessionLog(file);
+    } catch (error) {
+      if (error instanceof SessionInUse) out.push({ sessionId, ended: [], inUseBy: error.pid });
+      continue;
+    }
+    try {
+      repairTornTail(file);
+      const leftovers = unendedProcesses(readLog(file).events);
+      if (!leftovers.length) continue;
+      const outcomes = await reapProcesses(leftovers, graceMs);
+      for (const { process: p, result } of outcomes) {
+        log.append({
+          type: "process_ended",
+          ts: Date.now(),
+          sessionId,
+          agentId: p.agentId,
+          pgid: p.pgid,
+          ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, ...(p.group === false ? { group: false } : {}) } : {}),
+        });
+      }
+      out.push({ sessionId, ended: outcomes.filter((o) => o.result === "ended").map((o) => o.process) });
+    } finally {
+      log.close();
+    }
+  }
+  return out;
+}
