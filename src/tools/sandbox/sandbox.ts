@@ -171,12 +171,14 @@ export class Sandbox {
       disableUserns: setup.disableUserns,
     });
     const env: Record<string, string> = {};
-    let inner = ["bash", "-c", command];
+    // --norc: bash reads ~/.bashrc when its stdin is a socket (it takes that for rshd), and Node's
+    // stdin pipes are sockets; a hook's stdin is one.
+    let inner = ["bash", "--norc", "-c", command];
     if (setup.network.kind === "allow-list") {
       const url = `http://127.0.0.1:${PROXY_PORT}`;
       for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) env[name] = url;
       env.NO_PROXY = env.no_proxy = "";
-      inner = ["bash", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
+      inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
     }
     return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env };
   }
@@ -204,7 +206,7 @@ export class Sandbox {
  */
 const BRIDGE = `socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" 2>/dev/null &
 for _ in $(seq 500); do grep -q ':${PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A' /proc/net/tcp 2>/dev/null && break; sleep 0.01; done
-exec bash -c "$2"`;
+exec bash --norc -c "$2"`;
 
 export function networkPolicy(allow: readonly string[]): NetworkPolicy {
   const hosts = allow.map((h) => h.trim()).filter(Boolean);
