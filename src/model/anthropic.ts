@@ -7,7 +7,7 @@ import { toAnthropicMessages, toAnthropicTools } from "./anthropic-history.js";
 import { AnthropicAssembler, type AnthropicWireEvent } from "./anthropic-stream.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { ModelError } from "../util/errors.js";
-import { classifyFailure, type FailureContext } from "./provider-errors.js";
+import { classifyFailure } from "./provider-errors.js";
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
 
@@ -52,18 +52,8 @@ export class AnthropicModel extends SdkModel<AnthropicModelOptions> implements M
     let attempts = 0;
     let Sdk: Sdk | undefined;
     const provider = this.opts.provider ?? "anthropic";
-    const context = (): FailureContext => ({
-      sdk: Sdk,
-      model,
-      baseURL: this.baseURL,
-      attempts,
-      apiKey: this.apiKey,
-      timeoutMs: this.timeoutMs,
-      aborted: guard.aborted,
-      idleTimedOut: guard.idleTimedOut,
-      authFailed: `authentication failed (401) at ${this.baseURL}: check ANTHROPIC_API_KEY or providers.${provider}.api_key`,
-      serverDetail,
-    });
+    const authFailed = `authentication failed (401) at ${this.baseURL}: check ANTHROPIC_API_KEY or providers.${provider}.api_key`;
+    const context = () => this.failureContext({ model, attempts, guard }, { sdk: Sdk, authFailed, serverDetail });
 
     try {
       if (!this.apiKey) {

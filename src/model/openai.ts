@@ -49,18 +49,8 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       },
     });
     const guard = new RequestSignal(signal, this.timeoutMs);
-    const context = (): FailureContext => ({
-      sdk: OpenAI,
-      model,
-      baseURL: this.baseURL,
-      attempts,
-      apiKey: this.apiKey,
-      timeoutMs: this.timeoutMs,
-      aborted: guard.aborted,
-      idleTimedOut: guard.idleTimedOut,
-      authFailed: `authentication failed (401): check OPENAI_API_KEY${this.baseURL === OPENAI_BASE_URL ? "" : ` for ${this.baseURL}`}`,
-      serverDetail,
-    });
+    const authFailed = `authentication failed (401): check OPENAI_API_KEY${this.baseURL === OPENAI_BASE_URL ? "" : ` for ${this.baseURL}`}`;
+    const context = () => this.failureContext({ model, attempts, guard }, { sdk: OpenAI, authFailed, serverDetail });
 
     try {
       if (!this.apiKey) {

@@ -1,4 +1,5 @@
-import { PLACEHOLDER_KEY, displayURL } from "./provider-errors.js";
+import { PLACEHOLDER_KEY, displayURL, type FailureContext } from "./provider-errors.js";
+import { type RequestSignal } from "./request-signal.js";
 
 /** What every provider behind an official SDK is configured with. */
 export interface SdkModelOptions {
@@ -55,6 +56,23 @@ export abstract class SdkModel<Options extends SdkModelOptions> {
       defaultHeaders: this.opts.defaultHeaders,
       // The core never writes to the terminal; the SDKs would log on the console.
       logLevel: "off" as const,
+    };
+  }
+
+  /** What classifyFailure reads: this request's state, and how this provider words and reads failures. */
+  protected failureContext(
+    request: { model: string; attempts: number; guard: RequestSignal },
+    provider: Pick<FailureContext, "sdk" | "authFailed" | "serverDetail">,
+  ): FailureContext {
+    return {
+      ...provider,
+      model: request.model,
+      baseURL: this.baseURL,
+      attempts: request.attempts,
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      aborted: request.guard.aborted,
+      idleTimedOut: request.guard.idleTimedOut,
     };
   }
 }
