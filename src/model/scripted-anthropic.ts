@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type http from "node:http";
 import type { MessageParam, TextBlockParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { fromAnthropicMessages } from "./anthropic-history.js";
+import { askScript, listenLoopback, readBody, record, sendJson, sleep, split, writeEventStream } from "./scripted-http.js";
 import {
-  readBody,
-  sendJson,
   sequence,
-  sleep,
-  split,
   type RecordedRequest,
   type ScriptedErrorReply,
   type ScriptedHangReply,
@@ -80,16 +76,7 @@ export async function startScriptedAnthropicServer(
 ): Promise<ScriptedAnthropicServer> {
   const handler: AnthropicScriptHandler = Array.isArray(script) ? (sequence(script as ScriptedReply[]) as AnthropicScriptHandler) : script;
   const requests: AnthropicRecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   const cache = new PromptCache();
-
-  const server = http.createServer((req, res) => {
-    void handle(req, res);
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = req.url ?? "/";
@@ -104,18 +91,8 @@ export async function startScriptedAnthropicServer(
       sendError(res, 400, "request body is not JSON");
       return;
     }
-    const recorded: AnthropicRecordedRequest = { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now() };
-    requests.push(recorded);
-    res.on("close", () => {
-      recorded.finishedAt ??= Date.now();
-    });
-
-    let reply: ScriptedAnthropicReply;
-    try {
-      reply = (await handler(recorded)) as ScriptedAnthropicReply;
-    } catch (error) {
-      reply = { kind: "error", status: 500, message: `script handler threw: ${String(error)}` };
-    }
+    const recorded = record(requests, { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now() }, res);
+    const reply = (await askScript(handler, recorded)) as ScriptedAnthropicReply;
     if (reply.kind === "hang") return;
     if (reply.kind === "error") {
       sendError(res, reply.status, reply.message ?? `scripted ${reply.status}`, reply.retryAfter);
@@ -126,23 +103,13 @@ export async function startScriptedAnthropicServer(
     await streamReply(res, body, reply, reply.usage ?? cache.usage(body, reply));
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host ?? "127.0.0.1"}:${address.port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const server = await listenLoopback(handle, options);
+  return { url: server.origin, requests, close: server.close };
 }
 
 type Usage = NonNullable<ScriptedAnthropicExtras["usage"]>;
 
 async function streamReply(res: http.ServerResponse, body: AnthropicRequestBody, reply: ScriptedTextReply & ScriptedAnthropicExtras, usage: Usage): Promise<void> {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   const size = Math.max(1, reply.chunkChars ?? 12);
   const events: Array<Record<string, unknown>> = [
     {
@@ -194,29 +161,12 @@ async function streamReply(res: http.ServerResponse, body: AnthropicRequestBody,
   events.push({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.completion } });
   if (!reply.omitFinishReason) events.push({ type: "message_stop" });
 
-  let sent = 0;
-  for (const event of events) {
-    if (res.destroyed) return;
-    if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
-      res.socket?.destroy();
-      return;
-    }
-    if (reply.errorAfterEvents !== undefined && sent >= reply.errorAfterEvents) {
-      res.end(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
-      return;
-    }
-    const line = `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
-    // With a cut coming, wait for the bytes to reach the socket so the cut falls where it was scripted.
-    if (reply.cutAfterChunks !== undefined) await new Promise<void>((resolve) => res.write(line, () => resolve()));
-    else res.write(line);
-    sent++;
-    if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
-  }
-  if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
-    res.socket?.destroy();
-    return;
-  }
-  res.end();
+  const frames = events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+  // A scripted error event stands in for the rest of the stream.
+  const errorAt = reply.errorAfterEvents === undefined ? undefined : Math.max(0, reply.errorAfterEvents);
+  if (errorAt === undefined || errorAt >= frames.length) return writeEventStream(res, frames, reply);
+  const overloaded = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+  return writeEventStream(res, frames.slice(0, errorAt), reply, `event: error\ndata: ${JSON.stringify(overloaded)}\n\n`);
 }
 
 function stopReasonOf(finishReason: string | undefined, hasTools: boolean): string {

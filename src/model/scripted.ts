@@ -1,5 +1,5 @@
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type http from "node:http";
+import { askScript, listenLoopback, readBody, record, sendJson, sleep, split, writeEventStream } from "./scripted-http.js";
 
 /**
  * A scripted OpenAI-compatible chat-completions server on loopback. It serves `orca --demo` and
@@ -124,15 +124,6 @@ export async function startScriptedServer(
 ): Promise<ScriptedServer> {
   const handler = Array.isArray(script) ? sequence(script) : script;
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-
-  const server = http.createServer((req, res) => {
-    void handle(req, res);
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = req.url ?? "/";
@@ -151,18 +142,8 @@ export async function startScriptedServer(
       sendJson(res, 400, { error: { message: "request body is not JSON", type: "invalid_request_error" } });
       return;
     }
-    const recorded: RecordedRequest = { index: requests.length, body, headers: req.headers, receivedAt: Date.now() };
-    requests.push(recorded);
-    res.on("close", () => {
-      recorded.finishedAt ??= Date.now();
-    });
-
-    let reply: ScriptedReply;
-    try {
-      reply = await handler(recorded);
-    } catch (error) {
-      reply = { kind: "error", status: 500, message: `script handler threw: ${String(error)}` };
-    }
+    const recorded = record(requests, { index: requests.length, body, headers: req.headers, receivedAt: Date.now() }, res);
+    const reply = await askScript(handler, recorded);
     if (reply.kind === "hang") return;
     if (reply.kind === "raw") {
       res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
@@ -184,21 +165,11 @@ export async function startScriptedServer(
     await streamReply(res, body, reply);
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host ?? "127.0.0.1"}:${address.port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const server = await listenLoopback(handle, options);
+  return { url: `${server.origin}/v1`, requests, close: server.close };
 }
 
 async function streamReply(res: http.ServerResponse, body: WireRequestBody, reply: ScriptedTextReply): Promise<void> {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
@@ -251,29 +222,8 @@ async function streamReply(res: http.ServerResponse, body: WireRequestBody, repl
     });
   }
 
-  let sent = 0;
-  for (const data of chunks) {
-    if (res.destroyed) return;
-    if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
-      res.socket?.destroy();
-      return;
-    }
-    const line = `data: ${JSON.stringify(data)}\n\n`;
-    if (reply.cutAfterChunks !== undefined) {
-      // Wait until the bytes reach the socket: destroying it with writes still buffered would
-      // drop them, and the cut would happen before the response even started.
-      await new Promise<void>((resolve) => res.write(line, () => resolve()));
-    } else {
-      res.write(line);
-    }
-    sent++;
-    if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
-  }
-  if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
-    res.socket?.destroy();
-    return;
-  }
-  res.end("data: [DONE]\n\n");
+  const frames = chunks.map((data) => `data: ${JSON.stringify(data)}\n\n`);
+  await writeEventStream(res, frames, reply, "data: [DONE]\n\n");
 }
 
 function wholeCompletion(body: WireRequestBody, reply: ScriptedTextReply): Record<string, unknown> {
@@ -305,31 +255,6 @@ function estimateUsage(body: WireRequestBody, reply: ScriptedTextReply): { promp
   const completionChars =
     (reply.text ?? "").length + (reply.toolCalls ?? []).reduce((n, c) => n + (c.rawArgs ?? JSON.stringify(c.args ?? {})).length, 0);
   return { prompt: Math.ceil(promptChars / 4), completion: Math.ceil(completionChars / 4) };
-}
-
-export function split(text: string, size: number): string[] {
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
-  return pieces;
-}
-
-export function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(payload));
-}
-
-export function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (part: Buffer) => parts.push(part));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Helpers for script handlers that route on what the request contains. */
