@@ -6,6 +6,7 @@ import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { sanitize } from "./state/sanitize.js";
 import { displayLine } from "./format.js";
+import { ScreenTitle } from "./ScreenTitle.js";
 import { color } from "./theme.js";
 
 export interface SessionPickerProps {
@@ -162,19 +163,12 @@ export function SessionPicker({ sessions, onDone, home }: SessionPickerProps): R
 
   return (
     <Box flexDirection="column" width={width} height={height} overflowY="hidden">
-      <Box height={1}>
-        <Text wrap="truncate-end">
-          <Text bold color={color("accent")}>
-            orca
-          </Text>
-          <Text color={color("muted")}> · </Text>
-          <Text>resume a session</Text>
-          <Text color={color("muted")}>
-            {" "}
-            · {count} session{sessions.length === 1 ? "" : "s"}, most recent first
-          </Text>
+      <ScreenTitle title="resume a session">
+        <Text color={color("muted")}>
+          {" "}
+          · {count} session{sessions.length === 1 ? "" : "s"}, most recent first
         </Text>
-      </Box>
+      </ScreenTitle>
       <Box height={1}>
         <Text wrap="truncate-end">
           <Text color={color("accent")}>filter › </Text>

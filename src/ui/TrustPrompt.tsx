@@ -4,6 +4,7 @@ import { useRef } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
 import { displayLine } from "./format.js";
+import { ScreenTitle } from "./ScreenTitle.js";
 import { color } from "./theme.js";
 
 /** always: trusted and remembered · once: trusted for this run · no: run without the project settings. */
@@ -90,15 +91,7 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
 
   return (
     <Box flexDirection="column" width={width} height={height} overflowY="hidden">
-      <Box height={1}>
-        <Text wrap="truncate-end">
-          <Text bold color={color("accent")}>
-            orca
-          </Text>
-          <Text color={color("muted")}> · </Text>
-          <Text>do you trust the files in this folder?</Text>
-        </Text>
-      </Box>
+      <ScreenTitle title="do you trust the files in this folder?" />
       <Box flexDirection="column" borderStyle="round" borderColor={color("warn")} paddingX={1} flexShrink={0}>
         <Text wrap="truncate-end" bold>
           {displayLine(shortPath(workspace, home))}

@@ -1,11 +1,10 @@
 import { Box, Text } from "ink";
 import type React from "react";
 import { createContext, useContext, useSyncExternalStore } from "react";
-import { RowView } from "./AgentPane.js";
+import { RowView, type AgentPaneProps } from "./AgentPane.js";
 import { fitFields, type Field } from "./fit.js";
 import { useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText, type Action, type Keymap } from "./keymap.js";
-import type { AgentView } from "./state/types.js";
 import { color } from "./theme.js";
 import type { Row } from "./wrap.js";
 
@@ -62,16 +61,8 @@ function helpLine(keymap: Keymap): string {
 
 const NO_MCP = { status: () => [], onChange: () => () => undefined };
 
-export interface WelcomeProps {
-  /** The coordinator: the welcome stands in for its pane while it has no conversation. */
-  agent: AgentView;
-  /** The pane's rows (start-up notices), shown under the welcome. */
-  rows: readonly Row[];
-  width: number;
-  height: number;
-  focused: boolean;
-  frame: number;
-  now: number;
+/** The coordinator's pane before its conversation starts, with the props of the AgentPane it stands in for. */
+export interface WelcomeProps extends Pick<AgentPaneProps, "agent" | "rows" | "width" | "height" | "focused" | "frame" | "now"> {
   /** The coordinator's own pane, shown once the conversation starts. */
   children: React.ReactNode;
 }
