@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { groupAlive, signalGroup, waitGroupGone } from "../util/process-group.js";
+import { groupAlive, signalGroup, waitGroupGone, type SpawnSpec } from "../util/process-group.js";
 import type { HookProcessResult } from "./output.js";
 
 /**
@@ -8,18 +8,6 @@ import type { HookProcessResult } from "./output.js";
  * SIGTERM, then SIGKILL after a short grace. A hook leaves nothing running: once its main process
  * has exited, whatever it left behind in its group is killed too.
  */
-
-/** What to start; a sandbox may rewrite it (see WrapCommand). */
-export interface SpawnSpec {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Written to the child's fd 3 (bubblewrap reads its seccomp filter there). */
-  fd3?: Buffer;
-  /** The wrapper wants fd 4 open (bubblewrap reports its sandbox's pid there); a hook needs no report. */
-  infoFd?: boolean;
-}
 
 /**
  * Lets the command sandbox run hooks inside it: given what orca would start, returns what to start

@@ -6,7 +6,8 @@ import { decisionOf } from "./aggregate.js";
 import { hookCommandLine, type ConfiguredHook } from "./config.js";
 import { TOOL_EVENTS, UNMATCHED_EVENTS, orcaRule } from "./names.js";
 import { interpretHookResult, type HookProcessResult, type HookVerdict } from "./output.js";
-import { runHookProcess, type SpawnSpec, type WrapCommand } from "./process.js";
+import { runHookProcess, type WrapCommand } from "./process.js";
+import type { SpawnSpec } from "../util/process-group.js";
 
 /**
  * Runs the hooks of one occurrence of an event: picks those whose matcher matches, runs each once

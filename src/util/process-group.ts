@@ -6,6 +6,21 @@ import fs from "node:fs";
  * lifecycle hooks and the tools' process groups (tools/builtin/process-group.ts) share it.
  */
 
+/**
+ * A process to start as a group leader: `file args…` in `cwd`. A sandbox may rewrite it (bwrap
+ * around the command), which is why the fds bwrap needs travel with it.
+ */
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to the child's fd 3 (bubblewrap reads its seccomp filter there). */
+  fd3?: Buffer;
+  /** A pipe on the child's fd 4 (bubblewrap reports its sandbox's pid there: --info-fd); hooks drain it unread. */
+  infoFd?: boolean;
+}
+
 /** Sends `signal` to the group; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {

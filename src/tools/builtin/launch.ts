@@ -1,7 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { childEnv } from "../child-env.js";
 import { Sandbox, SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
-import { namespaceEmptied, plainBash, spawnInGroup, type LaunchSpec } from "./process-group.js";
+import type { SpawnSpec } from "../../util/process-group.js";
+import { namespaceEmptied, plainBash, spawnInGroup } from "./process-group.js";
 
 export interface Launched {
   child: ChildProcess;
@@ -36,7 +37,7 @@ export class CommandLauncher {
   /** Rejects with a SandboxError (no sandbox, a path that cannot be protected) or the spawn error. */
   async launch(command: string, cwd: string, request?: SandboxRequest): Promise<Launched> {
     const mode = this.modeFor(request);
-    let spec: LaunchSpec;
+    let spec: SpawnSpec;
     if (mode === "none") spec = plainBash(command, cwd, this.env);
     else {
       // The command's own workspace (cwd) is its writable root: an isolated agent's worktree.
@@ -54,7 +55,7 @@ export class CommandLauncher {
 }
 
 /** Spawns in its own group; rejects with the spawn error (no bash, no bwrap, bad cwd). */
-function spawnChecked(spec: LaunchSpec): Promise<ChildProcess> {
+function spawnChecked(spec: SpawnSpec): Promise<ChildProcess> {
   const child = spawnInGroup(spec);
   if (child.pid !== undefined) {
     // A later 'error' (a failed signal) must not become an uncaught exception.

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
-import { groupAlive, signalGroup } from "../../util/process-group.js";
+import { groupAlive, signalGroup, type SpawnSpec } from "../../util/process-group.js";
 
 export { groupAlive, signalGroup };
 
@@ -14,25 +14,12 @@ export const KILL_GRACE_MS = 2_000;
 const POLL_MS = 50;
 const SETTLE_MS = 25;
 
-/**
- * A process to start: `file args…` in `cwd`, with `fd3` written to its fd 3 (bwrap's seccomp
- * filter) and, with `infoFd`, a pipe on fd 4 to read from (bwrap's --info-fd).
- */
-export interface LaunchSpec {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  fd3?: Buffer;
-  infoFd?: boolean;
-}
-
 /** `bash -c command`, outside any sandbox. */
-export function plainBash(command: string, cwd: string, env: NodeJS.ProcessEnv): LaunchSpec {
+export function plainBash(command: string, cwd: string, env: NodeJS.ProcessEnv): SpawnSpec {
   return { file: "bash", args: ["-c", command], cwd, env };
 }
 
-export function spawnInGroup(spec: LaunchSpec): ChildProcess {
+export function spawnInGroup(spec: SpawnSpec): ChildProcess {
   const child = spawn(spec.file, spec.args, {
     cwd: spec.cwd,
     detached: true,
