@@ -4,6 +4,7 @@ import { ConfigError } from "../util/errors.js";
 import { definesHooks } from "./hooks.js";
 import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
+import { isFile } from "../util/fs.js";
 
 /**
  * Workspace trust. A cloned repository can ship settings that act without asking: a config with
@@ -116,14 +117,6 @@ function canonical(p: string): string {
     return fs.realpathSync(resolved);
   } catch {
     return resolved;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
   }
 }
 

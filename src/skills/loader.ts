@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { settingEntries } from "../config/setting-files.js";
 import { parseSkillFile, type SkillFrontmatter } from "./frontmatter.js";
+import { isDirectory, isFile } from "../util/fs.js";
 
 /** One skill: a folder holding a SKILL.md (Agent Skills format), plus whatever it bundles. */
 export interface Skill extends SkillFrontmatter {
@@ -128,22 +129,6 @@ function skillFolders(root: SearchRoot, report: SkillReport): string[] {
     }
   }
   return folders;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function listNames(dir: string): string[] {

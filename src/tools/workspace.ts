@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { realpathOr } from "../util/fs.js";
 
 export class WorkspaceError extends Error {
   override readonly name = "WorkspaceError";
@@ -15,8 +16,8 @@ export class Workspace {
   readonly additionalDirs: string[];
 
   constructor(root: string, additionalDirs: string[] = []) {
-    this.root = realpathOrResolve(path.resolve(root));
-    this.additionalDirs = additionalDirs.map((d) => realpathOrResolve(path.resolve(this.root, d)));
+    this.root = realpathOr(path.resolve(root));
+    this.additionalDirs = additionalDirs.map((d) => realpathOr(path.resolve(this.root, d)));
   }
 
   /**
@@ -50,14 +51,6 @@ export class Workspace {
 export function isInside(dir: string, target: string): boolean {
   const rel = path.relative(dir, target);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-
-function realpathOrResolve(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return p;
-  }
 }
 
 function realpathOfLongestExistingPrefix(absolute: string, hops = 0): string {

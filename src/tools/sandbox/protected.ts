@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { isDirectory, realpathOr } from "../../util/fs.js";
 
 /**
  * Paths a sandboxed command may not change even inside the workspace: each one makes something
@@ -117,22 +118,6 @@ function lstat(p: string): fs.Stats | null {
     return fs.lstatSync(p);
   } catch {
     return null;
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function realpathOr(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return p;
   }
 }
 
