@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { codePointBoundary } from "../util/text.js";
 
 /**
  * The BPE tokenizers, loaded on first use, wrapped so that no input costs more than linear time.
@@ -79,8 +80,8 @@ export class LinearBpe {
     let chars = 0;
     for (let i = 0; i < SAMPLES; i++) {
       // Each window sits in the middle of its stretch, so a file's start and end weigh no more.
-      const start = codePointStart(text, Math.floor(i * stride + (stride - window) / 2));
-      const sample = text.slice(start, codePointStart(text, start + window));
+      const start = codePointBoundary(text, Math.floor(i * stride + (stride - window) / 2));
+      const sample = text.slice(start, codePointBoundary(text, start + window));
       tokens += this.countExact(sample);
       chars += sample.length;
     }
@@ -169,7 +170,7 @@ export class LinearBpe {
       }
       if (start > from) out.push(text.slice(from, start));
       for (let i = 0; i < pre.length; ) {
-        const end = codePointStart(pre, i + MAX_PIECE);
+        const end = codePointBoundary(pre, i + MAX_PIECE);
         out.push(pre.slice(i, end));
         i = end;
       }
@@ -178,14 +179,6 @@ export class LinearBpe {
     if (from < text.length) out.push(from === 0 ? text : text.slice(from));
     return out;
   }
-}
-
-/** `index`, moved forward off the second half of a surrogate pair so no character is split. */
-function codePointStart(text: string, index: number): number {
-  if (index <= 0) return 0;
-  if (index >= text.length) return text.length;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
 }
 
 const require = createRequire(import.meta.url);

@@ -1,5 +1,6 @@
 import type { TokenCounter } from "../util/token-counter.js";
 import { bpe, type BpeName, type LinearBpe } from "./encoders.js";
+import { codePointBoundary } from "../util/text.js";
 
 /**
  * The TokenCounter tools measure their output with. Tools run for agents of any model, so their
@@ -20,7 +21,7 @@ const MAX_CHARS_PER_TOKEN = 32;
 
 function prefixWithin(t: LinearBpe, text: string, max: number): string {
   if (max <= 0 || text === "") return "";
-  const window = text.slice(0, boundary(text, max * MAX_CHARS_PER_TOKEN));
+  const window = text.slice(0, codePointBoundary(text, max * MAX_CHARS_PER_TOKEN));
   const tokens = t.encodeHead(window, max);
   if (tokens.length <= max) return window;
   // Re-encoding a prefix can take a token or two more than it took inside the longer text (its
@@ -36,7 +37,7 @@ function prefixWithin(t: LinearBpe, text: string, max: number): string {
 
 function suffixWithin(t: LinearBpe, text: string, max: number): string {
   if (max <= 0 || text === "") return "";
-  const window = text.slice(boundary(text, text.length - max * MAX_CHARS_PER_TOKEN));
+  const window = text.slice(codePointBoundary(text, text.length - max * MAX_CHARS_PER_TOKEN));
   const tokens = t.encodeTail(window, max);
   if (tokens.length <= max) return window;
   for (let keep = max; keep > 0; keep--) {
@@ -45,14 +46,6 @@ function suffixWithin(t: LinearBpe, text: string, max: number): string {
     if (t.countExact(suffix) <= max) return suffix;
   }
   return "";
-}
-
-/** `index` clamped to the text, and moved off the middle of a surrogate pair. */
-function boundary(text: string, index: number): number {
-  if (index <= 0) return 0;
-  if (index >= text.length) return text.length;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
 }
 
 function commonPrefixLength(a: string, b: string): number {

@@ -1,4 +1,5 @@
 import type { TokenCounter } from "../util/token-counter.js";
+import { codePointBoundary } from "../util/text.js";
 
 /**
  * Head+tail truncation of tool output by tokens. The start of an output (headers, the first
@@ -52,21 +53,21 @@ export function truncateHeadTail(text: string, maxTokens: number, tokens: TokenC
   if (text.length <= budget * WINDOW_CHARS_PER_TOKEN && tokens.count(text) <= budget) return whole;
 
   const headBudget = Math.floor(budget / 2);
-  const headRaw = tokens.head(text.slice(0, boundary(text, headBudget * WINDOW_CHARS_PER_TOKEN)), headBudget);
+  const headRaw = tokens.head(text.slice(0, codePointBoundary(text, headBudget * WINDOW_CHARS_PER_TOKEN)), headBudget);
   // Whole lines when at least one fits; otherwise the start of the first line.
   const lastBreak = headRaw.lastIndexOf("\n");
   const head = lastBreak >= 0 ? headRaw.slice(0, lastBreak + 1) : headRaw;
 
   const tailBudget = budget - tokens.count(head);
   const rest = text.slice(head.length);
-  const tailRaw = tokens.tail(rest.slice(boundary(rest, rest.length - tailBudget * WINDOW_CHARS_PER_TOKEN)), tailBudget);
+  const tailRaw = tokens.tail(rest.slice(codePointBoundary(rest, rest.length - tailBudget * WINDOW_CHARS_PER_TOKEN)), tailBudget);
   let tail = fromLineStart(text, tailRaw);
   if (head.length + tail.length >= text.length) {
     // Token counts are not additive: head and tail may together cover text that is over budget
     // as a whole. Leave something out (or, if the whole fits after all, keep it).
     if (tokens.count(text) <= budget) return whole;
-    tail = tail.slice(boundary(tail, head.length + tail.length - text.length + 1));
-    while (tail !== "" && tokens.count(tail) > tailBudget) tail = tail.slice(boundary(tail, 1));
+    tail = tail.slice(codePointBoundary(tail, head.length + tail.length - text.length + 1));
+    while (tail !== "" && tokens.count(tail) > tailBudget) tail = tail.slice(codePointBoundary(tail, 1));
   }
 
   const info = omission(text, head, tail);
@@ -97,12 +98,4 @@ function newlines(text: string): number {
   let n = 0;
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
   return n;
-}
-
-/** `index` clamped to the text, and moved off the middle of a surrogate pair. */
-function boundary(text: string, index: number): number {
-  if (index <= 0) return 0;
-  if (index >= text.length) return text.length;
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
 }

@@ -12,3 +12,11 @@ export function errorLine(error: unknown): string {
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** `index` clamped to the text, and moved off the middle of a surrogate pair so no character is split. */
+export function codePointBoundary(text: string, index: number): number {
+  if (index <= 0) return 0;
+  if (index >= text.length) return text.length;
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
+}
