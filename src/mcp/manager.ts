@@ -13,7 +13,8 @@ import { raceAbort } from "../util/race-abort.js";
 import { withLogin, type McpAuth } from "./auth.js";
 import { createClient, listAllTools, type McpElicitation } from "./client.js";
 import { callFailure, ConnectTimeout, describeError, lastLineSuffix } from "./errors.js";
-import { createTransport, finishAuth, isAlive, livePid, transportKind, type McpTransportKind } from "./transports.js";
+import { createTransport, finishAuth, livePid, transportKind, type McpTransportKind } from "./transports.js";
+import { pidExists } from "../util/proc.js";
 
 export interface McpServerStatus {
   name: string;
@@ -301,7 +302,7 @@ export class McpManager {
       } catch {
         // closing a broken transport may throw; the kill below still runs
       }
-      if (session.pid !== undefined && isAlive(session.pid)) {
+      if (session.pid !== undefined && pidExists(session.pid)) {
         try {
           process.kill(session.pid, "SIGKILL");
         } catch {

@@ -54,15 +54,6 @@ export function livePid(transport: Transport): number | undefined {
   return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The SDK forgets the child's pid as soon as close() starts; orca needs it to make sure it died. */
 class TrackedStdioTransport extends StdioClientTransport {
   constructor(

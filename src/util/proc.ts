@@ -56,11 +56,18 @@ export function sameProcess(pid: number, startTime: string | null): boolean {
 
 /** Dead but not yet reaped by its parent: nothing of it runs. */
 export function isZombie(pid: number): boolean {
+  const state = processState(pid);
+  return state === "Z" || state === "X";
+}
+
+/** The state letter in /proc/<pid>/stat (R, S, Z…); null when the process is gone or there is no /proc. */
+export function processState(pid: number): string | null {
+  let stat: string;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat[stat.lastIndexOf(")") + 2];
-    return state === "Z" || state === "X";
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
-    return false;
+    return null;
   }
+  // After the command name in parentheses (which may hold spaces or parentheses).
+  return stat[stat.lastIndexOf(")") + 2] ?? "";
 }

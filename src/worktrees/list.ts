@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { git } from "./git.js";
 import { BASE_REF_PREFIX, BRANCH_PREFIX, removeWorktree } from "./worktree.js";
+import { pidExists } from "../util/proc.js";
 
 /** The worktrees orca made in one repository (branch `orca/…`), for `orca worktrees` and its prune. */
 
@@ -39,7 +40,7 @@ export async function listOrcaWorktrees(repo: string): Promise<OrcaWorktree[]> {
       head: fields.get("HEAD") ?? "",
       base,
       changed,
-      inUseBy: pid && alive(Number(pid)) ? Number(pid) : undefined,
+      inUseBy: pid && pidExists(Number(pid)) ? Number(pid) : undefined,
       missing: !fs.existsSync(wtPath),
     });
   }
@@ -59,13 +60,4 @@ export async function pruneOrcaWorktrees(repo: string): Promise<string[]> {
   }
   await git(["worktree", "prune"], { cwd: repo }).catch(() => undefined);
   return lines;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

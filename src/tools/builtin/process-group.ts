@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import os from "node:os";
 import { groupAlive, signalGroup, type SpawnSpec } from "../../util/process-group.js";
+import { processState } from "../../util/proc.js";
 
 export { groupAlive, signalGroup };
 
@@ -43,13 +43,8 @@ export function spawnInGroup(spec: SpawnSpec): ChildProcess {
  * looks the slow way.)
  */
 export function namespaceEmptied(initPid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${initPid}/stat`, "utf8");
-    const state = stat[stat.lastIndexOf(")") + 2];
-    return state === "Z" || state === "X";
-  } catch {
-    return true;
-  }
+  const state = processState(initPid);
+  return state === null || state === "Z" || state === "X";
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { readManifest, remove as removeStandIn } from "./protected.js";
+import { pidExists } from "../../util/proc.js";
 
 /**
  * A session's own directory under the temp dir: its owner's pid, the blanks mounted over what must
@@ -27,7 +28,7 @@ function sessionDirs(tmpDir: string): Array<{ dir: string; running: boolean }> {
       if (fs.lstatSync(dir).uid !== process.getuid?.()) continue;
       const owner = Number(fs.readFileSync(path.join(dir, OWNER), "utf8"));
       // No owner yet: a session dir being made right now.
-      if (Number.isInteger(owner) && owner > 0) out.push({ dir, running: isRunning(owner) });
+      if (Number.isInteger(owner) && owner > 0) out.push({ dir, running: pidExists(owner) });
     } catch {
       // not ours, or not finished being made
     }
@@ -57,15 +58,6 @@ export function removeAbandoned(tmpDir: string): void {
   for (const { dir } of dead) {
     for (const p of readManifest(path.join(dir, STAND_INS))) if (!inUse.has(p.path)) removeStandIn(p);
     removeSessionDir(dir);
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
