@@ -151,14 +151,9 @@ export class Permissions {
     await loadShellParser().catch((error: unknown) => this.grammarFailed(call.agentId, error));
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
-    let subject: Subject;
-    let readOnly: boolean;
-    try {
-      subject = call.tool.permissionSubject(call.args, ws);
-      readOnly = call.tool.readOnly(call.args);
-    } catch (error) {
-      return this.asker.denied(call, "rule", "workspace", errorLine(error));
-    }
+    const judged = this.subjectOf(call, call.args, ws);
+    if ("denied" in judged) return judged.denied;
+    const { subject, readOnly } = judged;
     const cmd = subject.kind === "command" ? subject : null;
     const command = cmd !== null;
     const ask = (rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write", personOnly = false) =>
@@ -255,14 +250,9 @@ export class Permissions {
     if (!parsed.success) return this.asker.invalidRewrite(call, hookRule, parsed.error);
     const rewritten: PermissionCheck = { ...call, args: parsed.data };
     const ws = call.workspace ?? this.workspace;
-    let subject: Subject;
-    let readOnly: boolean;
-    try {
-      subject = call.tool.permissionSubject(rewritten.args, ws);
-      readOnly = call.tool.readOnly(rewritten.args);
-    } catch (error) {
-      return this.asker.denied(call, "rule", "workspace", errorLine(error));
-    }
+    const judged = this.subjectOf(call, rewritten.args, ws);
+    if ("denied" in judged) return judged.denied;
+    const { subject, readOnly } = judged;
     const name = call.tool.name;
     const command = subject.kind === "command";
     const level = command ? this.level(this.mode === "plan" ? "read-only" : "workspace-write") : undefined;
@@ -283,6 +273,15 @@ export class Permissions {
       ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
       : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
+  }
+
+  /** What the call acts on and whether it only reads; a call the tool cannot place (a path outside every root) is denied. */
+  private subjectOf(call: PermissionCheck, args: PermissionCheck["args"], ws: Workspace): { subject: Subject; readOnly: boolean } | { denied: PermissionDecision } {
+    try {
+      return { subject: call.tool.permissionSubject(args, ws), readOnly: call.tool.readOnly(args) };
+    } catch (error) {
+      return { denied: this.asker.denied(call, "rule", "workspace", errorLine(error)) };
+    }
   }
 
   private grammarReported = false;
