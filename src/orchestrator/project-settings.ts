@@ -36,24 +36,25 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
 }
 
 function describeClaudeHooks(text: string): string[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return ["invalid JSON"];
-  }
-  return [...describeHooks(asRecord(data).hooks), "(Claude Code hooks: orca runs them only with hooks.import_claude: true)"];
+  return describeJson(text, "invalid JSON", (data) => [...describeHooks(asRecord(data).hooks), "(Claude Code hooks: orca runs them only with hooks.import_claude: true)"]);
 }
 
 function describeMcpJson(text: string): string[] {
+  return describeJson(text, "invalid JSON (orca would report it on start-up)", (data) => {
+    const servers = Object.entries(asRecord(asRecord(data).mcpServers));
+    return servers.map(([name, server]) => `${name}: ${describeServer(server)}`);
+  });
+}
+
+/** What `describe` says of the parsed text, or the one line `invalid` when it is not JSON. */
+function describeJson(text: string, invalid: string, describe: (data: unknown) => string[]): string[] {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    return ["invalid JSON (orca would report it on start-up)"];
+    return [invalid];
   }
-  const servers = Object.entries(asRecord(asRecord(data).mcpServers));
-  return servers.map(([name, server]) => `${name}: ${describeServer(server)}`);
+  return describe(data);
 }
 
 function describeAgents(dir: string): string[] {

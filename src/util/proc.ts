@@ -21,15 +21,7 @@ function currentBootId(): string {
 
 /** `<boot id>:<start ticks>` of a live process; null when it is gone or the system has no /proc. */
 export function processStartTime(pid: number): string | null {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
-  // The command name is in parentheses and may hold spaces; the fields after it start with state (3).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = fields[19];
+  const ticks = statFields(pid)?.[19];
   return ticks ? `${currentBootId()}:${ticks}` : null;
 }
 
@@ -62,12 +54,18 @@ export function isZombie(pid: number): boolean {
 
 /** The state letter in /proc/<pid>/stat (R, S, Z…); null when the process is gone or there is no /proc. */
 export function processState(pid: number): string | null {
+  const fields = statFields(pid);
+  return fields ? (fields[0] ?? "") : null;
+}
+
+/** /proc/<pid>/stat from field 3 (state) on; null when the process is gone or there is no /proc. */
+function statFields(pid: number): string[] | null {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return null;
   }
-  // After the command name in parentheses (which may hold spaces or parentheses).
-  return stat[stat.lastIndexOf(")") + 2] ?? "";
+  // The command name is in parentheses and may hold spaces; the fields after it start with state (3).
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
