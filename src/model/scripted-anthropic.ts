@@ -92,6 +92,7 @@ export async function startScriptedAnthropicServer(
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrivedHr = performance.now();
     const url = req.url ?? "/";
     if (req.method !== "POST" || !url.split("?")[0]!.endsWith("/v1/messages")) {
       sendError(res, 404, `no route ${req.method} ${url}`);
@@ -104,8 +105,11 @@ export async function startScriptedAnthropicServer(
       sendError(res, 400, "request body is not JSON");
       return;
     }
-    const recorded: AnthropicRecordedRequest = { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now() };
+    const recorded: AnthropicRecordedRequest = { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now(), arrivedHr };
     requests.push(recorded);
+    res.on("finish", () => {
+      recorded.finishedHr ??= performance.now();
+    });
     res.on("close", () => {
       recorded.finishedAt ??= Date.now();
     });
