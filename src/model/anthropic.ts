@@ -8,7 +8,7 @@ import { toAnthropicMessages, toAnthropicTools } from "./anthropic-history.js";
 import { AnthropicAssembler, type AnthropicWireEvent } from "./anthropic-stream.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { ModelError } from "../util/errors.js";
-import { causeText, displayURL } from "./openai.js";
+import { causeText, displayURL, loadFetch } from "./openai.js";
 
 type Sdk = typeof AnthropicSdk;
 
@@ -158,6 +158,15 @@ export class AnthropicModel implements Model {
       // Also when the consumer stopped early: release the connection.
       inner.abort();
     }
+  }
+
+  async prepare(): Promise<void> {
+    try {
+      this.baseClient(await loadSdk());
+    } catch {
+      // The request reports it.
+    }
+    await loadFetch();
   }
 
   private baseClient(Sdk: Sdk): AnthropicClient {

@@ -153,6 +153,11 @@ export class OpenAIModel implements Model {
     }
   }
 
+  async prepare(): Promise<void> {
+    this.baseClient();
+    await loadFetch();
+  }
+
   private baseClient(): OpenAI {
     this.client ??= new OpenAI({
       apiKey: this.apiKey ?? PLACEHOLDER_KEY,
@@ -332,5 +337,17 @@ export function displayURL(url: string): string {
     return parsed.toString().replace(/\/$/, "");
   } catch {
     return url.replace(/\/$/, "");
+  }
+}
+
+/**
+ * Node loads its fetch implementation (undici) on the first call; a data: URL makes that call
+ * without touching the network.
+ */
+export async function loadFetch(): Promise<void> {
+  try {
+    await (await fetch("data:,")).arrayBuffer();
+  } catch {
+    // Only a head start: the real request loads it anyway.
   }
 }
