@@ -9,7 +9,7 @@
  *   next request (the tool, the log, the next request's assembly): every step of every run.
  * - last_response_to_exit_ms: the end of the last response → the process has exited.
  * - hi_wall_ms: the whole `orca -p hi`, spawn → exit.
- * 20 runs each; the JSON holds the medians, the table min / median / max.
+ * 20 runs each (ORCA_BENCH_RUNS); the JSON holds the medians, the table min / median / max.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,9 @@ import { tempWorkspace, TEST_KEY, type TempWorkspace } from "../tests/fixtures/h
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 20);
 const STEPS = 5;
 const BIN = fileURLToPath(new URL("../bin/orca.js", import.meta.url));
+// ORCA_BENCH_BASELINE: another build's bin (e.g. main's, built in a scratch copy), measured in
+// turns with this one so that both see the same load.
+const BASELINE = process.env.ORCA_BENCH_BASELINE || undefined;
 
 export interface OverheadResult {
   spawn_to_first_request_ms: number;
@@ -41,13 +44,13 @@ interface Timed {
 }
 
 /** Runs the bin once; returns when the child has exited, with this process's clock readings. */
-async function timedRun(replies: ScriptedReply[], ws: TempWorkspace, prompt: string): Promise<Timed> {
+async function timedRun(bin: string, replies: ScriptedReply[], ws: TempWorkspace, prompt: string): Promise<Timed> {
   const server = await startScriptedServer(replies);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: ws.home, ORCA_DATA_DIR: ws.dataDir, OPENAI_API_KEY: TEST_KEY };
   try {
     let stderr = "";
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [BIN, "-p", prompt, "--base-url", server.url, "--yes"], { cwd: ws.dir, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [bin, "-p", prompt, "--base-url", server.url, "--yes"], { cwd: ws.dir, env, stdio: ["ignore", "ignore", "pipe"] });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const { exitedAt, code } = await new Promise<{ exitedAt: number; code: number | null }>((resolve, reject) => {
       child.on("error", reject);
@@ -67,34 +70,38 @@ function spread(values: number[]): Spread {
   return { min: round(sorted[0]!), median: round(sorted[Math.floor(sorted.length / 2)]!), max: round(sorted.at(-1)!), n: sorted.length };
 }
 
-export async function measure(): Promise<Record<keyof OverheadResult, Spread>> {
+type Measured = Record<keyof OverheadResult, Spread>;
+
+/** Measures each bin, taking turns run by run. */
+export async function measure(bins: string[] = [BIN]): Promise<Measured[]> {
   const ws = tempWorkspace(Object.fromEntries(Array.from({ length: STEPS }, (_, i) => [`src/file${i}.ts`, "export const x = 1; // some code here\n".repeat(50)])));
   try {
-    const first: number[] = [];
-    const exit: number[] = [];
-    const wall: number[] = [];
-    const steps: number[] = [];
+    const samples = bins.map(() => ({ first: [] as number[], exit: [] as number[], wall: [] as number[], steps: [] as number[] }));
     for (let run = 0; run < RUNS; run++) {
-      const hi = await timedRun([{ text: "hello" }], ws, "hi");
-      const only = hi.server.requests[0]!;
-      first.push(only.arrivedHr - hi.spawnedAt);
-      exit.push(hi.exitedAt - only.finishedHr!);
-      wall.push(hi.exitedAt - hi.spawnedAt);
+      for (const [b, bin] of bins.entries()) {
+        const hi = await timedRun(bin, [{ text: "hello" }], ws, "hi");
+        const only = hi.server.requests[0]!;
+        samples[b]!.first.push(only.arrivedHr - hi.spawnedAt);
+        samples[b]!.exit.push(hi.exitedAt - only.finishedHr!);
+        samples[b]!.wall.push(hi.exitedAt - hi.spawnedAt);
+      }
     }
     for (let run = 0; run < RUNS; run++) {
-      const replies: ScriptedReply[] = [
-        ...Array.from({ length: STEPS }, (_, i): ScriptedReply => ({ toolCalls: [{ name: "read_file", args: { path: `src/file${i}.ts` } }] })),
-        { text: "read them all" },
-      ];
-      const { server } = await timedRun(replies, ws, "read the files");
-      for (let i = 0; i < STEPS; i++) steps.push(server.requests[i + 1]!.arrivedHr - server.requests[i]!.finishedHr!);
+      for (const [b, bin] of bins.entries()) {
+        const replies: ScriptedReply[] = [
+          ...Array.from({ length: STEPS }, (_, i): ScriptedReply => ({ toolCalls: [{ name: "read_file", args: { path: `src/file${i}.ts` } }] })),
+          { text: "read them all" },
+        ];
+        const { server } = await timedRun(bin, replies, ws, "read the files");
+        for (let i = 0; i < STEPS; i++) samples[b]!.steps.push(server.requests[i + 1]!.arrivedHr - server.requests[i]!.finishedHr!);
+      }
     }
-    return {
-      spawn_to_first_request_ms: spread(first),
-      step_overhead_ms: spread(steps),
-      last_response_to_exit_ms: spread(exit),
-      hi_wall_ms: spread(wall),
-    };
+    return samples.map((s) => ({
+      spawn_to_first_request_ms: spread(s.first),
+      step_overhead_ms: spread(s.steps),
+      last_response_to_exit_ms: spread(s.exit),
+      hi_wall_ms: spread(s.wall),
+    }));
   } finally {
     ws.cleanup();
   }
@@ -108,16 +115,18 @@ const TARGETS: Record<keyof OverheadResult, string> = {
 };
 
 export async function run({ json }: { json: boolean }): Promise<void> {
-  const result = await measure();
+  const [result, baseline] = await measure(BASELINE ? [BIN, BASELINE] : [BIN]);
   if (json) {
-    const medians = Object.fromEntries(Object.entries(result).map(([k, v]) => [k, v.median]));
+    const medians = Object.fromEntries(Object.entries(result!).map(([k, v]) => [k, v.median]));
     console.log(JSON.stringify(medians));
     return;
   }
   console.log(`${RUNS} runs of \`orca -p hi\` and ${RUNS} of ${STEPS} read_file steps, scripted server with zero latency, Node ${process.version}\n`);
-  console.log("| metric | min | median | max | samples | target |");
-  console.log("|---|---|---|---|---|---|");
-  for (const [key, v] of Object.entries(result) as [keyof OverheadResult, Spread][]) {
-    console.log(`| ${key} | ${v.min} | ${v.median} | ${v.max} | ${v.n} | ${TARGETS[key]} |`);
+  const cells = (v: Spread) => `${v.min} | ${v.median} | ${v.max}`;
+  console.log(`| metric | min | median | max |${baseline ? " baseline min | median | max |" : ""} samples | target |`);
+  console.log(`|---|---|---|---|${baseline ? "---|---|---|" : ""}---|---|`);
+  for (const [key, v] of Object.entries(result!) as [keyof OverheadResult, Spread][]) {
+    console.log(`| ${key} | ${cells(v)} |${baseline ? ` ${cells(baseline[key])} |` : ""} ${v.n} | ${TARGETS[key]} |`);
   }
+  if (baseline) console.log(`\nbaseline: ${BASELINE}`);
 }
