@@ -18,6 +18,8 @@ const SYNC_BEGIN = `${ESC}[?2026h`;
 const SYNC_END = `${ESC}[?2026l`;
 /** What Ink writes before a frame to erase the previous one: erase line, cursor up, cursor left. */
 const ERASE_PREFIX = /^(?:\u001B\[2K|\u001B\[1A|\u001B\[G)+/;
+/** How long the screen stays unchanged before the last frame is written whole once more. */
+const REPAINT_AFTER_MS = 1000;
 /** Ink's clearTerminal: erase the screen and the scrollback, cursor home. */
 const CLEAR_PREFIX = /^(?:\u001B\[2J|\u001B\[3J|\u001B\[H)+/;
 /** CSI (SGR and the rest), or OSC ended by BEL or ST. */
@@ -32,6 +34,13 @@ export class FrameDiff {
   /** Forget what is on screen: the next frame is written whole (after a clear, a resize). */
   reset(): void {
     this.previous = [];
+  }
+
+  /** The last frame written whole again, over whatever else reached the screen since. */
+  repaint(): string {
+    const rows = this.previous;
+    this.previous = [];
+    return this.next(rows.join("\n"));
   }
 
   /** The bytes that turn the last frame on screen into `frame` (Ink's frame text, rows split by \n). */
@@ -159,12 +168,25 @@ export function framesAreBracketed(stream: { isTTY?: boolean }, env: NodeJS.Proc
 /**
  * A stdout for Ink that writes only what changed. Frames are recognised by the synchronized-
  * output brackets Ink puts around each (a TTY outside CI); elsewhere it is `stdout` itself.
- * `reset()` is for after the screen was cleared by hand.
+ * `reset()` is for after the screen was cleared by hand; `dispose()` before leaving the screen.
  */
-export function diffingStdout(stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): { stream: NodeJS.WriteStream; reset(): void } {
-  if (!framesAreBracketed(stdout, env)) return { stream: stdout, reset: () => {} };
+export function diffingStdout(
+  stdout: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv = process.env,
+  repaintAfterMs = REPAINT_AFTER_MS,
+): { stream: NodeJS.WriteStream; reset(): void; dispose(): void } {
+  if (!framesAreBracketed(stdout, env)) return { stream: stdout, reset: () => {}, dispose: () => {} };
   const diff = new FrameDiff();
   let inFrame = false;
+  // A full redraw wiped anything else that reached the screen (keys the terminal echoed before
+  // raw mode was on, a stray warning); rows that do not change keep it. Once the screen has been
+  // still for a moment, the last frame is written whole once.
+  let repaint: NodeJS.Timeout | undefined;
+  const scheduleRepaint = (): void => {
+    clearTimeout(repaint);
+    repaint = setTimeout(() => stdout.write(`${SYNC_BEGIN}${diff.repaint()}${SYNC_END}`), repaintAfterMs);
+    repaint.unref();
+  };
   const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
     if (text === SYNC_BEGIN) inFrame = true;
@@ -173,11 +195,14 @@ export function diffingStdout(stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv
       // A frame as tall as the terminal makes Ink clear the screen first: what was there is gone.
       const cleared = CLEAR_PREFIX.exec(text)?.[0] ?? "";
       if (cleared) diff.reset();
+      scheduleRepaint();
       return stdout.write(cleared + diff.next(text.slice(cleared.length).replace(ERASE_PREFIX, "")), ...(rest as []));
     }
     else if (ERASE_PREFIX.test(text) && text.replace(ERASE_PREFIX, "") === "") {
-      // Ink erasing its frame outside a render (before a clear): the screen is about to be wiped.
+      // Ink erasing its frame outside a render (before a clear, at unmount): the screen is about
+      // to be wiped or left.
       diff.reset();
+      clearTimeout(repaint);
       return true;
     }
     return stdout.write(chunk, ...(rest as []));
@@ -189,5 +214,5 @@ export function diffingStdout(stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
-  return { stream, reset: () => diff.reset() };
+  return { stream, reset: () => diff.reset(), dispose: () => clearTimeout(repaint) };
 }

@@ -67,7 +67,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
 
   const detachResize = clearOnResize(stdout, screen, () => instance);
   // Each frame writes only what changed (frame-diff.ts); full redraws are a benchmark's baseline.
-  const output = opts.fullRedraw ? { stream: stdout } : diffingStdout(stdout);
+  const output = opts.fullRedraw ? { stream: stdout, dispose: () => {} } : diffingStdout(stdout);
 
   try {
     instance = render(
@@ -91,6 +91,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     await instance.waitUntilExit();
     return { exitCode };
   } finally {
+    output.dispose();
     detachResize();
     detachBus();
     detachScheduler();

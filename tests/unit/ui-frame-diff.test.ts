@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import stringWidth from "string-width";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FrameDiff, diffingStdout } from "../../src/ui/frame-diff.js";
 
 const ESC = "\u001B";
@@ -142,6 +142,36 @@ describe("diffingStdout", () => {
     expect(written[0]).toBe(`${ESC}[?25l`);
     expect(written.slice(4)).toEqual([`${ESC}[?2026h`, `${ESC}[2;1HB${ESC}[0m${ESC}[K`, `${ESC}[?2026l`]);
     expect(ink.columns).toBe(COLUMNS);
+  });
+
+  it("writes the last frame whole once the screen has been still, over what else reached it", async () => {
+    const { stream, written } = fakeTty();
+    const out = diffingStdout(stream, {}, 20);
+    out.stream.write(`${ESC}[?2026h`);
+    out.stream.write("a\nb\n");
+    out.stream.write(`${ESC}[?2026l`);
+    const before = written.length;
+    await vi.waitFor(() => expect(written.length).toBe(before + 1));
+    expect(written.at(-1)).toBe(`${ESC}[?2026h${ESC}[1;1Ha${ESC}[0m${ESC}[K${ESC}[2;1Hb${ESC}[0m${ESC}[K${ESC}[?2026l`);
+    out.dispose();
+  });
+
+  it("repaints nothing after dispose", async () => {
+    const { stream, written } = fakeTty();
+    const out = diffingStdout(stream, {}, 5);
+    out.stream.write(`${ESC}[?2026h`);
+    out.stream.write("a\n");
+    out.stream.write(`${ESC}[?2026l`);
+    out.dispose();
+    const count = written.length;
+    // A later frame's repaint proves timers run; the disposed one never wrote.
+    const other = diffingStdout(stream, {}, 5);
+    other.stream.write(`${ESC}[?2026h`);
+    other.stream.write("z\n");
+    other.stream.write(`${ESC}[?2026l`);
+    await vi.waitFor(() => expect(written.length).toBe(count + 4));
+    expect(written.slice(count + 3).join("")).toContain("z");
+    expect(written.slice(count).join("")).not.toContain("a");
   });
 
   it("is stdout itself where Ink does not bracket frames (not a TTY, or CI)", () => {
