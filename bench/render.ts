@@ -214,7 +214,7 @@ function measure(mode: Mode): RenderResult {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-render-"));
   const out = path.join(dir, "result.json");
-  const socket = `orca-bench-render-${process.pid}`;
+  const socket = `orca-bench-render-${process.pid}-${mode}`;
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   const self = fileURLToPath(import.meta.url);
   const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc --import tsx ${JSON.stringify(self)} --driver ${JSON.stringify(out)} ${mode} 2>${JSON.stringify(path.join(dir, "stderr"))}; sleep 30`;
