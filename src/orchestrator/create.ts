@@ -187,7 +187,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // The shell grammar the permission check reads commands with loads in the background (the
   // check awaits it); a failure leaves every command uncertain, so they ask.
   loadShellParser().catch(() => undefined);
-  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
