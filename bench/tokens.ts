@@ -39,7 +39,6 @@ function dna(length: number, seed: number): string {
 /** About a megabyte of distinct English prose from the READMEs under node_modules. */
 function prosePool(): string {
   const parts: string[] = [];
-  let size = 0;
   const dirs = fs.readdirSync(path.join(ROOT, "node_modules")).sort();
   for (const dir of dirs) {
     const scoped = dir.startsWith("@") ? fs.readdirSync(path.join(ROOT, "node_modules", dir)).map((d) => path.join(dir, d)) : [dir];
@@ -48,7 +47,6 @@ function prosePool(): string {
       if (!fs.existsSync(file)) continue;
       const text = fs.readFileSync(file, "utf8");
       parts.push(text);
-      size += text.length;
     }
   }
   let pool = parts.join("\n\n");

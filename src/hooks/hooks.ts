@@ -24,7 +24,7 @@ import { HookRunner, type HookRun } from "./runner.js";
  *   subagentStart/Stop  orchestrator/lifecycle.ts runSubagent, the one wrapper of every sub-agent run (delegation.ts)
  *   stop                RunLifecycle.afterStop (Session.run), after the root's loop, unless the run was cancelled
  *   settleSubagents     RunLifecycle.close, and cli/headless.ts on a second SIGINT/SIGTERM, with a short deadline
- *   setCommandWrapper   the command sandbox, once open (not connected yet: see README "Hooks")
+ *   setCommandWrapper   the command sandbox, once open (orchestrator/create.ts)
  */
 
 export interface HooksOptions {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { groupAlive, signalGroup, waitGroupGone } from "../util/process-group.js";
 import type { HookProcessResult } from "./output.js";
 
@@ -17,6 +17,8 @@ export interface SpawnSpec {
   env: NodeJS.ProcessEnv;
   /** Written to the child's fd 3 (bubblewrap reads its seccomp filter there). */
   fd3?: Buffer;
+  /** The wrapper wants fd 4 open (bubblewrap reports its sandbox's pid there); a hook needs no report. */
+  infoFd?: boolean;
 }
 
 /**
@@ -64,7 +66,10 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut, cancelled: true });
       return;
     }
-    const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: spec.fd3 ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"] });
+    // fd 3 and 4 only when asked for: a seccomp filter, bwrap's pid report (read and dropped).
+    const extra: Array<"pipe" | "ignore"> = spec.fd3 || spec.infoFd ? [spec.fd3 ? "pipe" : "ignore", ...(spec.infoFd ? ["pipe" as const] : [])] : [];
+    // stdin, stdout and stderr are always pipes; the extra descriptors only widen the static type.
+    const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["pipe", "pipe", "pipe", ...extra] }) as ChildProcessWithoutNullStreams;
     const pgid = child.pid;
     if (pgid !== undefined) opts.track?.(pgid, true);
     let killTimer: NodeJS.Timeout | undefined;
@@ -117,6 +122,7 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
       fd3.on("error", () => {});
       fd3.end(spec.fd3);
     }
+    if (spec.infoFd) (child.stdio[4] as NodeJS.ReadableStream | null)?.resume();
     child.on("error", (error) => void finish(null, (error as NodeJS.ErrnoException).code ?? error.message));
     child.on("exit", (code, signal) => {
       // A background child may hold the pipes open forever: give them a moment, then stop waiting.

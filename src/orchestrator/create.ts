@@ -25,7 +25,7 @@ import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
-import { hookAgentOf } from "./lifecycle.js";
+import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 
@@ -76,8 +76,8 @@ export interface SessionSetup {
   ignored: ProjectSetting[];
   /**
    * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
-   * `hooks.settleSubagents` before a forced exit; the command sandbox, once open, is connected
-   * with `hooks.setCommandWrapper`.
+   * `hooks.settleSubagents` before a forced exit. Hooks run in the command sandbox when it is
+   * open (unless `sandbox.hooks: false`).
    */
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
@@ -197,7 +197,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // The shell grammar the permission check reads commands with loads in the background (the
   // check awaits it); a failure leaves every command uncertain, so they ask.
   loadShellParser().catch(() => undefined);
-  const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
   const preparing = prepareRootModel();
   const sandbox = await opening;
@@ -234,6 +234,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     secrets: [config.model.api_key],
     emit: (event) => session?.bus.emit(event),
   });
+  if (sandbox.available && config.sandbox.hooks) hooks.setCommandWrapper(sandboxedHooks(sandbox));
   const modelNameOf = (definitionModel: string) => (definitionModel === "inherit" ? config.model.name : definitionModel);
   const secrets = [
     config.model.api_key,

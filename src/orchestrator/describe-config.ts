@@ -33,6 +33,7 @@ export function describeConfig(text: string): string[] {
   if (network.unix_sockets !== undefined) lines.push(`sandbox.network.unix_sockets: ${String(network.unix_sockets)}`);
   list("sandbox.writable", sandbox.writable);
   list("sandbox.read_only", sandbox.read_only);
+  if (sandbox.hooks !== undefined) lines.push(`sandbox.hooks: ${String(sandbox.hooks)}${sandbox.hooks === false ? " (hooks run with your full access)" : ""}`);
   list("sandbox.deny_read", sandbox.deny_read, " (replaces the default list)");
   if (asRecord(data.tools).pass_model_key === true) lines.push("tools.pass_model_key: true (commands get your model's API key)");
 

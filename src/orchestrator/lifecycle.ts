@@ -1,6 +1,7 @@
 import type { AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
-import type { Hooks, HookAgent } from "../hooks/index.js";
+import { shellCommandOf, type Hooks, type HookAgent, type WrapCommand } from "../hooks/index.js";
+import type { Sandbox } from "../tools/sandbox/index.js";
 import { raceAbort } from "../util/race-abort.js";
 import type { AgentState } from "./agents.js";
 
@@ -9,6 +10,18 @@ import type { AgentState } from "./agents.js";
  * agent is to a hook, how hook context joins a message, and the one wrapper every sub-agent run
  * goes through, which guarantees its SubagentStop.
  */
+
+/**
+ * Hooks run in the workspace-write sandbox, as an allowed command does: a hook is a command a
+ * config file names, and a project's config is only trusted so far (issue #15). Its own
+ * environment (CLAUDE_PROJECT_DIR…) is kept, the sandbox's (proxy variables) added.
+ */
+export function sandboxedHooks(sandbox: Pick<Sandbox, "wrap">): WrapCommand {
+  return async (spec) => {
+    const wrapped = await sandbox.wrap(shellCommandOf(spec), "workspace-write");
+    return { file: wrapped.file, args: wrapped.args, cwd: spec.cwd, env: { ...spec.env, ...wrapped.env }, ...(wrapped.fd3 ? { fd3: wrapped.fd3 } : {}), infoFd: true };
+  };
+}
 
 export function hookAgentOf(agent: AgentState): HookAgent {
   return { id: agent.id, type: agent.definition.name, parentId: agent.parentId };

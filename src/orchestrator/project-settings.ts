@@ -4,7 +4,7 @@ import { describeHooks } from "../config/hooks.js";
 import { agentFileNames } from "../config/setting-files.js";
 import { listNames, type ProjectSetting } from "../config/trust.js";
 import { parseSkillFile } from "../skills/frontmatter.js";
-import { asRecord, describeConfig, describeServer, strings } from "./describe-config.js";
+import { asRecord, describeConfig, describeServer } from "./describe-config.js";
 
 /*
  * Shown by the trust prompt. It sits above config/ because describing a folder's settings means

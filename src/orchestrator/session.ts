@@ -6,7 +6,6 @@ import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
 import type { SessionStatus, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
-import type { Hooks } from "../hooks/index.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
 import { ToolRegistry } from "../tools/registry.js";

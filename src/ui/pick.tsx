@@ -1,4 +1,3 @@
-import React from "react";
 import type { SessionInfo } from "../sessions/store.js";
 import { askFullScreen } from "./full-screen.js";
 import { SessionPicker } from "./SessionPicker.js";

@@ -1,5 +1,4 @@
 import { render } from "ink";
-import React from "react";
 import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";

@@ -1,4 +1,3 @@
-import React from "react";
 import { askFullScreen } from "./full-screen.js";
 import { TrustPrompt, type TrustAnswer, type TrustItem } from "./TrustPrompt.js";
 

@@ -138,7 +138,6 @@ function pieces(word: string, width: number): string[] {
 export function wrapStyled(text: string, width: number, trim = true): string[] {
   const w = Math.max(1, width);
   const rows: string[] = [];
-  const styles = new Styles();
   for (const line of text.split("\n")) {
     if (textWidth(line) <= w) {
       // Most lines fit and are kept as they are; chalk closes its styles at each newline.

@@ -2,9 +2,8 @@ import fs from "node:fs";
 
 /**
  * Process-group signalling for children spawned with `detached: true` (each the leader of its own
- * group), so everything a child starts can be stopped with one signal. The same job as
- * tools/builtin/process-group.ts, at the ground floor so lifecycle hooks can use it without
- * importing tools/.
+ * group), so everything a child starts can be stopped with one signal. At the ground floor so
+ * lifecycle hooks and the tools' process groups (tools/builtin/process-group.ts) share it.
  */
 
 /** Sends `signal` to the group; false when the group no longer exists. */

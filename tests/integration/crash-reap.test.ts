@@ -9,7 +9,7 @@ import { CommandLauncher } from "../../src/tools/builtin/launch.js";
 import { signalGroup } from "../../src/tools/builtin/process-group.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { processStartTime } from "../../src/util/proc.js";
-import { logText, runAndKill } from "../fixtures/crash-kill.js";
+import { runAndKill } from "../fixtures/crash-kill.js";
 import { alive, processesWith } from "../fixtures/processes.js";
 import { openSandbox } from "../fixtures/sandbox.js";
 import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";

@@ -5,7 +5,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
@@ -62,7 +61,7 @@ describe("SubagentStart and SubagentStop", () => {
       }),
     );
     ws = tempWorkspace({ ".orca/agents/stepper.md": STEPPER });
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     const hooks = {
       SubagentStart: [{ hooks: [logHook("event: .hook_event_name, agent_id, agent_type")] }],
       SubagentStop: [{ hooks: [logHook("event: .hook_event_name, agent_id, agent_type, status, stop_hook_active, agent_transcript_path")] }],
@@ -128,7 +127,7 @@ describe("SubagentStart and SubagentStop", () => {
       }),
     );
     ws = tempWorkspace();
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     const script = `input=$(cat); jq -c '{agent_id, stop_hook_active, last_assistant_message}' <<<"$input" >> "$HOOK_LOG"; if [ "$(jq -r .stop_hook_active <<<"$input")" = false ]; then echo "check the tests dir too" >&2; exit 2; fi`;
     const hooks = { SubagentStop: [{ matcher: "explorer", hooks: [{ type: "command", command: script }] }] };
     orchestra = await testOrchestra(ws, server.url, { config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
@@ -154,7 +153,7 @@ describe("SubagentStart and SubagentStop", () => {
         "tester-1": [{ toolCalls: [{ name: "bash", args: { command: `trap '' TERM; echo started > '${pidFile}'; sleep 30.0203` } }] }],
       }),
     );
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     fs.mkdirSync(ws.file(".orca"));
     fs.writeFileSync(ws.file(".orca/config.yaml"), `hooks: ${JSON.stringify({ SubagentStop: [{ hooks: [logHook("agent_id, status")] }] })}\n`);
     const child = spawn(process.execPath, [BIN, "-p", "test it", "--base-url", server.url, "--yes"], {
@@ -199,7 +198,7 @@ describe("around the permission dialog", () => {
       { text: "done" },
     ]);
     ws = tempWorkspace();
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     const allowBash = `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`;
     const hooks = {
       Notification: [{ matcher: "permission_prompt", hooks: [logHook("event: .hook_event_name, message, notification_type")] }],
@@ -238,7 +237,7 @@ describe("PreCompact", () => {
   it("runs before each compaction with trigger auto; a block skips the compaction", async () => {
     server = await startScriptedServer(reader(12));
     ws = tempWorkspace(files());
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     let hooks = { PreCompact: [{ matcher: "auto", hooks: [logHook("event: .hook_event_name, trigger")] }] };
     orchestra = await testOrchestra(ws, server.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
     let events = collect(orchestra);
@@ -261,7 +260,7 @@ describe("PreCompact", () => {
   it("runs with trigger manual for /compact (session.compact), where a matcher on auto does not fire", async () => {
     server = await startScriptedServer(reader(3));
     ws = tempWorkspace(files());
-    const log = path.join(ws.home, "hooks.log");
+    const log = ws.file("hooks.log");
     const hooks = {
       PreCompact: [
         { matcher: "manual", hooks: [logHook("event: .hook_event_name, trigger")] },

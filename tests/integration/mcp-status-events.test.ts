@@ -45,6 +45,10 @@ describe("mcp_status events from the manager's status channel", () => {
     const watcher = new McpStatusWatcher(manager, bus.emit, "coordinator");
     // Before anything connected, the snapshot already says where each server stands.
     expect(Object.fromEntries(watcher.snapshot().map((s) => [s.server, s.state]))).toEqual({ memory: "connecting", missing: "connecting", off: "disabled" });
+    expect(events).toEqual([]);
+    // The session announces once session_started is out: each server as it stands, then each change.
+    watcher.announce();
+    expect(events.map((e) => e.type === "mcp_status" && `${e.server}:${e.state}`)).toEqual(["memory:connecting", "missing:connecting", "off:disabled"]);
     await manager.start();
     const statuses = () => events.filter((e): e is EventOf<"mcp_status"> => e.type === "mcp_status");
     await vi.waitFor(() => expect(statuses().some((e) => e.server === "memory" && e.state === "connected")).toBe(true), { timeout: 20_000 });

@@ -1,5 +1,4 @@
 import { render } from "ink-testing-library";
-import React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { normalizeKey } from "../../src/ui/keys.js";
 import { ENTER as ENTER_SCREEN, LEAVE } from "../../src/ui/screen.js";

@@ -1,5 +1,4 @@
 import { render } from "ink-testing-library";
-import React from "react";
 import { describe, expect, it } from "vitest";
 import type { EventInput, OrcaEvent } from "../../src/events/types.js";
 import { AgentPane } from "../../src/ui/AgentPane.js";

@@ -1,5 +1,4 @@
 import { render } from "ink-testing-library";
-import React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PermissionRequest } from "../../src/tools/approver.js";
 import { App } from "../../src/ui/App.js";

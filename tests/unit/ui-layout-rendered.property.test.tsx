@@ -1,7 +1,6 @@
 import { EventEmitter } from "node:events";
 import fc from "fast-check";
 import { render } from "ink";
-import React from "react";
 import stripAnsi from "strip-ansi";
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,5 @@
-import { EventEmitter } from "node:events";
 import { FakeIn, FakeOut } from "./fake-terminal.js";
 import { render } from "ink-testing-library";
-import React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SessionInfo } from "../../src/sessions/store.js";
 import { pickSession } from "../../src/ui/pick.js";

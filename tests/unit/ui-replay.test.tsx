@@ -1,4 +1,3 @@
-import { EventEmitter } from "node:events";
 import { FakeIn, FakeOut } from "./fake-terminal.js";
 import { describe, expect, it, vi } from "vitest";
 import type { EventInput, OrcaEvent } from "../../src/events/types.js";

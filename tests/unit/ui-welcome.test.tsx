@@ -1,5 +1,4 @@
 import { render } from "ink-testing-library";
-import React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";

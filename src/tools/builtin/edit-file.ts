@@ -4,7 +4,7 @@ import { z } from "zod";
 import { readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
 import type { Workspace } from "../workspace.js";
-import { fsFailure, looksBinary, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
+import { fsFailure, looksBinary, pathSubject, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
   path: z.string().describe("File to edit, relative to the workspace root."),

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
+import { groupAlive, signalGroup } from "../../util/process-group.js";
+
+export { groupAlive, signalGroup };
 
 /**
  * Shell commands run as leaders of their own process group, so everything they start can be
@@ -60,44 +63,6 @@ export function namespaceEmptied(initPid: number): boolean {
   } catch {
     return true;
   }
-}
-
-/** Sends `signal` to the group; false when the group no longer exists. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether any live member of the group remains. Zombies do not count: where PID 1 does not reap
- * (containers), a dead orphan lingers as a zombie that signal 0 still reports as present.
- */
-export function groupAlive(pgid: number): boolean {
-  if (!signalGroup(pgid, 0)) return false;
-  if (process.platform !== "linux") return true;
-  let entries: string[];
-  try {
-    entries = fs.readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command name: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-  }
-  return false;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { sanitize } from "./sanitize.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
-import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry, ToolState } from "./types.js";
+import type { AgentView, DashboardState, Entry, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
 import { settleMarkdown } from "./blocks.js";
 import { boundOutputs, keptOutput } from "./outputs.js";
@@ -74,7 +74,7 @@ function describeBlockers(draft: Draft, agentId: string, ids: readonly string[])
   return out;
 }
 
-function onToolQueued(draft: Draft, e: EventOf<"tool_queued">, max: number): void {
+function onToolQueued(draft: Draft, e: EventOf<"tool_queued">): void {
   let agent = draft.agent(e.agentId, e.ts, e.parentId);
   const summary = summarizeArgs(e.name, e.args);
   const state: ToolState = e.waitsFor.length > 0 ? "waiting" : "queued";
@@ -227,7 +227,7 @@ export function reduce(state: DashboardState, event: OrcaEvent): DashboardState 
       return draft.finish();
     }
     case "tool_queued":
-      onToolQueued(draft, event, max);
+      onToolQueued(draft, event);
       return draft.finish();
     case "tool_started":
       onToolStarted(draft, event);
