@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   session: () => import("./session.js"),
   render: () => import("./render.js"),
   startup: () => import("./startup.js"),
+  overhead: () => import("./overhead.js"),
   sandbox: () => import("./sandbox.js"),
   tokens: () => import("./tokens.js"),
   hooks: () => import("./hooks.js"),

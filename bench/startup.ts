@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 
 const RUNS = 5;
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BIN = fileURLToPath(new URL("../bin/orca.js", import.meta.url));
+// ORCA_BENCH_BIN: another build's bin, to compare.
+const BIN = process.env.ORCA_BENCH_BIN || fileURLToPath(new URL("../bin/orca.js", import.meta.url));
 const HEADER = "SCRIPTED DEMO";
 
 export interface StartupResult {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The entry stays tiny so `orca --version` answers without loading the runtime.
 import { readFileSync } from "node:fs";
+import v8 from "node:v8";
 
 process.env.NODE_ENV ??= "production";
 // `orca sessions | head`: a reader that goes away is not an error worth a stack trace.
@@ -16,8 +17,17 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(`orca ${pkg.version}\n`);
   process.exit(0);
 }
+// WebAssembly (undici's HTTP parser, the bash grammar) stays on V8's baseline compiler: an optimised
+// recompile runs on a background thread that exit then waits for, ~90 ms after every run's last
+// response (bench/overhead.ts); the baseline code is fast enough for what these modules parse.
+v8.setFlagsFromString("--liftoff-only");
 const { main } = await import("../dist/bundle/main.js");
 const code = await main(argv);
 process.exitCode = code;
-// Stray handles (a keep-alive socket, a dying MCP child) must not keep a finished run alive.
+// Stray handles (the model's keep-alive socket, a dying MCP child) must not keep a finished run
+// alive: everything of the run is done once main returns, so exit as soon as what it wrote has
+// reached stdout and stderr — or after 200 ms if a reader stops reading.
 setTimeout(() => process.exit(code), 200).unref();
+const flushed = (stream) => new Promise((resolve) => (stream.writableLength === 0 ? resolve() : stream.write("", () => resolve())));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

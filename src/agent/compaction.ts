@@ -1,7 +1,7 @@
 import type { EmitFn, Usage } from "../events/types.js";
 import { type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
 import { ModelError } from "../util/errors.js";
-import { countTokens, estimateRequestTokens } from "../model/tokens.js";
+import { countTokens, estimateRequestTokens, quickRequestTokens } from "../model/tokens.js";
 import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";
 import { addUsage } from "../events/usage.js";
 import type { RunBudget } from "./budget.js";
@@ -83,6 +83,8 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   const { model, tools, settings, signal } = deps;
   if (history.length <= HEAD || history[0]?.role !== "system" || history[1]?.role !== "user") return null;
   const threshold = Math.floor(settings.window * settings.compactAt);
+  // Settled without the tokenizer when even the upper bound is under the threshold.
+  if (!deps.force && quickRequestTokens(history, tools, model.name).tokens <= threshold) return null;
   const estimate = (messages: ChatMessage[]) => estimateRequestTokens(messages, tools, model.name);
   const beforeTokens = estimate(history);
   if (beforeTokens <= threshold && !deps.force) return null;

@@ -115,7 +115,18 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
 
 /** Whether `toolName` is on an agent's whitelist (names or globs). */
 export function allowsTool(definition: Pick<AgentDefinition, "tools">, toolName: string): boolean {
-  return definition.tools.some((entry) => entry === toolName || picomatch.isMatch(toolName, entry));
+  return definition.tools.some((entry) => entry === toolName || toolMatcher(entry)(toolName));
+}
+
+// Asked for every tool on every step: each whitelist entry is compiled once, not on every ask.
+const matchers = new Map<string, (name: string) => boolean>();
+function toolMatcher(entry: string): (name: string) => boolean {
+  let matcher = matchers.get(entry);
+  if (!matcher) {
+    matcher = picomatch(entry);
+    matchers.set(entry, matcher);
+  }
+  return matcher;
 }
 
 const refuseEngine = (): never => {

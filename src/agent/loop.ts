@@ -10,6 +10,7 @@ import type { RunBudget } from "./budget.js";
 import { errorLine } from "../util/text.js";
 import { abortReason, BudgetExceeded, Cancelled, type OrcaError, type ToolStatus } from "../util/errors.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
+import { whenIdle } from "../util/idle.js";
 
 /** Everything one agent needs to run; the session builds it. The loop owns no global state. */
 export interface AgentRuntime {
@@ -34,8 +35,15 @@ export interface AgentRuntime {
   beforeRequest?(history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[]): Promise<void>;
   /** Returns `id`, or a variant of it when the session has already seen that id. */
   claimCallId?(id: string): string;
-  /** Token estimate of the request for the model_request event. */
+  /**
+   * Token estimate of the request for the model_request event and the budget; may be an upper
+   * bound while the tokenizer is not loaded (see quickRequestTokens).
+   */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
+  /** The exact count, asked when the estimate alone would refuse the request (the token budget). */
+  exactTokens?(history: ChatMessage[], tools: ToolSpec[]): number;
+  /** Loads what exact counts need; called when the model is slow to answer, so the wait hides it. */
+  warmTokens?(): void;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
   inbox?: AgentInbox;
   /**
@@ -72,6 +80,9 @@ export interface AgentOutcome {
  * calls, append one result per call, repeat. Invariant: when this returns (or a request is sent),
  * every tool call in the history has exactly one result.
  */
+/** How long orca may wait idle on the model before it uses the wait to load its tokenizer. */
+const WARM_AFTER_MS = 30;
+
 export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Promise<AgentOutcome> {
   const usage: Usage = zeroUsage();
   const filesChanged = new Set<string>();
@@ -121,9 +132,14 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
-    const tokenEstimate = agent.estimateTokens(agent.history, tools);
+    let tokenEstimate = agent.estimateTokens(agent.history, tools);
     // Checked before sending, not after: a request that cannot end within the budget is never sent.
-    const unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
+    let unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
+    // An upper bound over the budget may still fit once counted exactly.
+    if (unaffordable && agent.exactTokens) {
+      tokenEstimate = agent.exactTokens(agent.history, tools);
+      unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
+    }
     if (unaffordable) return stopped(lastText, unaffordable);
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
@@ -131,6 +147,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     let text = "";
     const toolCalls: ToolCall[] = [];
     const thinking: ThinkingBlock[] = [];
+    // The tokenizer loads while the model thinks, off the path to the first request.
+    const warmed = agent.warmTokens ? whenIdle(WARM_AFTER_MS, agent.warmTokens) : () => {};
     try {
       const stream = agent.model.stream(
         {
@@ -143,6 +161,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
         signal,
       );
       for await (const event of stream) {
+        warmed();
         switch (event.type) {
           case "text":
             text += event.text;
@@ -184,6 +203,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       const message = error instanceof ModelError ? error.message : `model request failed: ${errorLine(error)}`;
       agent.emit({ ...base, type: "error", where: "model", message });
       return outcome("failed", withReason(lastText, message), lastText);
+    } finally {
+      warmed();
     }
 
     // Reasoning the provider needs back rides with the message, in the history and in the log.

@@ -10,6 +10,16 @@ export interface BaseUrlProblem {
   suggestion?: string;
 }
 
+/**
+ * Ports the Fetch standard blocks (https://fetch.spec.whatwg.org/#port-blocking): Node's fetch,
+ * and so both SDKs, fail every request to them with "bad port", which no retry changes.
+ */
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389,
+  427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666,
+  6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|[^/:]+\.local)(:|\/|$)/i;
 
 /** Null when `value` can be an OpenAI-compatible base URL; else what is wrong with it. */
@@ -31,6 +41,7 @@ export function checkBaseUrl(value: string): BaseUrlProblem | null {
     if (!/^\d+$/.test(port)) return { problem: `has the port "${port}"; a port is a number from 1 to 65535` };
     const n = Number(port);
     if (n < 1 || n > 65535) return { problem: `has the port ${port}; a port is a number from 1 to 65535` };
+    if (FETCH_BAD_PORTS.has(n)) return { problem: `has the port ${port}, which fetch refuses to connect to (a "bad port" of the Fetch standard); use another port` };
   }
   let url: URL;
   try {

@@ -10,6 +10,7 @@ import { ModelError } from "../util/errors.js";
 import { classifyFailure } from "./provider-errors.js";
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
+import { loadFetch } from "./openai.js";
 
 type Sdk = typeof AnthropicSdk;
 
@@ -103,6 +104,15 @@ export class AnthropicModel extends SdkModel<AnthropicModelOptions> implements M
     } finally {
       guard.close();
     }
+  }
+
+  async prepare(): Promise<void> {
+    try {
+      this.baseClient(await loadSdk());
+    } catch {
+      // The request reports it.
+    }
+    await loadFetch();
   }
 
   private baseClient(Sdk: Sdk): AnthropicClient {

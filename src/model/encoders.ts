@@ -184,6 +184,11 @@ export class LinearBpe {
 const require = createRequire(import.meta.url);
 const loaded = new Map<BpeName, LinearBpe>();
 
+/** Whether `name` is loaded already: counting with it then costs no start-up time. */
+export function bpeLoaded(name: BpeName): boolean {
+  return loaded.has(name);
+}
+
 export function bpe(name: BpeName): LinearBpe {
   let tokenizer = loaded.get(name);
   if (!tokenizer) {

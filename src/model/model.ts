@@ -59,4 +59,9 @@ export interface Model {
    * When `signal` aborts, it throws an AbortError-like ModelError with kind "aborted".
    */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /**
+   * Loads what the first request needs (the SDK client, Node's HTTP stack) without sending
+   * anything, so that it can happen while orca waits on something else. Never throws.
+   */
+  prepare?(): Promise<void>;
 }

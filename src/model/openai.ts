@@ -97,6 +97,11 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
     }
   }
 
+  async prepare(): Promise<void> {
+    this.baseClient();
+    await loadFetch();
+  }
+
   private baseClient(): OpenAI {
     this.client ??= new OpenAI({ ...this.clientOptions(), baseURL: this.opts.baseURL });
     return this.client;
@@ -174,4 +179,16 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 function serverDetail(body: unknown): string {
   const message = (body as { message?: unknown } | undefined)?.message;
   return typeof message === "string" ? message : "";
+}
+
+/**
+ * Node loads its fetch implementation (undici) on the first call; a data: URL makes that call
+ * without touching the network.
+ */
+export async function loadFetch(): Promise<void> {
+  try {
+    await (await fetch("data:,")).arrayBuffer();
+  } catch {
+    // Only a head start: the real request loads it anyway.
+  }
 }

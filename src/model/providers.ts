@@ -168,5 +168,6 @@ export function priced(model: Model, price: Price | undefined): Model {
         yield event.type === "usage" ? { ...event, cost: costOf(event, price) } : event;
       }
     },
+    ...(model.prepare ? { prepare: () => model.prepare!() } : {}),
   };
 }

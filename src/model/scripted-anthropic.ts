@@ -79,6 +79,7 @@ export async function startScriptedAnthropicServer(
   const cache = new PromptCache();
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrivedHr = performance.now();
     const url = req.url ?? "/";
     if (req.method !== "POST" || !url.split("?")[0]!.endsWith("/v1/messages")) {
       sendError(res, 404, `no route ${req.method} ${url}`);
@@ -91,7 +92,7 @@ export async function startScriptedAnthropicServer(
       sendError(res, 400, "request body is not JSON");
       return;
     }
-    const recorded = record(requests, { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now() }, res);
+    const recorded = record(requests, { index: requests.length, body: openAIView(body), anthropic: body, headers: req.headers, receivedAt: Date.now(), arrivedHr }, res);
     const reply = (await askScript(handler, recorded)) as ScriptedAnthropicReply;
     if (reply.kind === "hang") return;
     if (reply.kind === "error") {

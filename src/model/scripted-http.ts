@@ -41,8 +41,12 @@ export async function listenLoopback(
 }
 
 /** Adds a request to the record, stamping when its response ends (or the client goes away). */
-export function record<R extends { finishedAt?: number }>(requests: R[], recorded: R, res: http.ServerResponse): R {
+export function record<R extends { finishedAt?: number; finishedHr?: number }>(requests: R[], recorded: R, res: http.ServerResponse): R {
   requests.push(recorded);
+  // The last byte written (high resolution, for bench overhead), then the connection's end.
+  res.on("finish", () => {
+    recorded.finishedHr ??= performance.now();
+  });
   res.on("close", () => {
     recorded.finishedAt ??= Date.now();
   });

@@ -41,6 +41,10 @@ export interface RecordedRequest {
   receivedAt: number;
   /** Set when the response has ended (or the client went away). */
   finishedAt?: number;
+  /** performance.now() when the request's headers arrived: benchmarks time the client against it. */
+  arrivedHr: number;
+  /** performance.now() when the last byte of the response was handed to the socket. */
+  finishedHr?: number;
 }
 
 export interface ScriptedToolCall {
@@ -126,6 +130,7 @@ export async function startScriptedServer(
   const requests: RecordedRequest[] = [];
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const arrivedHr = performance.now();
     const url = req.url ?? "/";
     if (req.method === "GET" && url.endsWith("/models")) {
       sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model", owned_by: "orca" }] });
@@ -142,7 +147,7 @@ export async function startScriptedServer(
       sendJson(res, 400, { error: { message: "request body is not JSON", type: "invalid_request_error" } });
       return;
     }
-    const recorded = record(requests, { index: requests.length, body, headers: req.headers, receivedAt: Date.now() }, res);
+    const recorded = record(requests, { index: requests.length, body, headers: req.headers, receivedAt: Date.now(), arrivedHr }, res);
     const reply = await askScript(handler, recorded);
     if (reply.kind === "hang") return;
     if (reply.kind === "raw") {

@@ -1,4 +1,4 @@
-import { bpe } from "./encoders.js";
+import { bpe, bpeLoaded } from "./encoders.js";
 import type { ChatMessage, ToolSpec } from "./model.js";
 
 /**
@@ -70,16 +70,63 @@ const PER_MESSAGE = 4;
 const REPLY_PRIMING = 3;
 const PER_TOOL_CALL = 3;
 
-// A message's count is reused across the steps of a run: histories grow by appending.
-const cache = new WeakMap<ChatMessage, { encoding: Encoding; text: string; tokens: number }>();
+// A message's count is reused across the steps of a run: histories grow by appending. `parts` are
+// the strings the count was taken from, compared by identity (cheap) rather than re-joined each step.
+interface Counted {
+  encoding: Encoding;
+  parts: readonly unknown[];
+  tokens: number;
+  /** False: an upper bound taken before the tokenizer was loaded. */
+  exact: boolean;
+}
+const cache = new WeakMap<ChatMessage, Counted>();
+// The tools' JSON is the same on most steps: its count is kept for the last few strings seen.
+const toolCounts = new Map<string, { exact: boolean; tokens: number }>();
 
+/** The exact count of a request's input (loads the model's tokenizer if it needs one). */
 export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): number {
+  return requestTokens(messages, tools, model, true);
+}
+
+/**
+ * The count of a request's input without loading a tokenizer: exact when the tokenizer is already
+ * loaded (or the model's count is an estimate anyway), otherwise an upper bound — every BPE token
+ * covers at least one UTF-8 byte. Loading the tokenizer costs ~200 ms of CPU, which would sit
+ * between launching orca and its first request; decisions that the bound already settles (under
+ * the compaction threshold, within the token budget) never need it.
+ */
+export function quickRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): { tokens: number; exact: boolean } {
+  const exact = encodingFor(model) === "estimate" || bpeLoaded(encodingFor(model) as BpeEncoding);
+  return { tokens: requestTokens(messages, tools, model, exact), exact };
+}
+
+type BpeEncoding = Exclude<Encoding, "estimate">;
+
+/** Loads the model's tokenizer if it has one: orca calls this while it waits for the model. */
+export function warmTokenizer(model: string): void {
+  const encoding = encodingFor(model);
+  if (encoding !== "estimate") bpe(encoding);
+}
+
+function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string, exact: boolean): number {
   const encoding = encodingFor(model);
   let total = REPLY_PRIMING;
-  for (const message of messages) total += messageTokens(message, encoding, model);
-  if (tools.length > 0) total += countTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), model);
+  for (const message of messages) total += messageTokens(message, encoding, model, exact);
+  if (tools.length > 0) total += toolTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), model, exact);
   return total;
 }
+
+function toolTokens(json: string, model: string, exact: boolean): number {
+  const hit = toolCounts.get(json);
+  if (hit && (hit.exact || !exact)) return hit.tokens;
+  const tokens = exact ? countTokens(json, model) : Buffer.byteLength(json, "utf8");
+  if (toolCounts.size >= 8) toolCounts.clear();
+  toolCounts.set(json, { exact, tokens });
+  return tokens;
+}
+
+/** A history bounded above this many tokens is counted exactly here, in slices, not later in one go. */
+const PREPARE_ABOVE_BYTES = 64 * 1024;
 
 /** How long counting may hold the event loop before it lets signals and I/O through. */
 const SLICE_MS = 20;
@@ -89,14 +136,23 @@ const SLICE_MS = 20;
  * so a history holding megabytes (a huge prompt on stdin, a resumed session) never holds off a
  * Ctrl+C or a SIGTERM for long; one message costs at most tens of milliseconds (encoders.ts).
  * The synchronous estimates that follow (compaction, the budget, the request event) then find
- * every count cached.
+ * every count cached. Only with a tokenizer already loaded: before that, counts are bounds.
  */
 export async function prepareRequestTokens(messages: ChatMessage[], model: string, signal?: AbortSignal): Promise<void> {
   const encoding = encodingFor(model);
+  if (encoding !== "estimate" && !bpeLoaded(encoding)) {
+    // A small history's bound settles everything, and an exact count of it would be quick anyway.
+    let bytes = 0;
+    for (const message of messages) {
+      if (signal?.aborted) return;
+      bytes += messageTokens(message, encoding, model, false);
+    }
+    if (bytes < PREPARE_ABOVE_BYTES) return;
+  }
   let since = performance.now();
   for (const message of messages) {
     if (signal?.aborted) return;
-    messageTokens(message, encoding, model);
+    messageTokens(message, encoding, model, true);
     if (performance.now() - since >= SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
@@ -104,27 +160,37 @@ export async function prepareRequestTokens(messages: ChatMessage[], model: strin
   }
 }
 
-function messageTokens(message: ChatMessage, encoding: Encoding, model: string): number {
-  const text = messageText(message);
+function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): number {
+  const parts = messageParts(message);
   const hit = cache.get(message);
-  if (hit && hit.encoding === encoding && hit.text === text) return hit.tokens;
-  let tokens = PER_MESSAGE + countTokens(text, model);
+  if (hit && hit.encoding === encoding && (hit.exact || !exact) && sameParts(hit.parts, parts)) return hit.tokens;
+  const text = message.role === "system" || message.role === "user" ? (parts[0] as string) : parts.join("\n");
+  let tokens = PER_MESSAGE + (exact ? countTokens(text, model) : Buffer.byteLength(text, "utf8"));
   if (message.role === "assistant") tokens += message.toolCalls.length * PER_TOOL_CALL;
-  cache.set(message, { encoding, text, tokens });
+  cache.set(message, { encoding, parts, tokens, exact });
   return tokens;
 }
 
-/** Everything of a message that the model reads, as one string. */
-function messageText(message: ChatMessage): string {
+/**
+ * Everything of a message that the model reads, as the strings its text is joined from (with
+ * newlines): a changed message is then seen by comparing them, without rebuilding its text.
+ */
+function messageParts(message: ChatMessage): unknown[] {
   switch (message.role) {
     case "system":
     case "user":
-      return message.content;
+      return [message.content];
     case "tool":
-      return `${message.toolCallId}\n${message.content}`;
+      return [message.toolCallId, message.content];
     case "assistant":
-      return [message.content, ...message.toolCalls.flatMap((c) => [c.id, c.name, c.raw])].join("\n");
+      return [message.content, ...message.toolCalls.flatMap((c) => [c.id, c.name, c.raw])];
   }
+}
+
+function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.js";
 import type { EmitFn } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, ToolSpec } from "../model/model.js";
-import { estimateRequestTokens } from "../model/tokens.js";
+import { estimateRequestTokens, quickRequestTokens, warmTokenizer } from "../model/tokens.js";
 import type { ToolExecutor } from "../tools/executor.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -110,7 +110,9 @@ export class AgentRunner {
           temperature: config.model.temperature,
           maxOutputTokens: config.model.max_output_tokens,
           claimCallId: (id) => this.deps.agents.claimCallId(id),
-          estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
+          estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => quickRequestTokens(history, tools, agent.model.name).tokens,
+          exactTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
+          warmTokens: () => warmTokenizer(agent.model.name),
           beforeRequest: this.deps.compact
             ? async (history, signal, tools) => {
                 await this.deps.compact!(agent, history, signal, tools);

@@ -184,10 +184,24 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     return model;
   };
 
+  const prepareRootModel = async (): Promise<void> => {
+    const definition = agents.definitions.get(rootName);
+    if (!definition) return;
+    try {
+      await modelFor(definition.model === "inherit" ? config.model.name : definition.model).prepare?.();
+    } catch {
+      // Only a head start: the run reports a model it cannot make.
+    }
+  };
+
   // The shell grammar the permission check reads commands with loads in the background (the
   // check awaits it); a failure leaves every command uncertain, so they ask.
   loadShellParser().catch(() => undefined);
-  const sandbox = await Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home)));
+  const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
+  // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
+  const preparing = prepareRootModel();
+  const sandbox = await opening;
+  await preparing;
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });

@@ -4,6 +4,7 @@ import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
 import { clearOnResize } from "./full-screen.js";
+import { diffingStdout } from "./frame-diff.js";
 import { Screen, type Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
@@ -30,6 +31,8 @@ export interface DashboardOptions {
   host?: DashboardHost;
   /** What orca loaded, shown in the coordinator's pane until the first message. */
   welcome?: WelcomeInfo;
+  /** Redraw the whole screen on every frame instead of the changed lines (a benchmark's baseline). */
+  fullRedraw?: boolean;
 }
 
 /**
@@ -62,6 +65,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   screen.enter();
 
   const detachResize = clearOnResize(stdout, screen, () => instance);
+  // Each frame writes only what changed (frame-diff.ts); full redraws are a benchmark's baseline.
+  const output = opts.fullRedraw ? { stream: stdout, dispose: () => {} } : diffingStdout(stdout);
 
   try {
     instance = render(
@@ -80,11 +85,12 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
           }}
         />
       </WelcomeContext.Provider>,
-      { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
+      { stdout: output.stream, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     await instance.waitUntilExit();
     return { exitCode };
   } finally {
+    output.dispose();
     detachResize();
     detachBus();
     detachScheduler();

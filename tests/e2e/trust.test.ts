@@ -37,7 +37,7 @@ function cloned(): { w: TempWorkspace; marker: string; trustFile: string } {
 function startOrca(name: string, w: TempWorkspace): TmuxTerminal {
   const t = new TmuxTerminal(name);
   const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url http://127.0.0.1:9/v1; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
+  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url http://127.0.0.1:59/v1; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
   return t;
 }
 

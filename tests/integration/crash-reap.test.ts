@@ -182,7 +182,7 @@ describe("with the sandbox, the group orca starts is bwrap's", () => {
       // A child in the sandbox that leaves the command's group (setsid): signalling the group alone would miss it.
       const { child, pid } = await launcher.launch("setsid sleep 37.0909 & sleep 38.1010", ws.dir);
       stray(pid);
-      await vi.waitFor(() => expect(processesWith("37.0909").length + processesWith("38.1010").length).toBe(2), { timeout: 10_000 });
+      await vi.waitFor(() => expect(sleepers("37.0909").length + sleepers("38.1010").length).toBe(2), { timeout: 10_000 });
       const exited = new Promise((resolve) => child.once("exit", resolve));
       signalGroup(pid, "SIGKILL");
       await exited;
@@ -193,3 +193,15 @@ describe("with the sandbox, the group orca starts is bwrap's", () => {
     }
   });
 });
+
+/** The sleeps themselves: bwrap's and bash's command lines name the marker too. */
+function sleepers(marker: string): number[] {
+  return processesWith(marker).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "sleep";
+    } catch {
+      return false;
+    }
+  });
+}
+

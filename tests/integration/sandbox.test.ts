@@ -226,6 +226,22 @@ describe("the sandbox, through the bash tool", () => {
     expect(r.content).toMatch(/bwrap/);
   });
 
+  it("keeps a skill under the host's /tmp in sight, read-only, over the private temp dir", async () => {
+    const skill = path.join(base, "skills", "tool");
+    fs.mkdirSync(skill, { recursive: true });
+    fs.writeFileSync(path.join(skill, "run.sh"), "echo skill-ran\n");
+    await setup({}, { visible: [skill] });
+    for (const mode of ["workspace-write", "read-only"] as const) {
+      const r = await bash(`bash ${skill}/run.sh; echo x > ${skill}/written; cat ${base}/ws/../skills/tool/run.sh >/dev/null && echo seen`, { sandbox: mode });
+      expect(r.content, mode).toContain("skill-ran");
+      expect(r.content, mode).toContain("Read-only file system");
+      expect(fs.existsSync(path.join(skill, "written")), mode).toBe(false);
+    }
+    // What is not a skill stays hidden with the rest of the host's /tmp.
+    fs.writeFileSync(path.join(base, "other.txt"), "host tmp\n");
+    expect((await bash(`cat ${base}/other.txt; echo end`)).content).toContain("No such file");
+  });
+
   it("runs a read-only sandbox (plan mode): nothing on disk can be written, not even the temp dir", async () => {
     await setup();
     const r = await bash(`echo x > inside.txt; ls; echo scratch > /tmp/scratch && cat /tmp/scratch`, { sandbox: "read-only" });

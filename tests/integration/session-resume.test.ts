@@ -208,11 +208,11 @@ describe("crash and resume", () => {
 
   it("unknown ids and an empty history are one-line errors with exit 2", async () => {
     ws = tempWorkspace();
-    const none = await runOrca(["--continue", "-p", "x", "--base-url", "http://127.0.0.1:9/v1"], { ws });
+    const none = await runOrca(["--continue", "-p", "x", "--base-url", "http://127.0.0.1:59/v1"], { ws });
     expect(none.code).toBe(2);
     expect(none.stderr.trim().split("\n")).toHaveLength(1);
     expect(none.stderr).toMatch(/no session to continue/);
-    const unknown = await runOrca(["--resume", "nope", "-p", "x", "--base-url", "http://127.0.0.1:9/v1"], { ws });
+    const unknown = await runOrca(["--resume", "nope", "-p", "x", "--base-url", "http://127.0.0.1:59/v1"], { ws });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no session "nope"/);
   });

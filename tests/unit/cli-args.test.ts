@@ -70,6 +70,9 @@ describe("checkBaseUrl", () => {
     expect(checkBaseUrl("http://localhost:11434/v1")).toBeNull();
     expect(checkBaseUrl("https://api.openai.com/v1")).toBeNull();
     expect(checkBaseUrl("http://[::1]:8080/v1")).toBeNull();
+    // fetch refuses these ports outright: retrying them four times only delays the same failure.
+    for (const port of [9, 6000, 10080]) expect(checkBaseUrl(`http://127.0.0.1:${port}/v1`)?.problem).toMatch(/fetch refuses/);
+    expect(checkBaseUrl("http://127.0.0.1:10081/v1")).toBeNull();
     expect(checkBaseUrl("localhost:11434")).toEqual({ problem: "has no scheme (http:// or https://)", suggestion: "http://localhost:11434/v1" });
     expect(checkBaseUrl("api.example.com/v1")?.suggestion).toBe("https://api.example.com/v1");
     expect(checkBaseUrl("127.0.0.1:8000/v1")?.suggestion).toBe("http://127.0.0.1:8000/v1");

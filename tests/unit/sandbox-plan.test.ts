@@ -30,6 +30,7 @@ function plan(extra: Partial<BwrapPlan> = {}): BwrapPlan {
     writable: ["/extra"],
     tempDirs: ["/tmp"],
     privateTmp: "/s/tmp",
+    visible: ["/tmp/skills"],
     hideRun: true,
     pins: ["/w/.git"],
     readOnly: ["/w/.git/config"],
@@ -58,13 +59,14 @@ describe("bwrap arguments", () => {
     const root = at(args, "--ro-bind", "/", "/");
     const run = at(args, "--tmpfs", "/run");
     const tmp = at(args, "--bind", "/s/tmp", "/tmp");
+    const skills = at(args, "--ro-bind", "/tmp/skills", "/tmp/skills");
     const ws = at(args, "--bind", "/w", "/w");
     const pin = at(args, "--bind", "/w/.git", "/w/.git");
     const config = at(args, "--ro-bind", "/w/.git/config", "/w/.git/config");
     const session = at(args, "--ro-bind", "/s", "/s");
     const env = at(args, "--ro-bind", "/s/blank", "/w/.env");
     const ssh = at(args, "--ro-bind", "/s/blank-dir", "/home/u/.ssh");
-    expect([root, run, tmp, ws, pin, config, session, env, ssh]).toEqual([...[root, run, tmp, ws, pin, config, session, env, ssh]].sort((a, b) => a - b));
+    expect([root, run, tmp, skills, ws, pin, config, session, env, ssh]).toEqual([...[root, run, tmp, skills, ws, pin, config, session, env, ssh]].sort((a, b) => a - b));
     expect(args.slice(-3)).toEqual(["--chdir", "/w", "--"]);
   });
 
@@ -72,6 +74,8 @@ describe("bwrap arguments", () => {
     const args = bwrapArgs(plan({ mode: "read-only" }));
     expect(args.filter((a) => a === "--bind")).toEqual([]);
     expect(at(args, "--tmpfs", "/tmp")).toBeLessThan(at(args, "--ro-bind", "/w", "/w"));
+    // Skills under /tmp stay in sight over the empty temp dir.
+    expect(at(args, "--tmpfs", "/tmp")).toBeLessThan(at(args, "--ro-bind", "/tmp/skills", "/tmp/skills"));
   });
 
   it("keeps the host network, /run and /tmp only for allow: ['*']", () => {

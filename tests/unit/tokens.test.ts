@@ -1,6 +1,6 @@
 import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/model/model.js";
 import { contextWindowFor, countTokens, encodingFor, estimateRequestTokens, estimateTokens } from "../../src/model/tokens.js";
 
@@ -92,5 +92,44 @@ describe("contextWindowFor", () => {
     expect(contextWindowFor("some-local-model")).toBe(128_000);
     expect(contextWindowFor("gpt-4o", 32_000)).toBe(32_000);
     expect(contextWindowFor("mystery", 8_000)).toBe(8_000);
+  });
+});
+
+describe("quickRequestTokens: no tokenizer on the way to the first request", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are terse." },
+    { role: "user", content: "Résumé of the naïve café: 東京 🎉 and some code `x => x + 1`." },
+    { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "read_file", raw: '{"path":"a.ts"}', args: { path: "a.ts" } }] },
+    { role: "tool", toolCallId: "call_1", content: "export const x = 1;\n".repeat(20) },
+  ];
+
+  it("is an upper bound before the tokenizer loads, and the exact count after", async () => {
+    // A fresh copy of the modules: no tokenizer loaded yet.
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    const encoders = await import("../../src/model/encoders.js");
+    const before = fresh.quickRequestTokens(messages, [], "gpt-4o");
+    expect(encoders.bpeLoaded("o200k_base")).toBe(false);
+    expect(before.exact).toBe(false);
+    const exact = fresh.estimateRequestTokens(messages, [], "gpt-4o");
+    expect(before.tokens).toBeGreaterThan(exact);
+    // Counting exactly loaded it; the quick count is now the exact one.
+    expect(fresh.quickRequestTokens(messages, [], "gpt-4o")).toEqual({ tokens: exact, exact: true });
+  });
+
+  it("is exact at once for a model whose count is an estimate anyway", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    expect(fresh.quickRequestTokens(messages, [], "llama3")).toEqual({ tokens: fresh.estimateRequestTokens(messages, [], "llama3"), exact: true });
+  });
+
+  it("warmTokenizer loads the tokenizer of OpenAI models only", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    const encoders = await import("../../src/model/encoders.js");
+    fresh.warmTokenizer("llama3");
+    expect(encoders.bpeLoaded("o200k_base")).toBe(false);
+    fresh.warmTokenizer("gpt-4.1-mini");
+    expect(encoders.bpeLoaded("o200k_base")).toBe(true);
   });
 });

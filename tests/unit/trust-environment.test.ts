@@ -37,7 +37,7 @@ function hostile(): TempWorkspace {
 async function orchestraFor(w: TempWorkspace, trustProject?: boolean): Promise<SessionSetup> {
   return createSession({
     workspace: w.dir,
-    overrides: { baseUrl: "http://127.0.0.1:9/v1" },
+    overrides: { baseUrl: "http://127.0.0.1:59/v1" },
     env: { OPENAI_API_KEY: TEST_KEY, ORCA_DATA_DIR: w.dataDir },
     home: w.home,
     packageDir: ROOT,

@@ -7,7 +7,7 @@ import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { errorMessage, fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 import { findFiles, patternProblem } from "./walk.js";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 
 const params = z.object({
   pattern: z.string().describe("JavaScript regular expression to search for, e.g. \"function\\s+load\" or \"TODO|FIXME\"."),
@@ -35,9 +35,11 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
     async execute(args, ctx) {
       // RE2 semantics (as ripgrep's): matching time is linear in the input, so no pattern the
       // model writes — `^(a+)+$` say — can freeze the process, which a JS RegExp would.
+      // Loaded on first use: 270 KB that most runs never need to compile at start-up.
+      const { RE2JS: Re2 } = await import("re2js");
       let regex: RE2JS;
       try {
-        regex = RE2JS.compile(args.pattern, args.ignore_case ? RE2JS.CASE_INSENSITIVE : 0);
+        regex = Re2.compile(args.pattern, args.ignore_case ? Re2.CASE_INSENSITIVE : 0);
       } catch (err) {
         return fail(`grep: invalid regular expression (RE2 syntax, as ripgrep; no lookaround or backreferences): ${errorMessage(err)}`);
       }

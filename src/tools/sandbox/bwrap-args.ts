@@ -15,6 +15,8 @@ export interface BwrapPlan {
    * of sight. Read-only mode gets an empty one per command instead. Null: the host's, writable.
    */
   privateTmp: string | null;
+  /** Dirs inside the temp dirs that stay in sight, read-only (skills under /tmp). */
+  visible: string[];
   /** Mount an empty /run over the host's: where system and user services keep their sockets. */
   hideRun: boolean;
   pins: string[];
@@ -63,11 +65,13 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const areas = [plan.workspace, ...plan.writable];
   if (plan.mode === "workspace-write") {
     for (const dir of plan.tempDirs) args.push("--bind", plan.privateTmp ?? dir, dir);
+    for (const dir of plan.visible) args.push("--ro-bind", dir, dir);
     for (const dir of areas) args.push("--bind", dir, dir);
     for (const dir of plan.pins) args.push("--bind", dir, dir);
     for (const p of plan.readOnly) args.push("--ro-bind", p, p);
   } else {
     for (const dir of plan.tempDirs) args.push("--tmpfs", dir);
+    for (const dir of plan.visible) args.push("--ro-bind", dir, dir);
     for (const dir of areas) args.push("--ro-bind", dir, dir);
   }
   args.push("--ro-bind", plan.sessionDir, plan.sessionDir);

@@ -9,7 +9,7 @@ import type { SandboxStatus } from "./types.js";
  * The sandbox the config describes for this workspace; orca's session logs (`<dataDir>/sessions`)
  * stay unreadable too. Not the whole data dir: isolated sub-agents work in `<dataDir>/worktrees`.
  */
-export function sandboxOptions(config: Config, workspace: Workspace, home: string, dataDir: string): SandboxOptions {
+export function sandboxOptions(config: Config, workspace: Workspace, home: string, dataDir: string, skillDirs: readonly string[] = []): SandboxOptions {
   const expand = (p: string) => expandHome(p, home);
   return {
     enabled: config.sandbox.enabled,
@@ -20,6 +20,7 @@ export function sandboxOptions(config: Config, workspace: Workspace, home: strin
     denyReadPatterns: readDenyPatterns(config.permissions.deny),
     networkAllow: config.sandbox.network.allow,
     unixSockets: config.sandbox.network.unix_sockets,
+    visible: skillDirs,
   };
 }
 

@@ -19,10 +19,11 @@ export async function probeBwrap(opts: { seccomp: boolean }): Promise<ProbeResul
   if (process.platform !== "linux") {
     return { ok: false, reason: `no sandbox for ${process.platform} yet (orca sandboxes commands with bubblewrap on Linux)`, disableUserns: false };
   }
-  const version = await bwrapVersion();
-  if (!version) return { ok: false, reason: "bubblewrap (bwrap) is not installed; install it, e.g. apt-get install bubblewrap", disableUserns: false };
   const filter = opts.seccomp ? unixSocketFilter() : null;
-  let run = await tryRun({ disableUserns: true, filter });
+  // Both at once: orca's start waits on these two child processes.
+  const [version, first] = await Promise.all([bwrapVersion(), tryRun({ disableUserns: true, filter })]);
+  if (!version) return { ok: false, reason: "bubblewrap (bwrap) is not installed; install it, e.g. apt-get install bubblewrap", disableUserns: false };
+  let run = first;
   let disableUserns = true;
   if (!run.ok && /disable-userns/.test(run.stderr)) {
     // bwrap before 0.8: the command could make a nested namespace, but its mounts stay locked.

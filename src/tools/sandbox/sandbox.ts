@@ -33,6 +33,11 @@ export interface SandboxOptions {
    * and the host's usual places for them (/run, /tmp) are hidden.
    */
   unixSockets?: boolean;
+  /**
+   * Directories commands must see although they lie in a temp dir the sandbox replaces (skills
+   * installed or cloned under /tmp: their `${SKILL_DIR}` scripts). Read-only.
+   */
+  visible?: readonly string[];
 }
 
 /** One command, ready to spawn: `file args…`, with `fd3` written to its fd 3 and `env` laid over its own. */
@@ -56,6 +61,8 @@ interface Setup {
   isolated: boolean;
   tempDirs: string[];
   writable: string[];
+  /** `visible` dirs that lie in a temp dir, bound back read-only over the private one. */
+  visible: string[];
   filter: Buffer | null;
   network: NetworkPolicy;
   proxy: FilteringProxy | null;
@@ -114,6 +121,7 @@ export class Sandbox {
     let proxy: FilteringProxy | null = null;
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
+    const tempDirs = outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir));
     return new Sandbox(status, {
       root: opts.workspace.root,
       readOnly: opts.readOnly ?? [],
@@ -121,9 +129,10 @@ export class Sandbox {
       denyReadPatterns: opts.denyReadPatterns ?? [],
       disableUserns: probe.disableUserns,
       sessionDir,
-      tempDirs: outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir)),
+      tempDirs,
       isolated: effective.kind !== "full",
       writable: outermost([...opts.workspace.additionalDirs, ...(opts.writable ?? []).map((p) => expandHome(p))].flatMap(existingRealDir)),
+      visible: outermost((opts.visible ?? []).flatMap(existingRealDir)).filter((d) => tempDirs.some((t) => isInside(t, d))),
       filter,
       network: effective,
       proxy,
@@ -159,6 +168,7 @@ export class Sandbox {
       workspace: root,
       writable: setup.writable,
       tempDirs: setup.tempDirs,
+      visible: setup.visible,
       privateTmp: setup.isolated ? path.join(setup.sessionDir, "tmp") : null,
       hideRun: setup.isolated,
       pins: protection.pins,

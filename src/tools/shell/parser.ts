@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Language, Parser, type Tree } from "web-tree-sitter";
+import type { Parser, Tree } from "web-tree-sitter";
 
 /**
  * bash's grammar, through tree-sitter (web-tree-sitter + tree-sitter-bash, both WebAssembly: no
@@ -17,10 +17,12 @@ export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     // Resolved from this file, not the bundle's location: the wasm files stay in node_modules.
     const require = createRequire(import.meta.url);
+    // Imported here, not at the top: the module is only needed once the grammar loads.
+    const { Language, Parser } = await import("web-tree-sitter");
     const runtime = require.resolve("web-tree-sitter/web-tree-sitter.wasm");
     await Parser.init({ locateFile: () => runtime });
     const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
-    const p = new Parser();
+    const p: Parser = new Parser();
     p.setLanguage(bash);
     parser = p;
   })();

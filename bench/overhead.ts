@@ -1,0 +1,132 @@
+/**
+ * `npm run bench -- overhead`: orca's own time around the model, on the built bin (bin/orca.js and
+ * dist/bundle) against the scripted server with zero latency. Every timestamp is taken in this
+ * process: the spawn, the child's exit, and the scripted server's own view of each request (when
+ * its headers arrived, when the last byte of its response was handed to the socket), so the
+ * numbers are orca's time, not the model's.
+ * - spawn_to_first_request_ms: spawn → the first request reaches the server (`orca -p hi`).
+ * - step_overhead_ms: the end of a model response that asked for one read_file → the start of the
+ *   next request (the tool, the log, the next request's assembly): every step of every run.
+ * - last_response_to_exit_ms: the end of the last response → the process has exited.
+ * - hi_wall_ms: the whole `orca -p hi`, spawn → exit.
+ * 20 runs each (ORCA_BENCH_RUNS); the JSON holds the medians, the table min / median / max.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../src/model/scripted.js";
+import { tempWorkspace, TEST_KEY, type TempWorkspace } from "../tests/fixtures/harness.js";
+
+const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 20);
+const STEPS = 5;
+const BIN = fileURLToPath(new URL("../bin/orca.js", import.meta.url));
+// ORCA_BENCH_BASELINE: another build's bin (e.g. main's, built in a scratch copy), measured in
+// turns with this one so that both see the same load.
+const BASELINE = process.env.ORCA_BENCH_BASELINE || undefined;
+
+export interface OverheadResult {
+  spawn_to_first_request_ms: number;
+  step_overhead_ms: number;
+  last_response_to_exit_ms: number;
+  hi_wall_ms: number;
+}
+
+interface Spread {
+  min: number;
+  median: number;
+  max: number;
+  n: number;
+}
+
+interface Timed {
+  spawnedAt: number;
+  exitedAt: number;
+  server: ScriptedServer;
+}
+
+/** Runs the bin once; returns when the child has exited, with this process's clock readings. */
+async function timedRun(bin: string, replies: ScriptedReply[], ws: TempWorkspace, prompt: string): Promise<Timed> {
+  const server = await startScriptedServer(replies);
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: ws.home, ORCA_DATA_DIR: ws.dataDir, OPENAI_API_KEY: TEST_KEY };
+  try {
+    let stderr = "";
+    const spawnedAt = performance.now();
+    const child = spawn(process.execPath, [bin, "-p", prompt, "--base-url", server.url, "--yes"], { cwd: ws.dir, env, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const { exitedAt, code } = await new Promise<{ exitedAt: number; code: number | null }>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("exit", (code) => resolve({ exitedAt: performance.now(), code }));
+    });
+    if (code !== 0) throw new Error(`orca exited ${code}: ${stderr.trim()}`);
+    if (server.requests.length !== replies.length) throw new Error(`expected ${replies.length} requests, the server saw ${server.requests.length}`);
+    return { spawnedAt, exitedAt, server };
+  } finally {
+    await server.close();
+  }
+}
+
+function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return { min: round(sorted[0]!), median: round(sorted[Math.floor(sorted.length / 2)]!), max: round(sorted.at(-1)!), n: sorted.length };
+}
+
+type Measured = Record<keyof OverheadResult, Spread>;
+
+/** Measures each bin, taking turns run by run. */
+export async function measure(bins: string[] = [BIN]): Promise<Measured[]> {
+  const ws = tempWorkspace(Object.fromEntries(Array.from({ length: STEPS }, (_, i) => [`src/file${i}.ts`, "export const x = 1; // some code here\n".repeat(50)])));
+  try {
+    const samples = bins.map(() => ({ first: [] as number[], exit: [] as number[], wall: [] as number[], steps: [] as number[] }));
+    for (let run = 0; run < RUNS; run++) {
+      for (const [b, bin] of bins.entries()) {
+        const hi = await timedRun(bin, [{ text: "hello" }], ws, "hi");
+        const only = hi.server.requests[0]!;
+        samples[b]!.first.push(only.arrivedHr - hi.spawnedAt);
+        samples[b]!.exit.push(hi.exitedAt - only.finishedHr!);
+        samples[b]!.wall.push(hi.exitedAt - hi.spawnedAt);
+      }
+    }
+    for (let run = 0; run < RUNS; run++) {
+      for (const [b, bin] of bins.entries()) {
+        const replies: ScriptedReply[] = [
+          ...Array.from({ length: STEPS }, (_, i): ScriptedReply => ({ toolCalls: [{ name: "read_file", args: { path: `src/file${i}.ts` } }] })),
+          { text: "read them all" },
+        ];
+        const { server } = await timedRun(bin, replies, ws, "read the files");
+        for (let i = 0; i < STEPS; i++) samples[b]!.steps.push(server.requests[i + 1]!.arrivedHr - server.requests[i]!.finishedHr!);
+      }
+    }
+    return samples.map((s) => ({
+      spawn_to_first_request_ms: spread(s.first),
+      step_overhead_ms: spread(s.steps),
+      last_response_to_exit_ms: spread(s.exit),
+      hi_wall_ms: spread(s.wall),
+    }));
+  } finally {
+    ws.cleanup();
+  }
+}
+
+const TARGETS: Record<keyof OverheadResult, string> = {
+  spawn_to_first_request_ms: "≤ 100",
+  step_overhead_ms: "≤ 3",
+  last_response_to_exit_ms: "≤ 15",
+  hi_wall_ms: "≤ 150",
+};
+
+export async function run({ json }: { json: boolean }): Promise<void> {
+  const [result, baseline] = await measure(BASELINE ? [BIN, BASELINE] : [BIN]);
+  if (json) {
+    const medians = Object.fromEntries(Object.entries(result!).map(([k, v]) => [k, v.median]));
+    console.log(JSON.stringify(medians));
+    return;
+  }
+  console.log(`${RUNS} runs of \`orca -p hi\` and ${RUNS} of ${STEPS} read_file steps, scripted server with zero latency, Node ${process.version}\n`);
+  const cells = (v: Spread) => `${v.min} | ${v.median} | ${v.max}`;
+  console.log(`| metric | min | median | max |${baseline ? " baseline min | median | max |" : ""} samples | target |`);
+  console.log(`|---|---|---|---|${baseline ? "---|---|---|" : ""}---|---|`);
+  for (const [key, v] of Object.entries(result!) as [keyof OverheadResult, Spread][]) {
+    console.log(`| ${key} | ${cells(v)} |${baseline ? ` ${cells(baseline[key])} |` : ""} ${v.n} | ${TARGETS[key]} |`);
+  }
+  if (baseline) console.log(`\nbaseline: ${BASELINE}`);
+}

@@ -1,0 +1,218 @@
+import stringWidth from "string-width";
+
+/**
+ * The dashboard's output stage: Ink redraws the whole frame on every render (it erases the old
+ * frame line by line and writes the new one, ~12 KB on a 160×48 screen). The dashboard owns the
+ * alternate screen and its frame starts at the top-left, so what changed can be written in place
+ * instead: each changed row is addressed absolutely, and within a row only the span that differs
+ * is written when the text around it is unchanged and keeps its columns. Ink's own incremental
+ * mode moves the cursor relatively and loses its place when a frame's height changes; absolute
+ * addresses cannot drift.
+ *
+ * `diffingStdout` hands Ink a stdout whose frame writes go through a FrameDiff; everything else
+ * (cursor visibility, the synchronized-output brackets around each frame) passes through.
+ */
+
+const ESC = "\u001B";
+const SYNC_BEGIN = `${ESC}[?2026h`;
+const SYNC_END = `${ESC}[?2026l`;
+/** What Ink writes before a frame to erase the previous one: erase line, cursor up, cursor left. */
+const ERASE_PREFIX = /^(?:\u001B\[2K|\u001B\[1A|\u001B\[G)+/;
+/** How long the screen stays unchanged before the last frame is written whole once more. */
+const REPAINT_AFTER_MS = 1000;
+/** Ink's clearTerminal: erase the screen and the scrollback, cursor home. */
+const CLEAR_PREFIX = /^(?:\u001B\[2J|\u001B\[3J|\u001B\[H)+/;
+/** CSI (SGR and the rest), or OSC ended by BEL or ST. */
+const ESCAPE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\))/y;
+const SGR = /\u001B\[[0-9;:]*m/g;
+const RESET = `${ESC}[0m`;
+const ERASE_TO_END = `${ESC}[K`;
+
+export class FrameDiff {
+  private previous: string[] = [];
+
+  /** Forget what is on screen: the next frame is written whole (after a clear, a resize). */
+  reset(): void {
+    this.previous = [];
+  }
+
+  /** The last frame written whole again, over whatever else reached the screen since. */
+  repaint(): string {
+    const rows = this.previous;
+    this.previous = [];
+    return this.next(rows.join("\n"));
+  }
+
+  /** The bytes that turn the last frame on screen into `frame` (Ink's frame text, rows split by \n). */
+  next(frame: string): string {
+    const rows = frame.split("\n");
+    if (rows.at(-1) === "") rows.pop();
+    let out = "";
+    const count = Math.max(rows.length, this.previous.length);
+    for (let row = 0; row < count; row++) {
+      const now = rows[row] ?? "";
+      const before = this.previous[row];
+      if (now === before) continue;
+      out += before === undefined ? `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}` : changedRow(row, before, now);
+    }
+    this.previous = rows;
+    return out;
+  }
+}
+
+/** The bytes that rewrite one row from `before` to `now`: the differing span when that is safe. */
+function changedRow(row: number, before: string, now: string): string {
+  const whole = `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}`;
+  // A hyperlink open at the cut would need re-opening: such rows are written whole.
+  if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
+  const start = safeStart(before, now);
+  const end = safeEnd(before, now, start);
+  const column = stringWidth(now.slice(0, start));
+  const style = activeStyle(now.slice(0, start));
+  if (end !== null) {
+    // The rest of the row is the same text: if the changed middle keeps its width and its style
+    // changes (so the rest is drawn in the same style as before), only the middle is written.
+    const oldMiddle = before.slice(start, before.length - end);
+    const newMiddle = now.slice(start, now.length - end);
+    if (stringWidth(oldMiddle) === stringWidth(newMiddle) && sameStyling(oldMiddle, newMiddle)) {
+      const span = `${moveTo(row, column)}${RESET}${style}${newMiddle}${RESET}`;
+      return span.length < whole.length ? span : whole;
+    }
+  }
+  const tail = `${moveTo(row, column)}${RESET}${style}${now.slice(start)}${RESET}${ERASE_TO_END}`;
+  return tail.length < whole.length ? tail : whole;
+}
+
+/**
+ * Where the rows start to differ, moved back to a place a write can start from: not inside an
+ * escape sequence, and between plain ASCII characters, so no wide character, surrogate pair or
+ * combining mark is split.
+ */
+function safeStart(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const boundaries = cutPoints(b, i);
+  for (let k = boundaries.length - 1; k >= 0; k--) {
+    const p = boundaries[k]!;
+    if (isPlainAt(a, p) && isPlainAt(b, p)) return p;
+  }
+  return 0;
+}
+
+/**
+ * How many characters at the end both rows share, cut at a safe place (as safeStart), never
+ * reaching into the first `start` characters of either; null when they share nothing usable.
+ */
+function safeEnd(a: string, b: string, start: number): number | null {
+  const limit = Math.min(a.length, b.length) - start;
+  let n = 0;
+  while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
+  if (n === 0) return null;
+  // The shared tail must begin at a place where both rows are outside escapes, at plain text.
+  const inA = new Set(cutPoints(a, a.length));
+  for (const p of cutPoints(b, b.length)) {
+    if (p < b.length - n || p < start) continue;
+    const shared = b.length - p;
+    if (inA.has(a.length - shared) && isPlainAt(a, a.length - shared) && isPlainAt(b, p)) return shared;
+  }
+  return null;
+}
+
+/** Every index up to `limit` that is not inside an escape sequence. */
+function cutPoints(text: string, limit: number): number[] {
+  const points: number[] = [];
+  let i = 0;
+  while (i <= limit && i <= text.length) {
+    points.push(i);
+    if (text.charCodeAt(i) === 0x1b) {
+      ESCAPE.lastIndex = i;
+      const match = ESCAPE.exec(text);
+      i += match ? match[0].length : 1;
+    } else i++;
+  }
+  return points.filter((p) => p <= limit);
+}
+
+/** Whether a write may start at `index`: the characters on both sides are plain ASCII or an escape. */
+function isPlainAt(text: string, index: number): boolean {
+  const plain = (code: number) => Number.isNaN(code) || code === 0x1b || (code >= 0x20 && code < 0x7f);
+  return plain(text.charCodeAt(index)) && (index === 0 || plain(text.charCodeAt(index - 1)));
+}
+
+function sameStyling(a: string, b: string): boolean {
+  const codes = (text: string) => (text.match(SGR) ?? []).join("");
+  return codes(a) === codes(b);
+}
+
+/** The SGR sequences in force at the end of `prefix` (all of them since the last reset). */
+function activeStyle(prefix: string): string {
+  const codes = prefix.match(SGR) ?? [];
+  let from = 0;
+  codes.forEach((code, i) => {
+    if (code === RESET || code === `${ESC}[m`) from = i + 1;
+  });
+  return codes.slice(from).join("");
+}
+
+function moveTo(row: number, column: number): string {
+  return `${ESC}[${row + 1};${column + 1}H`;
+}
+
+/** Whether Ink synchronizes frames on this stream (a TTY, not CI): only then are frames bracketed. */
+export function framesAreBracketed(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI !== "0" && env.CI !== "false" && ("CI" in env || "CONTINUOUS_INTEGRATION" in env || Object.keys(env).some((k) => k.startsWith("CI_")));
+  return stream.isTTY === true && !ci;
+}
+
+/**
+ * A stdout for Ink that writes only what changed. Frames are recognised by the synchronized-
+ * output brackets Ink puts around each (a TTY outside CI); elsewhere it is `stdout` itself.
+ * `reset()` is for after the screen was cleared by hand; `dispose()` before leaving the screen.
+ */
+export function diffingStdout(
+  stdout: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv = process.env,
+  repaintAfterMs = REPAINT_AFTER_MS,
+): { stream: NodeJS.WriteStream; reset(): void; dispose(): void } {
+  if (!framesAreBracketed(stdout, env)) return { stream: stdout, reset: () => {}, dispose: () => {} };
+  const diff = new FrameDiff();
+  let inFrame = false;
+  // A full redraw wiped anything else that reached the screen (keys the terminal echoed before
+  // raw mode was on, a stray warning); rows that do not change keep it. Once the screen has been
+  // still for a moment, the last frame is written whole once.
+  let repaint: NodeJS.Timeout | undefined;
+  const scheduleRepaint = (): void => {
+    clearTimeout(repaint);
+    repaint = setTimeout(() => stdout.write(`${SYNC_BEGIN}${diff.repaint()}${SYNC_END}`), repaintAfterMs);
+    repaint.unref();
+  };
+  const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    if (text === SYNC_BEGIN) inFrame = true;
+    else if (text === SYNC_END) inFrame = false;
+    else if (inFrame) {
+      // A frame as tall as the terminal makes Ink clear the screen first: what was there is gone.
+      const cleared = CLEAR_PREFIX.exec(text)?.[0] ?? "";
+      if (cleared) diff.reset();
+      scheduleRepaint();
+      return stdout.write(cleared + diff.next(text.slice(cleared.length).replace(ERASE_PREFIX, "")), ...(rest as []));
+    }
+    else if (ERASE_PREFIX.test(text) && text.replace(ERASE_PREFIX, "") === "") {
+      // Ink erasing its frame outside a render (before a clear, at unmount): the screen is about
+      // to be wiped or left.
+      diff.reset();
+      clearTimeout(repaint);
+      return true;
+    }
+    return stdout.write(chunk, ...(rest as []));
+  };
+  const stream = new Proxy(stdout, {
+    get(target, property) {
+      if (property === "write") return write;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { stream, reset: () => diff.reset(), dispose: () => clearTimeout(repaint) };
+}
