@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 import { runAndKill } from "../fixtures/crash-kill.js";
@@ -161,11 +161,7 @@ describe("orca -p --yes: commands run in the sandbox", () => {
     ws = tempWorkspace();
     await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start");
     // bwrap --die-with-parent: nothing of the command outlives orca.
-    await new Promise<void>((resolve, reject) => {
-      const end = Date.now() + 5_000;
-      const poll = () => (processesWith("30.0505").length === 0 ? resolve() : Date.now() > end ? reject(new Error("sandbox outlived orca")) : setTimeout(poll, 20));
-      poll();
-    });
+    await vi.waitFor(() => expect(processesWith("30.0505"), "the sandbox outlived orca").toEqual([]), { timeout: 5_000, interval: 20 });
     // Left behind by the kill: empty stand-ins.
     expect(fs.readdirSync(ws.file(".mcp.json"))).toEqual([]);
     await server.close();

@@ -5,6 +5,7 @@ import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import type { DashboardHost } from "../../src/ui/host.js";
 import { createTheme } from "../../src/ui/theme.js";
 import { TestSession } from "./ui-session.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 const ESC = "\u001B";
 const TAB = "\t";
@@ -28,13 +29,16 @@ function mount(opts: { host?: DashboardHost; session?: TestSession } = {}) {
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
   const see = (text: string | RegExp) => vi.waitFor(() => (typeof text === "string" ? expect(frame()).toContain(text) : expect(frame()).toMatch(text)), { timeout: 5000 });
-  const notSee = (text: string) => vi.waitFor(() => expect(frame()).not.toContain(text), { timeout: 5000 });
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      r.stdin.write(k);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  };
+  // Gone from a frame that shows `anchor`: a frame drawn after the change, not one drawn before it.
+  const notSee = (text: string, anchor: string) =>
+    vi.waitFor(
+      () => {
+        expect(frame()).toContain(anchor);
+        expect(frame()).not.toContain(text);
+      },
+      { timeout: 5000 },
+    );
+  const press = (...keys: string[]) => pressKeys(r.stdin, keys);
   const type = async (text: string) => press(...[...text]);
   return { session, approver, r, frame, see, notSee, press, type, exits };
 }
@@ -48,11 +52,11 @@ describe("slash commands", () => {
     await see("Keys — Input box");
     await see("/mode [default|accept-edits|plan|bypass]");
     await press(ESC);
-    await notSee("Keys — Input box");
+    await notSee("Keys — Input box", "? help");
     await press("?");
     await see("Keys — Input box");
     await press("q");
-    await notSee("Keys — Input box");
+    await notSee("Keys — Input box", "? help");
     await type("what?");
     await see("what?");
     expect(session.runs).toEqual([]);
@@ -172,7 +176,7 @@ describe("seeing everything", () => {
     await see(/│150\s/);
     await see('"150": 1 of 1');
     await press(ESC);
-    await notSee("of 300");
+    await notSee("of 300", "✓ bash seq 1 300 11ms");
   });
 
   it("shows the applied diff under an edit, and the whole error when zoomed", async () => {
@@ -233,7 +237,7 @@ describe("the header and footer tell the truth", () => {
     await see("cancelling explorer…");
     expect(session.cancels).toEqual(["a1"]);
     session.emit({ type: "agent_finished", agentId: "a1", parentId: "root", status: "cancelled", result: "", steps: 1, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] });
-    await notSee("cancelling explorer");
+    await notSee("cancelling explorer", "cancelled");
   });
 
   it("NO_COLOR drops every colour, keeps the rest", () => {
