@@ -3,10 +3,11 @@ import fc from "fast-check";
 import { render } from "ink";
 import stripAnsi from "strip-ansi";
 import stringWidth from "string-width";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { TestSession } from "./ui-session.js";
+import { pressKeys } from "../fixtures/ink.js";
 
 /** A terminal of a given size: Ink writes whole frames to it (debug mode), the last one is the screen. */
 class FakeTerminal extends EventEmitter {
@@ -69,15 +70,27 @@ describe("the rendered dashboard (property)", () => {
               if (!r) session.emit({ type: "agent_finished", agentId: `a${i}`, parentId: "root", status: "done", result: "", steps: 1, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] });
             });
             if (dialog) void approver.request({ callId: "c", agentId: "a0", agentName: "agent0", tool: "bash", args: { command: `echo ${"x ".repeat(400)}` }, rule: "mode:default" }, new AbortController().signal);
-            await new Promise((r) => setTimeout(r, 40));
-            for (let t = 0; t < tabs % (running.length + 1); t++) input.send("\t");
-            const last = async (): Promise<string> => {
-              await new Promise((r) => setTimeout(r, 60));
-              return stripAnsi(out.frames[out.frames.length - 1] ?? "");
-            };
-            let frame = await last();
-            // Let the store flush and Ink settle.
-            for (let i = 0; i < 5 && !(frame.includes("running") || frame.includes("waiting")); i++) frame = await last();
+            // Tab cycles over the agents the dashboard knows: wait until the store has flushed them.
+            const lastFrame = () => stripAnsi(out.frames[out.frames.length - 1] ?? "");
+            if (running.length) await vi.waitFor(() => expect(lastFrame()).toMatch(/agent|more sub-agent/), { timeout: 10_000, interval: 10 });
+            // Ink subscribes to keys in a passive effect: let it settle before each Tab.
+            for (let t = 0; t < tabs % (running.length + 1); t++) await pressKeys({ write: (d) => input.send(d) }, ["\t"]);
+            const focused = tabs % (running.length + 1);
+            const focusedTitle = new RegExp(`│. agent${focused - 1} \\[label ${focused - 1}\\]`);
+            // The screen once the store has flushed what was emitted and the keys: a frame that
+            // shows the dialog, the focused pane and the running agents, whichever apply.
+            const frame = await vi.waitFor(
+              () => {
+                const shown = lastFrame();
+                if (dialog) expect(shown).toContain("Permission:");
+                if (focused > 0) expect(shown).toMatch(focusedTitle);
+                if (running.some(Boolean)) expect(shown).toMatch(/running|waiting/);
+                if (running.length) expect(shown).toMatch(/agent|more sub-agent/);
+                expect(shown).toMatch(/^orca · /);
+                return shown;
+              },
+              { timeout: 10_000, interval: 10 },
+            );
             const lines = frame.replace(/\n$/, "").split("\n");
             expect(lines.length).toBeLessThanOrEqual(rows - 1);
             for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
@@ -94,8 +107,7 @@ describe("the rendered dashboard (property)", () => {
             expect(lines[0]).toMatch(/^orca · /);
             if (running.length) expect(frame.includes("agent") || frame.includes("more sub-agent")).toBe(true);
             // Tab focused a sub-agent: its pane is drawn, title and borders.
-            const focused = tabs % (running.length + 1);
-            if (focused > 0) expect(lines.some((l) => new RegExp(`│. agent${focused - 1} \\[label ${focused - 1}\\]`).test(l))).toBe(true);
+            if (focused > 0) expect(lines.some((l) => focusedTitle.test(l))).toBe(true);
           } finally {
             app.unmount();
             app.cleanup();
