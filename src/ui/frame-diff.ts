@@ -60,6 +60,17 @@ export class FrameDiff {
   }
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Columns a piece of a row takes. Most rows are printable ASCII in SGR styles, one column per
+ * character: string-width's full Unicode walk of every changed row was the diff's largest cost.
+ */
+function rowWidth(text: string): number {
+  const plain = text.includes("\u001B") ? text.replace(SGR, "") : text;
+  return PRINTABLE_ASCII.test(plain) ? plain.length : stringWidth(text);
+}
+
 /** The bytes that rewrite one row from `before` to `now`: the differing span when that is safe. */
 function changedRow(row: number, before: string, now: string): string {
   const whole = `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}`;
@@ -67,14 +78,14 @@ function changedRow(row: number, before: string, now: string): string {
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
   const start = safeStart(before, now);
   const end = safeEnd(before, now, start);
-  const column = stringWidth(now.slice(0, start));
+  const column = rowWidth(now.slice(0, start));
   const style = activeStyle(now.slice(0, start));
   if (end !== null) {
     // The rest of the row is the same text: if the changed middle keeps its width and its style
     // changes (so the rest is drawn in the same style as before), only the middle is written.
     const oldMiddle = before.slice(start, before.length - end);
     const newMiddle = now.slice(start, now.length - end);
-    if (stringWidth(oldMiddle) === stringWidth(newMiddle) && sameStyling(oldMiddle, newMiddle)) {
+    if (rowWidth(oldMiddle) === rowWidth(newMiddle) && sameStyling(oldMiddle, newMiddle)) {
       const span = `${moveTo(row, column)}${RESET}${style}${newMiddle}${RESET}`;
       return span.length < whole.length ? span : whole;
     }
