@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
@@ -22,13 +22,9 @@ async function server(script: Parameters<typeof startScriptedServer>[0]): Promis
 
 const call = (name: string, args: unknown, id?: string): ScriptedReply => ({ toolCalls: [{ id, name, args }] });
 
-/** Resolves once `condition` holds, checking as requests arrive; fails after `ms`. */
+/** Resolves once `condition` holds; fails after `ms`, naming what it waited for. */
 async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await vi.waitFor(() => expect(condition(), `waiting for ${what}`).toBe(true), { timeout: ms, interval: 10 });
 }
 
 /** The file's text from a numbered read_file result. */
