@@ -242,6 +242,12 @@ describe("the sandbox, through the bash tool", () => {
     expect((await bash(`cat ${base}/other.txt; echo end`)).content).toContain("No such file");
   });
 
+  it("attack: a skill dir that is a temp dir itself does not bring the host's /tmp back", async () => {
+    fs.writeFileSync(path.join(base, "other.txt"), "host tmp\n");
+    await setup({}, { visible: [fs.realpathSync(os.tmpdir()), "/tmp"] });
+    expect((await bash(`cat ${base}/other.txt; echo end`)).content).toContain("No such file");
+  });
+
   it("runs a read-only sandbox (plan mode): nothing on disk can be written, not even the temp dir", async () => {
     await setup();
     const r = await bash(`echo x > inside.txt; ls; echo scratch > /tmp/scratch && cat /tmp/scratch`, { sandbox: "read-only" });

@@ -132,7 +132,9 @@ export class Sandbox {
       tempDirs,
       isolated: effective.kind !== "full",
       writable: outermost([...opts.workspace.additionalDirs, ...(opts.writable ?? []).map((p) => expandHome(p))].flatMap(existingRealDir)),
-      visible: outermost((opts.visible ?? []).flatMap(existingRealDir)).filter((d) => tempDirs.some((t) => isInside(t, d))),
+      // Strictly inside: a "skill" at /tmp itself (a skills.paths entry can point anywhere) would
+      // bring back the host's whole /tmp, and the Unix sockets of tmux, X11 or ssh-agent with it.
+      visible: outermost((opts.visible ?? []).flatMap(existingRealDir)).filter((d) => tempDirs.some((t) => t !== d && isInside(t, d))),
       filter,
       network: effective,
       proxy,
