@@ -19,6 +19,7 @@ export async function askFullScreen<T>(view: (done: (answer: T | null) => void) 
   let instance: ReturnType<typeof render> | undefined;
   const screen = new Screen({ stdout });
   screen.enter();
+  const releaseKeys = keysFromTheStart(stdin);
   const detachResize = clearOnResize(stdout, screen, () => instance);
   try {
     instance = render(
@@ -32,8 +33,20 @@ export async function askFullScreen<T>(view: (done: (answer: T | null) => void) 
     return answer;
   } finally {
     detachResize();
+    releaseKeys();
     screen.leave();
   }
+}
+
+/**
+ * Raw mode from the moment the screen is ours, not from Ink's first input effect: a Ctrl+C typed
+ * as the first frame appears would otherwise be the terminal's SIGINT, killing orca (and the shell
+ * that started it) with the alternate screen still up. In raw mode it waits in stdin as a key.
+ */
+export function keysFromTheStart(stdin: NodeJS.ReadStream): () => void {
+  if (!stdin.isTTY || typeof stdin.setRawMode !== "function") return () => {};
+  stdin.setRawMode(true);
+  return () => stdin.setRawMode(false);
 }
 
 /**

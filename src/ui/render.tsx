@@ -3,7 +3,7 @@ import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
-import { clearOnResize } from "./full-screen.js";
+import { clearOnResize, keysFromTheStart } from "./full-screen.js";
 import { diffingStdout } from "./frame-diff.js";
 import { Screen, type Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
@@ -63,6 +63,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   };
   const screen = new Screen({ stdout, onSignal });
   screen.enter();
+  const releaseKeys = keysFromTheStart(stdin);
 
   const detachResize = clearOnResize(stdout, screen, () => instance);
   // Each frame writes only what changed (frame-diff.ts); full redraws are a benchmark's baseline.
@@ -96,6 +97,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     detachScheduler();
     store.dispose();
     approver.denyAll("dashboard closed");
+    releaseKeys();
     screen.leave();
   }
 }

@@ -33,7 +33,7 @@ export class FakeIn extends EventEmitter {
     return d;
   };
   setEncoding(): void {}
-  setRawMode(): void {}
+  setRawMode(_on: boolean): void {}
   resume(): void {}
   pause(): void {}
   ref(): void {}

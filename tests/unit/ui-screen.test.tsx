@@ -72,6 +72,25 @@ describe("store", () => {
 });
 
 describe("runDashboard", () => {
+  it("puts the terminal in raw mode before the first frame, so an early Ctrl+C is a key, not a SIGINT", async () => {
+    const out = new FakeOut();
+    const input = new FakeIn();
+    const order: string[] = [];
+    const write = out.write;
+    out.write = (chunk: string) => {
+      if (chunk !== ENTER) order.push("frame");
+      return write(chunk);
+    };
+    input.setRawMode = (on: boolean) => void order.push(`raw ${on}`);
+    const session = new TestSession();
+    const done = runDashboard({ session, approver: new DialogApprover(), stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream });
+    await vi.waitFor(() => expect(out.text).toContain("Ctrl+C exit"));
+    expect(order[0]).toBe("raw true");
+    input.send("\u0003");
+    await expect(done).resolves.toEqual({ exitCode: 0 });
+    expect(order.filter((o) => o.startsWith("raw")).at(-1)).toBe("raw false");
+  });
+
   it("draws inside the alternate screen, submits the initial prompt and restores the terminal on exit", async () => {
     const out = new FakeOut();
     const input = new FakeIn();
