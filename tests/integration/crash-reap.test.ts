@@ -9,7 +9,7 @@ import { CommandLauncher } from "../../src/tools/builtin/launch.js";
 import { signalGroup } from "../../src/tools/builtin/process-group.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { processStartTime } from "../../src/util/proc.js";
-import { runAndKill } from "../fixtures/crash-kill.js";
+import { logText, runAndKill } from "../fixtures/crash-kill.js";
 import { alive, processesWith } from "../fixtures/processes.js";
 import { openSandbox } from "../fixtures/sandbox.js";
 import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
@@ -55,8 +55,10 @@ async function crashWithTwoGroups(bg: string, fg: string): Promise<{ id: string;
   const killed = await runAndKill(
     ["-p", "start both", "--base-url", first.url, "--yes"],
     ws,
-    () => fs.existsSync(ws!.file("fg.txt")) && processesWith(fg).length > 0 && processesWith(bg).length > 0,
-    "both commands to run",
+    // The log is written right after each spawn, but on a loaded machine orca can be preempted
+    // between the two while the command already runs: the kill waits until both are on record.
+    () => fs.existsSync(ws!.file("fg.txt")) && processesWith(fg).length > 0 && processesWith(bg).length > 0 && recordedStarts(ws!) === 2,
+    "both commands to run and be on record",
   );
   expect(killed.signal).toBe("SIGKILL");
   const [file] = sessionLogs(ws);
@@ -71,6 +73,11 @@ async function crashWithTwoGroups(bg: string, fg: string): Promise<{ id: string;
   expect(processesWith(bg)).not.toEqual([]);
   expect(processesWith(fg)).not.toEqual([]);
   return { id: events[0]!.sessionId, file: file! };
+}
+
+/** How many process_started events the session log holds so far. */
+function recordedStarts(workspace: TempWorkspace): number {
+  return logText(workspace).split("\n").filter((line) => line.includes('"type":"process_started"')).length;
 }
 
 describe("a crash leaves no orphan for long", () => {
