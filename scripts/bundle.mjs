@@ -3,7 +3,7 @@
 // The MCP SDK stays external: it is loaded only when a server is configured. What only the
 // dashboard uses (ink, react) sits in chunks that headless runs never import
 // (tests/integration/startup-modules.test.ts checks which files a run loads).
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 /**
@@ -40,3 +40,10 @@ await build({
   banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
   logLevel: "error",
 });
+
+// The package's config.yaml, parsed once here rather than on every start of a user who has no
+// config of their own (src/config/package-snapshot.ts checks it still matches the file).
+const { parseConfigText } = await import("../dist/config/load.js");
+const { PACKAGE_SNAPSHOT } = await import("../dist/config/package-snapshot.js");
+const source = await readFile("config.yaml", "utf8");
+await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ source, value: parseConfigText(source, "config.yaml") }));

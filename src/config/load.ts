@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
 import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
+import { packageConfigSnapshot } from "./package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
 
 export { ConfigError };
@@ -59,7 +60,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
     file = configSearchPath(opts).find((candidate) => fs.existsSync(candidate)) ?? null;
   }
 
-  const raw = dropNulls(file ? readYaml(file) : {});
+  const raw = dropNulls(file ? readYaml(file, opts.packageDir) : {});
   const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
@@ -121,13 +122,22 @@ function dropNulls(value: unknown): unknown {
   );
 }
 
-function readYaml(file: string): unknown {
+function readYaml(file: string, packageDir: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     throw new ConfigError(`${displayPath(file)}: cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
+  if (file === path.join(packageDir, "config.yaml")) {
+    const parsed = packageConfigSnapshot(packageDir, text);
+    if (parsed !== undefined) return parsed;
+  }
+  return parseConfigText(text, file);
+}
+
+/** The value of a config file's text: a mapping of sections, or a ConfigError naming the line. */
+export function parseConfigText(text: string, file: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;

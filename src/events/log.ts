@@ -121,7 +121,7 @@ export function readLog(file: string): ReadLogResult {
       skipped.push({ line: i + 1, reason: i >= lines.length - 2 ? "torn last line" : "not JSON" });
       return;
     }
-    const parsed = eventSchema.safeParse(json);
+    const parsed = eventSchema().safeParse(json);
     if (parsed.success) events.push(parsed.data);
     else skipped.push({ line: i + 1, reason: `not an orca event: ${parsed.error.issues[0]?.message ?? "invalid"}` });
   });

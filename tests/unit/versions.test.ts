@@ -117,7 +117,7 @@ describe("write_file against read versions", () => {
       [{ path: "a.txt", hash: expect.any(String), change: "write" }],
       [{ path: "new.txt", hash: expect.any(String), change: "write", created: true }],
     ]);
-    for (const e of r.events) expect(eventSchema.safeParse(JSON.parse(JSON.stringify(e))).success).toBe(true);
+    for (const e of r.events) expect(eventSchema().safeParse(JSON.parse(JSON.stringify(e))).success).toBe(true);
   });
 });
 
@@ -286,7 +286,7 @@ describe("resume", () => {
     await r.call("tester-1", "bash", { command: "printf 'c\\n' > a.txt.new && mv a.txt.new a.txt" });
 
     // What a resumed process has: the log, read back through the one event schema.
-    const logged = r.events.map((e) => eventSchema.parse(JSON.parse(JSON.stringify(e))) as OrcaEvent);
+    const logged = r.events.map((e) => eventSchema().parse(JSON.parse(JSON.stringify(e))) as OrcaEvent);
     const rebuilt = rebuildSession([{ type: "session_started", ts: 0, sessionId: "rig", agentId: "coordinator", workspace: r.dir, model: "m", configPath: null, version: "0" }, ...logged]);
     const fresh = new FileVersions(new Workspace(r.dir), { nameOf: (id) => id });
     restoreAgents(rebuilt, {
