@@ -3,7 +3,8 @@
 // The MCP SDK stays external: it is loaded only when a server is configured. What only the
 // dashboard uses (ink, react) sits in chunks that headless runs never import
 // (tests/integration/startup-modules.test.ts checks which files a run loads).
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { build } from "esbuild";
 
 /**
@@ -41,9 +42,17 @@ await build({
   logLevel: "error",
 });
 
-// The package's config.yaml, parsed once here rather than on every start of a user who has no
-// config of their own (src/config/package-snapshot.ts checks it still matches the file).
+// What every start would parse from the package itself (config.yaml, the shipped skills' front
+// matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still
+// reads exactly as it did.
 const { parseConfigText } = await import("../dist/config/load.js");
-const { PACKAGE_SNAPSHOT } = await import("../dist/config/package-snapshot.js");
-const source = await readFile("config.yaml", "utf8");
-await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ source, value: parseConfigText(source, "config.yaml") }));
+const { readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
+const { PACKAGE_SNAPSHOT } = await import("../dist/util/package-snapshot.js");
+const configText = await readFile("config.yaml", "utf8");
+const skills = [];
+for (const entry of await readdir("skills", { withFileTypes: true })) {
+  if (!entry.isDirectory()) continue;
+  const source = skillSource(await readFile(path.join("skills", entry.name, "SKILL.md"), "utf8"));
+  skills.push({ source, ...readSkillFrontMatter(source) });
+}
+await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: parseConfigText(configText, "config.yaml") }, skills }));

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
 import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
-import { packageConfigSnapshot } from "./package-snapshot.js";
+import { packageConfigSnapshot } from "../util/package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
 
 export { ConfigError };

@@ -1,6 +1,7 @@
 import matter from "gray-matter";
 import YAML from "yaml";
 import { z } from "zod";
+import type { FrontMatter } from "../util/package-snapshot.js";
 import { mapAllowedTools, splitAllowedTools } from "./allowed-tools.js";
 
 /** The fields of a SKILL.md once validated (paths and origin are added by the loader). */
@@ -60,15 +61,27 @@ const frontmatterSchema = z.object({
 
 const NO_FRONTMATTER = "no YAML frontmatter: SKILL.md must start with a --- block holding name and description";
 
-/** Parses and validates the text of a SKILL.md found in the folder named `folderName`. */
-export function parseSkillFile(text: string, folderName: string): ParsedSkill {
-  const source = text.replace(/^\uFEFF/, "");
+/** A SKILL.md's text without its byte-order mark: what its front matter is read from. */
+export const skillSource = (text: string): string => text.replace(/^\uFEFF/, "");
+
+/** Splits a SKILL.md (as skillSource gives it) into its front matter and body; throws on invalid YAML. */
+export function readSkillFrontMatter(source: string): FrontMatter {
+  // Passing options also turns off gray-matter's cache, which hands back a shared object.
+  const file = matter(source, { engines: { yaml: yamlEngine } });
+  return { data: file.data, content: file.content };
+}
+
+/**
+ * Parses and validates the text of a SKILL.md found in the folder named `folderName`. `known`
+ * holds front matter already read from the same text (the package's own skills, at build time).
+ */
+export function parseSkillFile(text: string, folderName: string, known?: ReadonlyMap<string, FrontMatter>): ParsedSkill {
+  const source = skillSource(text);
   if (!/^---[ \t]*\r?\n/.test(source)) return { ok: false, reason: NO_FRONTMATTER };
 
-  let file: matter.GrayMatterFile<string>;
+  let file: FrontMatter;
   try {
-    // Passing options also turns off gray-matter's cache, which hands back a shared object.
-    file = matter(source, { engines: { yaml: yamlEngine } });
+    file = known?.get(source) ?? readSkillFrontMatter(source);
   } catch (err) {
     const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
     return { ok: false, reason: `frontmatter is not valid YAML: ${message}` };

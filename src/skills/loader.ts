@@ -4,6 +4,7 @@ import path from "node:path";
 import { settingEntries } from "../config/setting-files.js";
 import { parseSkillFile, type SkillFrontmatter } from "./frontmatter.js";
 import { isDirectory, isFile } from "../util/fs.js";
+import { packageSkillsSnapshot } from "../util/package-snapshot.js";
 
 /** One skill: a folder holding a SKILL.md (Agent Skills format), plus whatever it bundles. */
 export interface Skill extends SkillFrontmatter {
@@ -77,6 +78,7 @@ export function skillSearchRoots(opts: SkillSearchOptions): string[] {
 export function discoverSkills(opts: SkillSearchOptions): SkillReport {
   const report: SkillReport = { skills: [], skipped: [], duplicates: [] };
   const byName = new Map<string, Skill>();
+  const known = packageSkillsSnapshot(path.resolve(opts.packageDir));
   for (const root of searchRoots(opts)) {
     for (const dir of skillFolders(root, report)) {
       const file = path.join(dir, SKILL_FILE);
@@ -87,7 +89,7 @@ export function discoverSkills(opts: SkillSearchOptions): SkillReport {
         report.skipped.push({ path: file, reason: `cannot read: ${errorCode(err)}` });
         continue;
       }
-      const parsed = parseSkillFile(text, path.basename(dir));
+      const parsed = parseSkillFile(text, path.basename(dir), known);
       if (!parsed.ok) {
         report.skipped.push({ path: file, reason: parsed.reason });
         continue;

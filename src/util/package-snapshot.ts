@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * What orca parses on every start from its own package — config.yaml (the config of everyone who
+ * has none of their own) and the shipped skills' front matter — is parsed once, at build time,
+ * into dist/package-snapshot.json, each value beside the exact text it came from. A cold YAML
+ * parse costs ~1 ms a kilobyte before the parser is compiled (~40 ms of every such start). A file
+ * that no longer reads exactly as its snapshot (edited, another version) is parsed as usual, and
+ * so is everything when the snapshot is missing or unreadable: the snapshot can only ever give
+ * what parsing the same text gives.
+ */
+export const PACKAGE_SNAPSHOT = path.join("dist", "package-snapshot.json");
+
+/** A Markdown file's front matter, split from its body. */
+export interface FrontMatter {
+  data: unknown;
+  content: string;
+}
+
+export interface PackageSnapshot {
+  /** config.yaml's text when the snapshot was made, and what parsing it gave. */
+  config: { source: string; value: unknown };
+  /** Each shipped SKILL.md: its text (BOM removed) and its front matter. */
+  skills: ({ source: string } & FrontMatter)[];
+}
+
+function readSnapshot(packageDir: string): Partial<PackageSnapshot> {
+  try {
+    const value: unknown = JSON.parse(fs.readFileSync(path.join(packageDir, PACKAGE_SNAPSHOT), "utf8"));
+    return value && typeof value === "object" ? (value as Partial<PackageSnapshot>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The parsed value of the package's config.yaml if the snapshot was made from `text`; else undefined. */
+export function packageConfigSnapshot(packageDir: string, text: string): unknown {
+  const config = readSnapshot(packageDir).config;
+  return config?.source === text ? config.value : undefined;
+}
+
+/** The shipped skills' front matter, by the text of their SKILL.md. */
+export function packageSkillsSnapshot(packageDir: string): ReadonlyMap<string, FrontMatter> {
+  const skills = readSnapshot(packageDir).skills;
+  return new Map(Array.isArray(skills) ? skills.map((s) => [s.source, { data: s.data, content: s.content }]) : []);
+}

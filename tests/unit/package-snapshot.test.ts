@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig, parseConfigText } from "../../src/config/load.js";
+import { readSkillFrontMatter } from "../../src/skills/frontmatter.js";
+import { discoverSkills } from "../../src/skills/loader.js";
+import { PACKAGE_SNAPSHOT, type PackageSnapshot } from "../../src/util/package-snapshot.js";
+import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+
+/**
+ * The build stores what every start parses from the package itself (config.yaml, the shipped
+ * skills' front matter) in dist/package-snapshot.json, so a start skips the YAML parser. It must
+ * never serve anything but what parsing the file as it is now would give.
+ */
+
+let ws: TempWorkspace;
+afterEach(() => ws?.cleanup());
+
+function fakePackage(configText: string, config?: { source: string; value: unknown }, name = "pkg"): string {
+  const pkg = ws.file(name);
+  fs.mkdirSync(path.join(pkg, "dist"), { recursive: true });
+  fs.writeFileSync(path.join(pkg, "config.yaml"), configText);
+  if (config) fs.writeFileSync(path.join(pkg, PACKAGE_SNAPSHOT), JSON.stringify({ config, skills: [] }));
+  return pkg;
+}
+
+const load = (packageDir: string) => loadConfig({ workspace: ws.dir, home: ws.home, packageDir, env: {} }).config;
+
+describe("the package config snapshot", () => {
+  it("the build's snapshot holds the shipped config.yaml and every shipped SKILL.md, each with exactly its parsed value", () => {
+    const snapshot = JSON.parse(fs.readFileSync(path.join(ROOT, PACKAGE_SNAPSHOT), "utf8")) as PackageSnapshot;
+    const text = fs.readFileSync(path.join(ROOT, "config.yaml"), "utf8");
+    expect(snapshot.config.source).toBe(text);
+    expect(snapshot.config.value).toEqual(parseConfigText(text, "config.yaml"));
+    const shipped = fs.readdirSync(path.join(ROOT, "skills")).map((name) => fs.readFileSync(path.join(ROOT, "skills", name, "SKILL.md"), "utf8"));
+    expect(snapshot.skills.map((s) => s.source).sort()).toEqual(shipped.sort());
+    for (const skill of snapshot.skills) expect({ data: skill.data, content: skill.content }).toEqual(readSkillFrontMatter(skill.source));
+  });
+
+  it("is used while config.yaml reads as it did when it was made", () => {
+    ws = tempWorkspace();
+    // A snapshot whose value differs from its text shows which one was read.
+    const pkg = fakePackage("model:\n  name: from-yaml\n", { source: "model:\n  name: from-yaml\n", value: { model: { name: "from-snapshot" } } });
+    expect(load(pkg).model.name).toBe("from-snapshot");
+  });
+
+  it("an edited config.yaml is parsed, never answered from a stale snapshot", () => {
+    ws = tempWorkspace();
+    const pkg = fakePackage("model:\n  name: edited\n", { source: "model:\n  name: before\n", value: { model: { name: "before" } } });
+    expect(load(pkg).model.name).toBe("edited");
+  });
+
+  it("a missing or broken snapshot: the file is parsed", () => {
+    ws = tempWorkspace();
+    expect(load(fakePackage("model:\n  name: parsed\n")).model.name).toBe("parsed");
+    const broken = fakePackage("model:\n  name: parsed-too\n", undefined, "broken");
+    fs.writeFileSync(path.join(broken, PACKAGE_SNAPSHOT), "{ not json");
+    expect(load(broken).model.name).toBe("parsed-too");
+  });
+
+  it("the snapshot only stands in for the package's file: a user's own config is always parsed", () => {
+    ws = tempWorkspace({ ".orca/config.yaml": "model:\n  name: mine\n" });
+    const pkg = fakePackage("model:\n  name: shipped\n", { source: "model:\n  name: mine\n", value: { model: { name: "from-snapshot" } } });
+    expect(loadConfig({ workspace: ws.dir, home: ws.home, packageDir: pkg, env: {} }).config.model.name).toBe("mine");
+  });
+
+  it("a shipped skill is read from the snapshot while its SKILL.md is unchanged; an edited one is parsed", () => {
+    ws = tempWorkspace();
+    const pkg = ws.file("pkg");
+    const skill = (description: string) => `---\nname: demo\ndescription: ${description}\n---\nBody.\n`;
+    fs.mkdirSync(path.join(pkg, "skills", "demo"), { recursive: true });
+    fs.mkdirSync(path.join(pkg, "dist"), { recursive: true });
+    fs.writeFileSync(path.join(pkg, "skills", "demo", "SKILL.md"), skill("as written"));
+    // The snapshot's front matter differs from its text, to show which one was read.
+    const snapshot = { skills: [{ source: skill("as written"), data: { name: "demo", description: "from the snapshot" }, content: "Body.\n" }] };
+    fs.writeFileSync(path.join(pkg, PACKAGE_SNAPSHOT), JSON.stringify(snapshot));
+    const described = () => discoverSkills({ workspace: ws.dir, home: ws.home, packageDir: pkg }).skills.map((s) => s.description);
+    expect(described()).toEqual(["from the snapshot"]);
+    fs.writeFileSync(path.join(pkg, "skills", "demo", "SKILL.md"), skill("edited"));
+    expect(described()).toEqual(["edited"]);
+  });
+});
