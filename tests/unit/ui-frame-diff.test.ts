@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import stringWidth from "string-width";
 import { describe, expect, it, vi } from "vitest";
-import { FrameDiff, diffingStdout } from "../../src/ui/frame-diff.js";
+import { FrameDiff, NARROW_SYMBOLS, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
 
 const ESC = "\u001B";
 const ROWS = 8;
@@ -180,5 +180,30 @@ describe("diffingStdout", () => {
     expect(diffingStdout(pipe, {}).stream).toBe(pipe);
     expect(diffingStdout(stream, { CI: "true" }).stream).toBe(stream);
     expect(diffingStdout(stream, { CI: "false" }).stream).not.toBe(stream);
+  });
+});
+
+describe("rowWidth", () => {
+  it("counts every symbol of its one-column set as string-width does", () => {
+    const differ: string[] = [];
+    for (const [from, to] of NARROW_SYMBOLS) {
+      for (let code = from; code <= to; code++) if (stringWidth(String.fromCodePoint(code)) !== 1) differ.push(code.toString(16));
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it("agrees with string-width on styled rows of ASCII, symbols, wide characters, combining marks and emoji", () => {
+    const piece = fc.oneof(
+      fc.constantFrom("a", " ", "~", "│", "─", "╭", "⠼", "…", "•", "→", "·", "✓", "✗", "█"),
+      fc.constantFrom("日", "\u0301", "\uFE0F", "⚙", "✅", "👍🏽", "\u200D", "é", "\u00AD"),
+      fc.constantFrom(`${ESC}[1m`, `${ESC}[0m`, `${ESC}[38;5;33m`, `${ESC}[m`),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join("");
+        expect(rowWidth(text)).toBe(stringWidth(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
