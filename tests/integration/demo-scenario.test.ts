@@ -90,12 +90,13 @@ describe("the demo scenario follows what happens", () => {
     expect(result.answer).toContain("- Tests: Ran `npm test`: 2 passed, 0 failed.");
     expect(result.answer).toContain("nothing was lost");
 
-    // The second editor's edit of src/math.js waited for the first's: the scheduler's own record.
+    // One editor's edit of src/math.js waited for the other's: the scheduler's own record. The
+    // script sends editor-2's a beat later, but on a loaded machine that beat is not an order, so
+    // either may be the one that waits. (It may also wait for a read the explorer still runs.)
     const queued = events.filter((e): e is Extract<OrcaEvent, { type: "tool_queued" }> => e.type === "tool_queued" && e.name === "edit_file");
-    const first = queued.find((e) => e.agentId === "editor-1")!;
-    const second = queued.find((e) => e.agentId === "editor-2")!;
-    // (On a slow machine it may also wait for a read of the whole tree the explorer still runs.)
-    expect(second.waitsFor).toContain(first.callId);
+    const one = queued.find((e) => e.agentId === "editor-1")!;
+    const other = queued.find((e) => e.agentId === "editor-2")!;
+    expect(other.waitsFor.includes(one.callId) || one.waitsFor.includes(other.callId), JSON.stringify([one, other])).toBe(true);
   });
 
   it("an approved write is reported as written", { timeout: 60_000 }, async () => {

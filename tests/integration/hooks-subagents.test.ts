@@ -81,7 +81,8 @@ describe("SubagentStart and SubagentStop", () => {
     const result = await orchestra.session.run("three things");
     expect(result.status).toBe("done");
     expect(cancelled).toBe(true);
-    expect(requestsOf(server, "explorer-2")[0]!.finishedAt).toBeDefined();
+    // The server marks the request finished when the client's abort closes it.
+    await vi.waitFor(() => expect(requestsOf(server!, "explorer-2")[0]!.finishedAt).toBeDefined());
     const finished = Object.fromEntries(events.flatMap((e) => (e.type === "agent_finished" ? [[e.agentId, e.status]] : [])));
     expect(finished).toEqual({ "explorer-1": "done", "explorer-2": "cancelled", "stepper-1": "max_steps", coordinator: "done" });
 

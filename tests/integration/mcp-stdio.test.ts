@@ -146,12 +146,13 @@ describe("McpManager faults", () => {
   it("fails a server that never answers initialize, kills its child, and still connects the others", async () => {
     const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "orca-mcp-pid-")), "pid");
     const m = make({
-      silent: stdio(process.execPath, [SILENT, pidFile], { connect_timeout: 1500 }),
+      // Long enough for Node to start the fixture (and write its pid) on a loaded machine.
+      silent: stdio(process.execPath, [SILENT, pidFile], { connect_timeout: 3000 }),
       everything: stdio(bin("mcp-server-everything")),
     });
     await m.start();
     const [silent, everything] = m.status();
-    expect(silent).toMatchObject({ state: "failed", reason: "did not finish start-up within 1.5s (connect_timeout)" });
+    expect(silent).toMatchObject({ state: "failed", reason: "did not finish start-up within 3s (connect_timeout)" });
     expect(everything.state).toBe("connected");
     const pid = Number(fs.readFileSync(pidFile, "utf8"));
     expect(pid).toBeGreaterThan(0);

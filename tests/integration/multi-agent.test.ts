@@ -33,15 +33,25 @@ function collect(o: SessionSetup): OrcaEvent[] {
 describe("delegation", () => {
   it("runs three sub-agents concurrently with isolated histories and whitelisted tools", async () => {
     const SECRET_CONTEXT = "coordinator-only context 7f3a";
+    // Each sub-agent's answer waits until all three have asked: sub-agents run at the same time
+    // (run one after another, the first would wait here for ever and the test would time out).
+    let arrived = 0;
+    let allAsked = () => {};
+    const together = new Promise<void>((resolve) => (allAsked = resolve));
+    const answer = (text: string) => async () => {
+      if (++arrived === 3) allAsked();
+      await together;
+      return { text };
+    };
     server = await startScriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [delegate("explorer", "find A", "a"), delegate("explorer", "find B", "b"), delegate("tester", "run C", "c")] },
           { text: "all three reported" },
         ],
-        "explorer-1": [{ text: "A is in a.ts", delayMs: 400 }],
-        "explorer-2": [{ text: "B is in b.ts", delayMs: 400 }],
-        "tester-1": [{ text: "C passes", delayMs: 400 }],
+        "explorer-1": [answer("A is in a.ts")],
+        "explorer-2": [answer("B is in b.ts")],
+        "tester-1": [answer("C passes")],
       }),
     );
     ws = tempWorkspace({ "a.ts": "A\n" });

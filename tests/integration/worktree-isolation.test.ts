@@ -57,6 +57,8 @@ describe("isolation: worktree", () => {
     let arrived = 0;
     let bothAsked = () => {};
     const together = new Promise<void>((resolve) => (bothAsked = resolve));
+    let editor1Looked = () => {};
+    const looked = new Promise<void>((resolve) => (editor1Looked = resolve));
     const first = (old: string, now: string) => async () => {
       if (++arrived === 2) bothAsked();
       await together;
@@ -70,10 +72,18 @@ describe("isolation: worktree", () => {
           () => {
             // Its edit is done in its worktree; the main tree does not have it yet.
             seenInMain.push(fs.readFileSync(ws!.file("f.txt"), "utf8"));
+            editor1Looked();
             return { text: "edited line one" };
           },
         ],
-        "wt-editor-2": [first("three", "THREE"), { text: "edited line three" }],
+        // Finishing merges wt-editor-2's worktree: only once wt-editor-1 has looked at the main tree.
+        "wt-editor-2": [
+          first("three", "THREE"),
+          async () => {
+            await looked;
+            return { text: "edited line three" };
+          },
+        ],
       }),
     );
     ws = repo({ "f.txt": "one\ntwo\nthree\n", "other.txt": "x\n" });

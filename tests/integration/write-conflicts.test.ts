@@ -42,6 +42,7 @@ describe("no lost updates, through the real bin", () => {
     let s!: ScriptedServer;
     const editor2Edited = () =>
       s.requests.some((r) => agentOf(r) === "editor-2" && lastToolResult(r).startsWith("Edited shared.txt"));
+    const editor1Read = () => s.requests.some((r) => agentOf(r) === "editor-1" && lastToolResult(r).includes("F=1"));
     s = await server(
       perAgent({
         coordinator: [
@@ -66,7 +67,11 @@ describe("no lost updates, through the real bin", () => {
         ],
         "editor-2": [
           call("read_file", { path: "shared.txt" }),
-          call("edit_file", { path: "shared.txt", old_string: "F=1", new_string: "F=2" }),
+          // Only once editor-1 has read the file: its read must be the stale one.
+          async () => {
+            await until(editor1Read, "editor-1's read");
+            return call("edit_file", { path: "shared.txt", old_string: "F=1", new_string: "F=2" });
+          },
           { text: "F is 2 now" },
         ],
       }),
