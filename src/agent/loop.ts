@@ -1,7 +1,7 @@
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import { ModelError } from "../util/errors.js";
-import { prepareRequestTokens } from "../model/tokens.js";
+import { countPendingTokens, prepareRequestTokens } from "../model/tokens.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
@@ -36,8 +36,8 @@ export interface AgentRuntime {
   /** Returns `id`, or a variant of it when the session has already seen that id. */
   claimCallId?(id: string): string;
   /**
-   * Token estimate of the request for the model_request event and the budget; may be an upper
-   * bound while the tokenizer is not loaded (see quickRequestTokens).
+   * Token estimate of the request for the model_request event and the budget; an upper bound for
+   * messages not counted exactly yet (see quickRequestTokens).
    */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
   /** The exact count, asked when the estimate alone would refuse the request (the token budget). */
@@ -126,8 +126,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     deliver();
 
     const tools = agent.toolSpecs();
-    // Counting a huge history is long work: done here in slices that let a cancel or a SIGTERM
-    // through, so the estimates that follow (compaction, the request event) find it counted.
+    // Counting a lot of new text is long work: done here in slices that let a cancel or a SIGTERM
+    // through, so an exact count that compaction or the budget may need finds it counted. Less
+    // text is bounded for now and counted while the model thinks.
     await prepareRequestTokens(agent.history, agent.model.name, signal);
     if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
@@ -147,8 +148,12 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     let text = "";
     const toolCalls: ToolCall[] = [];
     const thinking: ThinkingBlock[] = [];
-    // The tokenizer loads while the model thinks, off the path to the first request.
-    const warmed = agent.warmTokens ? whenIdle(WARM_AFTER_MS, agent.warmTokens) : () => {};
+    // While the model thinks: the tokenizer loads (off the path to the first request), and the
+    // messages of the last step are counted exactly (off the path to this one).
+    const warmed = whenIdle(WARM_AFTER_MS, () => {
+      agent.warmTokens?.();
+      void countPendingTokens(agent.history, agent.model.name, signal).catch(() => {});
+    });
     try {
       const stream = agent.model.stream(
         {

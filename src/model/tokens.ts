@@ -89,18 +89,19 @@ export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[]
 }
 
 /**
- * The count of a request's input without loading a tokenizer: exact when the tokenizer is already
- * loaded (or the model's count is an estimate anyway), otherwise an upper bound — every BPE token
- * covers at least one UTF-8 byte. Loading the tokenizer costs ~200 ms of CPU, which would sit
- * between launching orca and its first request; decisions that the bound already settles (under
- * the compaction threshold, within the token budget) never need it.
+ * The count of a request's input without counting anything new: the exact counts already made,
+ * and for a message not counted yet an upper bound — every BPE token covers at least one UTF-8
+ * byte. Exact counts cost ~1 µs a character (and the first one loads the tokenizer, ~200 ms), so
+ * they are made while orca waits on the model (countPendingTokens), not between a response and
+ * the next request; a decision the bound already settles (under the compaction threshold, within
+ * the token budget) comes out the same, and one it does not settle counts exactly.
  */
 export function quickRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): { tokens: number; exact: boolean } {
-  const exact = encodingFor(model) === "estimate" || bpeLoaded(encodingFor(model) as BpeEncoding);
-  return { tokens: requestTokens(messages, tools, model, exact), exact };
+  const encoding = encodingFor(model);
+  if (encoding === "estimate") return { tokens: requestTokens(messages, tools, model, true), exact: true };
+  const tokens = requestTokens(messages, tools, model, false);
+  return { tokens, exact: messages.every((m) => countedExactly(m, encoding)) && (tools.length === 0 || toolCounts.get(toolsJson(tools))?.exact === true) };
 }
-
-type BpeEncoding = Exclude<Encoding, "estimate">;
 
 /** Loads the model's tokenizer if it has one: orca calls this while it waits for the model. */
 export function warmTokenizer(model: string): void {
@@ -112,8 +113,12 @@ function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string
   const encoding = encodingFor(model);
   let total = REPLY_PRIMING;
   for (const message of messages) total += messageTokens(message, encoding, model, exact);
-  if (tools.length > 0) total += toolTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), model, exact);
+  if (tools.length > 0) total += toolTokens(toolsJson(tools), model, exact);
   return total;
+}
+
+function toolsJson(tools: ToolSpec[]): string {
+  return JSON.stringify(tools.map((t) => ({ type: "function", function: t })));
 }
 
 function toolTokens(json: string, model: string, exact: boolean): number {
@@ -125,32 +130,44 @@ function toolTokens(json: string, model: string, exact: boolean): number {
   return tokens;
 }
 
-/** A history bounded above this many tokens is counted exactly here, in slices, not later in one go. */
+/** Text not counted yet, above this many bytes, is counted before the request, in slices. */
 const PREPARE_ABOVE_BYTES = 64 * 1024;
 
 /** How long counting may hold the event loop before it lets signals and I/O through. */
 const SLICE_MS = 20;
 
 /**
- * Counts every message of `messages` not counted yet, yielding to the event loop between them,
- * so a history holding megabytes (a huge prompt on stdin, a resumed session) never holds off a
- * Ctrl+C or a SIGTERM for long; one message costs at most tens of milliseconds (encoders.ts).
- * The synchronous estimates that follow (compaction, the budget, the request event) then find
- * every count cached. Only with a tokenizer already loaded: before that, counts are bounds.
+ * Before a request: counts exactly what is not counted yet only when that is a lot of text (a huge
+ * prompt on stdin, a resumed session, a large tool output), in slices that yield to the event
+ * loop, so the synchronous exact count a decision may need never holds off a Ctrl+C or a SIGTERM
+ * for long. Less than that stays a bound until countPendingTokens counts it.
  */
 export async function prepareRequestTokens(messages: ChatMessage[], model: string, signal?: AbortSignal): Promise<void> {
   const encoding = encodingFor(model);
-  if (encoding !== "estimate" && !bpeLoaded(encoding)) {
-    // A small history's bound settles everything, and an exact count of it would be quick anyway.
-    let bytes = 0;
-    for (const message of messages) {
-      if (signal?.aborted) return;
-      bytes += messageTokens(message, encoding, model, false);
-    }
-    if (bytes < PREPARE_ABOVE_BYTES) return;
-  }
-  let since = performance.now();
+  if (encoding === "estimate") return;
+  let pending = 0;
   for (const message of messages) {
+    if (signal?.aborted) return;
+    if (!countedExactly(message, encoding)) pending += messageTokens(message, encoding, model, false);
+  }
+  if (pending >= PREPARE_ABOVE_BYTES) await countInSlices(messages, encoding, model, signal);
+}
+
+/**
+ * While orca waits on the model: counts exactly every message not counted yet, in slices, with a
+ * tokenizer that is already loaded (loading it is warmTokenizer's call). The next request's
+ * estimates then find the counts made.
+ */
+export async function countPendingTokens(messages: readonly ChatMessage[], model: string, signal?: AbortSignal): Promise<void> {
+  const encoding = encodingFor(model);
+  if (encoding !== "estimate" && !bpeLoaded(encoding)) return;
+  await countInSlices(messages, encoding, model, signal);
+}
+
+async function countInSlices(messages: readonly ChatMessage[], encoding: Encoding, model: string, signal?: AbortSignal): Promise<void> {
+  let since = performance.now();
+  // A copy: the history may grow while this waits between slices.
+  for (const message of [...messages]) {
     if (signal?.aborted) return;
     messageTokens(message, encoding, model, true);
     if (performance.now() - since >= SLICE_MS) {
@@ -158,6 +175,12 @@ export async function prepareRequestTokens(messages: ChatMessage[], model: strin
       since = performance.now();
     }
   }
+}
+
+/** Whether `message`, as it reads now, has its exact count cached. */
+function countedExactly(message: ChatMessage, encoding: Encoding): boolean {
+  const hit = cache.get(message);
+  return hit !== undefined && hit.exact && hit.encoding === encoding && sameParts(hit.parts, messageParts(message));
 }
 
 function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): number {

@@ -117,6 +117,44 @@ describe("quickRequestTokens: no tokenizer on the way to the first request", () 
     expect(fresh.quickRequestTokens(messages, [], "gpt-4o")).toEqual({ tokens: exact, exact: true });
   });
 
+  it("never counts a new message on the way to a request: it is bounded, then counted while the model thinks", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    fresh.warmTokenizer("gpt-4o");
+    const history: ChatMessage[] = messages.slice(0, 2);
+    fresh.estimateRequestTokens(history, [], "gpt-4o");
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(true);
+    // A step later: the assistant's call and its tool result are new.
+    history.push(messages[2]!, messages[3]!);
+    const before = fresh.quickRequestTokens(history, [], "gpt-4o");
+    await fresh.prepareRequestTokens(history, "gpt-4o");
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o")).toEqual(before);
+    expect(before.exact).toBe(false);
+    await fresh.countPendingTokens(history, "gpt-4o");
+    const exact = fresh.estimateRequestTokens(history, [], "gpt-4o");
+    expect(before.tokens).toBeGreaterThan(exact);
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o")).toEqual({ tokens: exact, exact: true });
+  });
+
+  it("counts a lot of new text before the request, in slices", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    fresh.warmTokenizer("gpt-4o");
+    const history: ChatMessage[] = [...messages.slice(0, 2), { role: "user", content: "word ".repeat(20_000) }];
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(false);
+    await fresh.prepareRequestTokens(history, "gpt-4o");
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(true);
+  });
+
+  it("countPendingTokens never loads the tokenizer itself", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    const encoders = await import("../../src/model/encoders.js");
+    await fresh.countPendingTokens(messages, "gpt-4o");
+    expect(encoders.bpeLoaded("o200k_base")).toBe(false);
+    expect(fresh.quickRequestTokens(messages, [], "gpt-4o").exact).toBe(false);
+  });
+
   it("is exact at once for a model whose count is an estimate anyway", async () => {
     vi.resetModules();
     const fresh = await import("../../src/model/tokens.js");
