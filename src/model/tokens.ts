@@ -85,7 +85,7 @@ const toolCounts = new Map<string, { exact: boolean; tokens: number }>();
 
 /** The exact count of a request's input (loads the model's tokenizer if it needs one). */
 export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): number {
-  return requestTokens(messages, tools, model, true);
+  return requestTokens(messages, tools, model, true).tokens;
 }
 
 /**
@@ -98,9 +98,7 @@ export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[]
  */
 export function quickRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): { tokens: number; exact: boolean } {
   const encoding = encodingFor(model);
-  if (encoding === "estimate") return { tokens: requestTokens(messages, tools, model, true), exact: true };
-  const tokens = requestTokens(messages, tools, model, false);
-  return { tokens, exact: messages.every((m) => countedExactly(m, encoding)) && (tools.length === 0 || toolCounts.get(toolsJson(tools))?.exact === true) };
+  return requestTokens(messages, tools, model, encoding === "estimate");
 }
 
 /** Loads the model's tokenizer if it has one: orca calls this while it waits for the model. */
@@ -109,25 +107,35 @@ export function warmTokenizer(model: string): void {
   if (encoding !== "estimate") bpe(encoding);
 }
 
-function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string, exact: boolean): number {
+/** The request's count from exact counts (made now if `exact`) and bounds; `exact` says whether every part was exact. */
+function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string, exact: boolean): { tokens: number; exact: boolean } {
   const encoding = encodingFor(model);
-  let total = REPLY_PRIMING;
-  for (const message of messages) total += messageTokens(message, encoding, model, exact);
-  if (tools.length > 0) total += toolTokens(toolsJson(tools), model, exact);
-  return total;
+  let tokens = REPLY_PRIMING;
+  let allExact = true;
+  for (const message of messages) {
+    const counted = messageTokens(message, encoding, model, exact);
+    tokens += counted.tokens;
+    allExact &&= counted.exact;
+  }
+  if (tools.length > 0) {
+    const counted = toolTokens(toolsJson(tools), model, exact);
+    tokens += counted.tokens;
+    allExact &&= counted.exact;
+  }
+  return { tokens, exact: allExact };
 }
 
 function toolsJson(tools: ToolSpec[]): string {
   return JSON.stringify(tools.map((t) => ({ type: "function", function: t })));
 }
 
-function toolTokens(json: string, model: string, exact: boolean): number {
+function toolTokens(json: string, model: string, exact: boolean): { exact: boolean; tokens: number } {
   const hit = toolCounts.get(json);
-  if (hit && (hit.exact || !exact)) return hit.tokens;
-  const tokens = exact ? countTokens(json, model) : Buffer.byteLength(json, "utf8");
+  if (hit && (hit.exact || !exact)) return hit;
+  const counted = { exact, tokens: exact ? countTokens(json, model) : Buffer.byteLength(json, "utf8") };
   if (toolCounts.size >= 8) toolCounts.clear();
-  toolCounts.set(json, { exact, tokens });
-  return tokens;
+  toolCounts.set(json, counted);
+  return counted;
 }
 
 /** Text not counted yet, above this many bytes, is counted before the request, in slices. */
@@ -148,7 +156,8 @@ export async function prepareRequestTokens(messages: ChatMessage[], model: strin
   let pending = 0;
   for (const message of messages) {
     if (signal?.aborted) return;
-    if (!countedExactly(message, encoding)) pending += messageTokens(message, encoding, model, false);
+    const counted = messageTokens(message, encoding, model, false);
+    if (!counted.exact) pending += counted.tokens;
   }
   if (pending >= PREPARE_ABOVE_BYTES) await countInSlices(messages, encoding, model, signal);
 }
@@ -177,21 +186,17 @@ async function countInSlices(messages: readonly ChatMessage[], encoding: Encodin
   }
 }
 
-/** Whether `message`, as it reads now, has its exact count cached. */
-function countedExactly(message: ChatMessage, encoding: Encoding): boolean {
-  const hit = cache.get(message);
-  return hit !== undefined && hit.exact && hit.encoding === encoding && sameParts(hit.parts, messageParts(message));
-}
-
-function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): number {
+/** A message's count: the cached one when it still fits (exact, or a bound when one is enough), else taken now. */
+function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): Counted {
   const parts = messageParts(message);
   const hit = cache.get(message);
-  if (hit && hit.encoding === encoding && (hit.exact || !exact) && sameParts(hit.parts, parts)) return hit.tokens;
+  if (hit && hit.encoding === encoding && (hit.exact || !exact) && sameParts(hit.parts, parts)) return hit;
   const text = message.role === "system" || message.role === "user" ? (parts[0] as string) : parts.join("\n");
   let tokens = PER_MESSAGE + (exact ? countTokens(text, model) : Buffer.byteLength(text, "utf8"));
   if (message.role === "assistant") tokens += message.toolCalls.length * PER_TOOL_CALL;
-  cache.set(message, { encoding, parts, tokens, exact });
-  return tokens;
+  const counted = { encoding, parts, tokens, exact };
+  cache.set(message, counted);
+  return counted;
 }
 
 /**
