@@ -29,17 +29,20 @@ const RESET = `${ESC}[0m`;
 const ERASE_TO_END = `${ESC}[K`;
 
 export class FrameDiff {
+  /** The rows on screen as Ink wrote them (to see what changed) and as they were sent (compacted). */
   private previous: string[] = [];
+  private sent: string[] = [];
 
   /** Forget what is on screen: the next frame is written whole (after a clear, a resize). */
   reset(): void {
     this.previous = [];
+    this.sent = [];
   }
 
   /** The last frame written whole again, over whatever else reached the screen since. */
   repaint(): string {
-    const rows = this.previous;
-    this.previous = [];
+    const rows = this.sent;
+    this.reset();
     return this.next(rows.join("\n"));
   }
 
@@ -47,16 +50,44 @@ export class FrameDiff {
   next(frame: string): string {
     const rows = frame.split("\n");
     if (rows.at(-1) === "") rows.pop();
+    const sent: string[] = [];
     let out = "";
     const count = Math.max(rows.length, this.previous.length);
     for (let row = 0; row < count; row++) {
       const now = rows[row] ?? "";
-      const before = this.previous[row];
-      if (now === before) continue;
-      out += before === undefined ? `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}` : changedRow(row, before, now);
+      if (now === this.previous[row]) {
+        sent.push(this.sent[row]!);
+        continue;
+      }
+      // Rows are compared as compacted, so the changed span is found in what was actually sent.
+      const compact = compactStyles(now);
+      const before = this.sent[row];
+      sent.push(compact);
+      out += before === undefined ? `${moveTo(row, 0)}${compact}${RESET}${ERASE_TO_END}` : changedRow(row, before, compact);
     }
     this.previous = rows;
+    this.sent = sent;
     return out;
+  }
+}
+
+/** A default colour right before a colour is set: the set replaces the colour anyway. */
+const REDUNDANT_DEFAULT = /\u001B\[39m(?=\u001B\[(?:3[0-7]|9[0-7]|38;[0-9;]*)m)|\u001B\[49m(?=\u001B\[(?:4[0-7]|10[0-7]|48;[0-9;]*)m)/g;
+/** An SGR sequence repeated with only text between: setting the same attributes again changes nothing. */
+const REPEATED_SGR = /(\u001B\[[0-9;]*m)([^\u001B]*)\1/g;
+
+/**
+ * The same output with fewer style codes. Ink draws each piece of a row (a pane's border, its text,
+ * the next pane's border) in its own colour and closes it, so neighbouring pieces of one colour
+ * read `ESC[90m│ESC[39mESC[90m│ESC[39m`; rows that change are sent with these dropped.
+ */
+export function compactStyles(text: string): string {
+  if (!text.includes(ESC)) return text;
+  let out = text.replace(REDUNDANT_DEFAULT, "");
+  for (;;) {
+    const next = out.replace(REPEATED_SGR, "$1$2");
+    if (next === out) return out;
+    out = next;
   }
 }
 
@@ -182,14 +213,54 @@ function sameStyling(a: string, b: string): boolean {
   return codes(a) === codes(b);
 }
 
-/** The SGR sequences in force at the end of `prefix` (all of them since the last reset). */
+/** SGR attributes by what a code sets (`on`) and what clears it (`off`). */
+const ATTRIBUTES: readonly { key: string; on: readonly number[]; off: number }[] = [
+  { key: "bold", on: [1], off: 22 },
+  { key: "dim", on: [2], off: 22 },
+  { key: "italic", on: [3], off: 23 },
+  { key: "underline", on: [4, 21], off: 24 },
+  { key: "blink", on: [5, 6], off: 25 },
+  { key: "inverse", on: [7], off: 27 },
+  { key: "hidden", on: [8], off: 28 },
+  { key: "strike", on: [9], off: 29 },
+];
+
+/**
+ * The SGR state at the end of `prefix`, one code per attribute in force (Ink closes and reopens
+ * styles piece by piece, so the raw list since the last reset grows long). A code it does not
+ * know keeps the whole list since the last reset, as before.
+ */
 function activeStyle(prefix: string): string {
   const codes = prefix.match(SGR) ?? [];
   let from = 0;
   codes.forEach((code, i) => {
     if (code === RESET || code === `${ESC}[m`) from = i + 1;
   });
-  return codes.slice(from).join("");
+  const state = new Map<string, string>();
+  for (const code of codes.slice(from)) {
+    const params = code.slice(2, -1).split(";");
+    for (let i = 0; i < params.length; i++) {
+      const n = Number(params[i]);
+      if (n === 38 || n === 48) {
+        // 38;5;N or 38;2;R;G;B: the colour takes the numbers after it.
+        const take = params[i + 1] === "5" ? 3 : params[i + 1] === "2" ? 5 : 0;
+        if (take === 0 || i + take > params.length) return codes.slice(from).join("");
+        state.set(n === 38 ? "fg" : "bg", `${ESC}[${params.slice(i, i + take).join(";")}m`);
+        i += take - 1;
+      } else if ((n >= 30 && n <= 37) || (n >= 90 && n <= 97)) state.set("fg", `${ESC}[${n}m`);
+      else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) state.set("bg", `${ESC}[${n}m`);
+      else if (n === 39) state.delete("fg");
+      else if (n === 49) state.delete("bg");
+      else {
+        const on = ATTRIBUTES.find((a) => a.on.includes(n));
+        const off = ATTRIBUTES.filter((a) => a.off === n);
+        if (on) state.set(on.key, `${ESC}[${n}m`);
+        else if (off.length) for (const a of off) state.delete(a.key);
+        else return codes.slice(from).join("");
+      }
+    }
+  }
+  return [...state.values()].join("");
 }
 
 function moveTo(row: number, column: number): string {

@@ -1,70 +1,16 @@
 import fc from "fast-check";
 import stringWidth from "string-width";
 import { describe, expect, it, vi } from "vitest";
-import { FrameDiff, NARROW_SYMBOLS, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
+import { FrameDiff, NARROW_SYMBOLS, compactStyles, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
+import { Screen as Terminal } from "../fixtures/screen.js";
 
 const ESC = "\u001B";
 const ROWS = 8;
 const COLUMNS = 60;
 
-/**
- * A small terminal: cursor addressing (CUP), erase to end of line (EL), clear screen, SGR bold and
- * foreground colour (what the test's rows use), OSC ignored, wide characters take two cells and a
- * combining mark joins the cell before it. Enough to compare two ways of drawing.
- */
-class Screen {
-  cells: string[][] = Array.from({ length: ROWS }, () => Array.from({ length: COLUMNS }, () => " "));
-  private row = 0;
-  private col = 0;
-  private bold = false;
-  private fg = "";
-
-  write(data: string): void {
-    const escape = /\u001B(?:\[([0-9;:?]*)([@-~])|\][^\u0007\u001B]*(?:\u0007|\u001B\\))/y;
-    let i = 0;
-    while (i < data.length) {
-      if (data[i] === ESC) {
-        escape.lastIndex = i;
-        const m = escape.exec(data);
-        if (!m) throw new Error(`unknown escape at ${i}: ${JSON.stringify(data.slice(i, i + 10))}`);
-        i += m[0].length;
-        if (m[2] === "H") {
-          const [r, c] = (m[1] || "1;1").split(";").map(Number);
-          this.row = (r ?? 1) - 1;
-          this.col = (c ?? 1) - 1;
-        } else if (m[2] === "K") {
-          for (let c = this.col; c < COLUMNS; c++) this.cells[this.row]![c] = " ";
-        } else if (m[2] === "J") {
-          this.cells = Array.from({ length: ROWS }, () => Array.from({ length: COLUMNS }, () => " "));
-        } else if (m[2] === "m") {
-          const code = m[1] || "0";
-          if (code === "0") [this.bold, this.fg] = [false, ""];
-          else if (code === "1") this.bold = true;
-          else if (code === "22") this.bold = false;
-          else if (code === "39") this.fg = "";
-          else if (/^3[0-7]$/.test(code)) this.fg = code;
-          else throw new Error(`SGR ${code} not modelled`);
-        }
-        continue;
-      }
-      const char = String.fromCodePoint(data.codePointAt(i)!);
-      i += char.length;
-      const width = stringWidth(char);
-      if (width === 0) {
-        // A combining mark: part of the character before it.
-        const cell = this.cells[this.row]![this.col - 1];
-        if (cell !== undefined) this.cells[this.row]![this.col - 1] = cell + char;
-        continue;
-      }
-      const style = this.bold || this.fg ? `{${this.bold ? "b" : ""}${this.fg}}` : "";
-      if (this.col < COLUMNS) this.cells[this.row]![this.col] = style + char;
-      if (width === 2 && this.col + 1 < COLUMNS) this.cells[this.row]![this.col + 1] = "";
-      this.col += width;
-    }
-  }
-
-  text(): string {
-    return this.cells.map((r) => r.join("")).join("\n");
+class Screen extends Terminal {
+  constructor() {
+    super(ROWS, COLUMNS);
   }
 }
 
@@ -79,6 +25,7 @@ const piece = fc.oneof(
   fc.constantFrom("a", "bc", " ", "def ", "xyz", "12", "東京", "🎉", "e\u0301", "│", "·"),
   fc.constantFrom("hello", "world").map((w) => `${ESC}[1m${w}${ESC}[22m`),
   fc.constantFrom("red", "note").map((w) => `${ESC}[31m${w}${ESC}[39m`),
+  fc.constantFrom("│", "ok").map((w) => `${ESC}[32m${w}${ESC}[39m`),
   fc.constant(`${ESC}]8;;https://x.dev${ESC}\\link${ESC}]8;;${ESC}\\`),
 );
 const rowText = fc.array(piece, { maxLength: 10 }).map((parts) => parts.join("")).filter((r) => stringWidth(r) <= COLUMNS);
@@ -118,6 +65,29 @@ describe("FrameDiff", () => {
     diff.next("one\ntwo");
     diff.reset();
     expect(diff.next("one\ntwo")).toBe(`${ESC}[1;1Hone${ESC}[0m${ESC}[K${ESC}[2;1Htwo${ESC}[0m${ESC}[K`);
+  });
+});
+
+describe("compactStyles", () => {
+  it("joins neighbouring pieces of one colour", () => {
+    const border = `${ESC}[90m│${ESC}[39m`;
+    expect(compactStyles(`${border}${border}${border} x ${border}`)).toBe(`${ESC}[90m│││${ESC}[39m x ${ESC}[90m│${ESC}[39m`);
+    expect(compactStyles(`${ESC}[31ma${ESC}[39m${ESC}[32mb${ESC}[39m`)).toBe(`${ESC}[31ma${ESC}[32mb${ESC}[39m`);
+  });
+
+  it("leaves the screen as the original text does", () => {
+    fc.assert(
+      fc.property(rowText, (row) => {
+        const original = new Screen();
+        original.write(`${ESC}[1;1H${row}${ESC}[0m`);
+        const compacted = new Screen();
+        const out = compactStyles(`${ESC}[1;1H${row}${ESC}[0m`);
+        compacted.write(out);
+        expect(compacted.text()).toBe(original.text());
+        expect(out.length).toBeLessThanOrEqual(row.length + 10);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
