@@ -3,8 +3,10 @@ import type React from "react";
 import { memo } from "react";
 import { formatDuration, formatTokens, SPINNER, toolColor, toolIcon } from "./format.js";
 import type { AgentState, AgentView, ToolEntry } from "./state/types.js";
-import { color, type Role } from "./theme.js";
+import cliTruncate from "cli-truncate";
+import { color, paint, type Role } from "./theme.js";
 import type { Row } from "./wrap.js";
+import { textWidth } from "./wrap-styled.js";
 
 export function agentIcon(status: AgentState, frame: number): { icon: string; color: string | undefined } {
   const is = (icon: string, role: Role) => ({ icon, color: color(role) });
@@ -24,8 +26,8 @@ export function agentIcon(status: AgentState, frame: number): { icon: string; co
   }
 }
 
-function ToolRow({ entry, frame, now, selected, inline }: { entry: ToolEntry; frame: number; now: number; selected: boolean; inline: boolean }): React.JSX.Element {
-  const stateColor = color(toolColor(entry.state));
+/** A tool call's own row: icon, name, summary, its time or state, and (in a pane) its error's first line. */
+function toolLine(entry: ToolEntry, frame: number, now: number, inline: boolean): string {
   let tail = "";
   if (entry.durationMs !== undefined) tail = ` ${formatDuration(entry.durationMs)}`;
   else if (entry.state === "running" && entry.startedAt !== undefined) tail = ` ${formatDuration(now - entry.startedAt)}`;
@@ -35,14 +37,35 @@ function ToolRow({ entry, frame, now, selected, inline }: { entry: ToolEntry; fr
   // write refused as stale says why in a few words either way (the agent gets the whole message).
   const error = entry.conflict ? ` — ${entry.conflict}` : inline && entry.error && entry.state !== "ok" ? ` — ${entry.error}` : "";
   return (
-    <Text wrap="truncate-end" inverse={selected}>
-      <Text color={stateColor}>{toolIcon(entry.state, frame)} </Text>
-      <Text bold>{entry.name}</Text>
-      {entry.summary ? <Text> {entry.summary}</Text> : null}
-      <Text color={color("muted")}>{tail}</Text>
-      {error ? <Text color={color(entry.state === "cancelled" ? "warn" : "error")}>{error}</Text> : null}
-    </Text>
+    paint(toolColor(entry.state), `${toolIcon(entry.state, frame)} `) +
+    paint(null, entry.name, { bold: true }) +
+    (entry.summary ? ` ${entry.summary}` : "") +
+    paint("muted", tail) +
+    paint(entry.state === "cancelled" ? "warn" : "error", error)
   );
+}
+
+/**
+ * One row of a pane as styled text, no wider than `width`. Text rows were wrapped to the width
+ * already; a tool row is drawn now (its spinner and clock move) and cut at the end.
+ */
+export function rowLine(row: Row, frame: number, now: number, selected: boolean, inline: boolean, width: number): string {
+  const e = row.entry;
+  const text = row.text;
+  let line: string;
+  if (row.styled) line = text;
+  else if (e.kind === "tool") {
+    if (row.note) {
+      const noteRole = row.key.includes(":e") ? (e.state === "cancelled" ? "warn" : "error") : e.state === "waiting" ? "warn" : "muted";
+      line = paint(noteRole, text);
+    } else line = toolLine(e, frame, now, inline);
+  } else if (e.kind === "user") line = paint("user", text, { bold: true });
+  else if (e.kind === "thinking") line = paint("muted", text, { italic: true });
+  else if (e.kind === "notice") line = paint("muted", text);
+  else if (e.kind === "error") line = paint("error", text);
+  else line = text;
+  if (textWidth(line) > width) line = cliTruncate(line, width, { position: "end" });
+  return selected ? paint(null, line, { inverse: true }) : line;
 }
 
 interface RowProps {
@@ -52,40 +75,21 @@ interface RowProps {
   selected: boolean;
   /** The tool row shows its error's first line (panes); zoom draws it whole below. */
   inline: boolean;
-}
-
-function RowViewImpl({ row, frame, now, selected, inline }: RowProps): React.JSX.Element {
-  const e = row.entry;
-  // An empty Text has no height in Ink: a blank line must hold a space to keep its row.
-  const text = row.text || " ";
-  if (row.styled) return <Text wrap="truncate-end">{text}</Text>;
-  if (e.kind === "tool") {
-    if (!row.note) return <ToolRow entry={e} frame={frame} now={now} selected={selected} inline={inline} />;
-    const noteRole = row.key.includes(":e") ? (e.state === "cancelled" ? "warn" : "error") : e.state === "waiting" ? "warn" : "muted";
-    return <Text wrap="truncate-end" color={color(noteRole)}>{text}</Text>;
-  }
-  switch (e.kind) {
-    case "user":
-      return <Text color={color("user")} bold>{text}</Text>;
-    case "thinking":
-      return <Text color={color("muted")} italic>{text}</Text>;
-    case "notice":
-      return <Text color={color("muted")}>{text}</Text>;
-    case "error":
-      return <Text color={color("error")}>{text}</Text>;
-    default:
-      return <Text>{text}</Text>;
-  }
+  width: number;
 }
 
 /** Text rows never change once wrapped; only a running tool row follows the clock. */
 function sameRow(a: RowProps, b: RowProps): boolean {
-  if (a.row !== b.row || a.selected !== b.selected || a.inline !== b.inline) return false;
+  if (a.row !== b.row || a.selected !== b.selected || a.inline !== b.inline || a.width !== b.width) return false;
   const e = a.row.entry;
   return e.kind !== "tool" || e.state !== "running" || (a.frame === b.frame && Math.floor(a.now / 100) === Math.floor(b.now / 100));
 }
 
-export const RowView = memo(RowViewImpl, sameRow);
+/** One row on its own (the welcome pane's notices). */
+export const RowView = memo(function RowView({ row, frame, now, selected, inline, width }: RowProps): React.JSX.Element {
+  // An empty Text has no height in Ink: a blank line must hold a space to keep its row.
+  return <Text>{rowLine(row, frame, now, selected, inline, width) || " "}</Text>;
+}, sameRow);
 
 export interface AgentPaneProps {
   agent: AgentView;
@@ -133,11 +137,23 @@ function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note, 
         ) : null}
         {note ? <Text color={color("warn")}> {note}</Text> : null}
       </Text>
-      {rows.map((row) => (
-        <RowView key={row.key} row={row} frame={frame} now={now} selected={selected !== null && row.entry.seq === selected && !row.note} inline={!zoomed} />
-      ))}
+      {rows.length ? <Text>{paneBody(rows, frame, now, selected, !zoomed, width - 2)}</Text> : null}
     </Box>
   );
+}
+
+/**
+ * The pane's rows as one text: Ink lays out, walks and draws one node for the whole body instead
+ * of one per row (with 8 streaming panes, per-row nodes were most of a frame's layout and commit).
+ */
+function paneBody(rows: readonly Row[], frame: number, now: number, selected: number | null, inline: boolean, width: number): string {
+  let body = "";
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (i > 0) body += "\n";
+    body += rowLine(row, frame, now, selected !== null && row.entry.seq === selected && !row.note, inline, width);
+  }
+  return body;
 }
 
 function sameRows(a: readonly Row[], b: readonly Row[]): boolean {

@@ -105,7 +105,7 @@ function WelcomePane({ info, rows, width, height, focused, frame, now }: { info:
         </Text>
       ))}
       {rows.slice(-room).map((row) => (
-        <RowView key={row.key} row={row} frame={frame} now={now} selected={false} inline />
+        <RowView key={row.key} row={row} frame={frame} now={now} selected={false} inline width={width - 2} />
       ))}
     </Box>
   );
