@@ -151,19 +151,41 @@ function changedRow(row: number, before: string, now: string): string {
   return tail.length < whole.length ? tail : whole;
 }
 
+/** Where each escape sequence of `text` starts and ends: [start, end) pairs, in order. */
+function escapeRanges(text: string): number[] {
+  const ranges: number[] = [];
+  let i = text.indexOf(ESC);
+  while (i !== -1) {
+    ESCAPE.lastIndex = i;
+    const match = ESCAPE.exec(text);
+    const end = i + (match ? match[0].length : 1);
+    ranges.push(i, end);
+    i = text.indexOf(ESC, end);
+  }
+  return ranges;
+}
+
+/** Whether `index` falls inside an escape sequence (after its first character). */
+function insideEscape(ranges: readonly number[], index: number): boolean {
+  for (let k = 0; k < ranges.length; k += 2) {
+    if (ranges[k]! >= index) return false;
+    if (index < ranges[k + 1]!) return true;
+  }
+  return false;
+}
+
 /**
  * Where the rows start to differ, moved back to a place a write can start from: not inside an
  * escape sequence, and between plain ASCII characters, so no wide character, surrogate pair or
- * combining mark is split.
+ * combining mark is split. (The rows are equal before it, so their escapes there are the same.)
  */
 function safeStart(a: string, b: string): number {
   const limit = Math.min(a.length, b.length);
   let i = 0;
   while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  const boundaries = cutPoints(b, i);
-  for (let k = boundaries.length - 1; k >= 0; k--) {
-    const p = boundaries[k]!;
-    if (isPlainAt(a, p) && isPlainAt(b, p)) return p;
+  const escapes = escapeRanges(b);
+  for (let p = i; p > 0; p--) {
+    if (!insideEscape(escapes, p) && isPlainAt(a, p) && isPlainAt(b, p)) return p;
   }
   return 0;
 }
@@ -178,28 +200,14 @@ function safeEnd(a: string, b: string, start: number): number | null {
   while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
   if (n === 0) return null;
   // The shared tail must begin at a place where both rows are outside escapes, at plain text.
-  const inA = new Set(cutPoints(a, a.length));
-  for (const p of cutPoints(b, b.length)) {
-    if (p < b.length - n || p < start) continue;
+  const inA = escapeRanges(a);
+  const inB = escapeRanges(b);
+  for (let p = Math.max(b.length - n, start); p <= b.length; p++) {
     const shared = b.length - p;
-    if (inA.has(a.length - shared) && isPlainAt(a, a.length - shared) && isPlainAt(b, p)) return shared;
+    const q = a.length - shared;
+    if (!insideEscape(inB, p) && !insideEscape(inA, q) && isPlainAt(a, q) && isPlainAt(b, p)) return shared;
   }
   return null;
-}
-
-/** Every index up to `limit` that is not inside an escape sequence. */
-function cutPoints(text: string, limit: number): number[] {
-  const points: number[] = [];
-  let i = 0;
-  while (i <= limit && i <= text.length) {
-    points.push(i);
-    if (text.charCodeAt(i) === 0x1b) {
-      ESCAPE.lastIndex = i;
-      const match = ESCAPE.exec(text);
-      i += match ? match[0].length : 1;
-    } else i++;
-  }
-  return points.filter((p) => p <= limit);
 }
 
 /** Whether a write may start at `index`: the characters on both sides are plain ASCII or an escape. */

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import stringWidth from "string-width";
+// The grapheme walk itself: string-width's own fast path (patches/string-width+8.1.1.patch) is not the reference.
+import { stringWidthBySegments as stringWidth } from "string-width";
 import { describe, expect, it, vi } from "vitest";
 import { FrameDiff, NARROW_SYMBOLS, compactStyles, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
 import { Screen as Terminal } from "../fixtures/screen.js";

@@ -1,0 +1,46 @@
+import fc from "fast-check";
+import stringWidth, { stringWidthBySegments } from "string-width";
+import { describe, expect, it } from "vitest";
+
+const ESC = "\u001B";
+/** The ranges patches/string-width+8.1.1.patch counts without walking graphemes. */
+const FAST: readonly (readonly [number, number])[] = [
+  [0x20, 0x7e],
+  [0x00b7, 0x00b7],
+  [0x2010, 0x2027],
+  [0x2190, 0x21ff],
+  [0x2500, 0x259f],
+  [0x2800, 0x28ff],
+  [0x2713, 0x2713],
+  [0x2717, 0x2717],
+];
+
+describe("string-width (patched): the fast path for ASCII and one-column symbols", () => {
+  it("counts every code point of the fast set as the grapheme walk does, ambiguous narrow or wide", () => {
+    const differ: string[] = [];
+    for (const [from, to] of FAST) {
+      for (let code = from; code <= to; code++) {
+        const ch = String.fromCodePoint(code);
+        for (const ambiguousIsNarrow of [true, false]) {
+          if (stringWidth(ch, { ambiguousIsNarrow }) !== stringWidthBySegments(ch, { ambiguousIsNarrow })) differ.push(`${code.toString(16)}:${ambiguousIsNarrow}`);
+        }
+      }
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it("agrees with the grapheme walk on mixed text: symbols next to combining marks, emoji, wide characters and escapes", () => {
+    const piece = fc.oneof(
+      fc.constantFrom("a", " ", "~", "token 12", "│", "─", "╭", "⠼", "…", "•", "→", "·", "✓", "✗", "█", "↳"),
+      fc.constantFrom("日", "\u0301", "\uFE0F", "\u20E3", "⚙", "✅", "👍🏽", "\u200D", "é", "\u00AD", "\t", "\u200B"),
+      fc.constantFrom(`${ESC}[1m`, `${ESC}[0m`, `${ESC}[38;5;33m`, `${ESC}[m`, `${ESC}]8;;https://x.dev\u0007`),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.boolean(), fc.boolean(), (pieces, ambiguousIsNarrow, countAnsiEscapeCodes) => {
+        const text = pieces.join("");
+        expect(stringWidth(text, { ambiguousIsNarrow, countAnsiEscapeCodes })).toBe(stringWidthBySegments(text, { ambiguousIsNarrow, countAnsiEscapeCodes }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
