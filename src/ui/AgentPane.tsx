@@ -46,8 +46,8 @@ function toolLine(entry: ToolEntry, frame: number, now: number, inline: boolean)
 }
 
 /**
- * One row of a pane as styled text, no wider than `width`. Text rows were wrapped to the width
- * already; a tool row is drawn now (its spinner and clock move) and cut at the end.
+ * One row of a pane as styled text, no wider than `width` (the width its rows were wrapped to). A
+ * tool call's own row is drawn now (its spinner and clock move) and cut at the end.
  */
 export function rowLine(row: Row, frame: number, now: number, selected: boolean, inline: boolean, width: number): string {
   const e = row.entry;
@@ -64,7 +64,8 @@ export function rowLine(row: Row, frame: number, now: number, selected: boolean,
   else if (e.kind === "notice") line = paint("muted", text);
   else if (e.kind === "error") line = paint("error", text);
   else line = text;
-  if (textWidth(line) > width) line = cliTruncate(line, width, { position: "end" });
+  // Text, note, markdown and diff rows were wrapped or cut to the width already; the tool row is new.
+  if (e.kind === "tool" && !row.note && textWidth(line) > width) line = cliTruncate(line, width, { position: "end" });
   return selected ? paint(null, line, { inverse: true }) : line;
 }
 
@@ -137,7 +138,7 @@ function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note, 
         ) : null}
         {note ? <Text color={color("warn")}> {note}</Text> : null}
       </Text>
-      {rows.length ? <Text>{paneBody(rows, frame, now, selected, !zoomed, width - 2)}</Text> : null}
+      {rows.length ? <PaneBody rows={rows} frame={frame} now={now} selected={selected} inline={!zoomed} width={width - 2} /> : null}
     </Box>
   );
 }
@@ -156,6 +157,29 @@ function paneBody(rows: readonly Row[], frame: number, now: number, selected: nu
   return body;
 }
 
+interface BodyProps {
+  rows: readonly Row[];
+  frame: number;
+  now: number;
+  selected: number | null;
+  inline: boolean;
+  width: number;
+}
+
+const hasRunningTool = (rows: readonly Row[]): boolean => rows.some((r) => r.entry.kind === "tool" && r.entry.state === "running");
+
+/**
+ * The body follows the clock only while it shows a running call; otherwise a tick of the spinner
+ * (which moves every running pane's title) leaves it alone.
+ */
+const PaneBody = memo(
+  function PaneBody({ rows, frame, now, selected, inline, width }: BodyProps): React.JSX.Element {
+    return <Text>{paneBody(rows, frame, now, selected, inline, width)}</Text>;
+  },
+  (a: BodyProps, b: BodyProps) =>
+    sameRows(a.rows, b.rows) && a.selected === b.selected && a.inline === b.inline && a.width === b.width && (!hasRunningTool(a.rows) || (a.frame === b.frame && Math.floor(a.now / 100) === Math.floor(b.now / 100))),
+);
+
 function sameRows(a: readonly Row[], b: readonly Row[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
@@ -170,7 +194,7 @@ function sameRows(a: readonly Row[], b: readonly Row[]): boolean {
 function samePane(a: AgentPaneProps, b: AgentPaneProps): boolean {
   if (a.agent !== b.agent || a.width !== b.width || a.height !== b.height || a.focused !== b.focused || a.note !== b.note || a.selected !== b.selected || a.zoomed !== b.zoomed) return false;
   if (!sameRows(a.rows, b.rows)) return false;
-  if (a.agent.status === "running" || a.rows.some((r) => r.entry.kind === "tool" && r.entry.state === "running")) return a.frame === b.frame;
+  if (a.agent.status === "running" || hasRunningTool(a.rows)) return a.frame === b.frame;
   // Idle and finished panes show no clock that moves.
   return true;
 }

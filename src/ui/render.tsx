@@ -5,6 +5,7 @@ import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
 import { clearOnResize, keysFromTheStart } from "./full-screen.js";
 import { diffingStdout } from "./frame-diff.js";
+import { warmMarkdown } from "./markdown.js";
 import { Screen, type Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
@@ -88,7 +89,11 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
       </WelcomeContext.Provider>,
       { stdout: output.stream, stdin, exitOnCtrlC: false, patchConsole: false },
     );
+    // Off the first answer's path: the markdown renderer warms up once the first frame is out.
+    const warm = setTimeout(warmMarkdown, 100);
+    warm.unref();
     await instance.waitUntilExit();
+    clearTimeout(warm);
     return { exitCode };
   } finally {
     output.dispose();
