@@ -1,4 +1,5 @@
 import stringWidth from "string-width";
+import { Styles } from "./wrap-styled.js";
 
 /**
  * The dashboard's output stage: Ink redraws the whole frame on every render (it erases the old
@@ -221,22 +222,10 @@ function sameStyling(a: string, b: string): boolean {
   return codes(a) === codes(b);
 }
 
-/** SGR attributes by what a code sets (`on`) and what clears it (`off`). */
-const ATTRIBUTES: readonly { key: string; on: readonly number[]; off: number }[] = [
-  { key: "bold", on: [1], off: 22 },
-  { key: "dim", on: [2], off: 22 },
-  { key: "italic", on: [3], off: 23 },
-  { key: "underline", on: [4, 21], off: 24 },
-  { key: "blink", on: [5, 6], off: 25 },
-  { key: "inverse", on: [7], off: 27 },
-  { key: "hidden", on: [8], off: 28 },
-  { key: "strike", on: [9], off: 29 },
-];
-
 /**
  * The SGR state at the end of `prefix`, one code per attribute in force (Ink closes and reopens
- * styles piece by piece, so the raw list since the last reset grows long). A code it does not
- * know keeps the whole list since the last reset, as before.
+ * styles piece by piece, so the raw list since the last reset grows long). A code the reader does
+ * not model keeps the whole list since the last reset.
  */
 function activeStyle(prefix: string): string {
   const codes = prefix.match(SGR) ?? [];
@@ -244,31 +233,9 @@ function activeStyle(prefix: string): string {
   codes.forEach((code, i) => {
     if (code === RESET || code === `${ESC}[m`) from = i + 1;
   });
-  const state = new Map<string, string>();
-  for (const code of codes.slice(from)) {
-    const params = code.slice(2, -1).split(";");
-    for (let i = 0; i < params.length; i++) {
-      const n = Number(params[i]);
-      if (n === 38 || n === 48) {
-        // 38;5;N or 38;2;R;G;B: the colour takes the numbers after it.
-        const take = params[i + 1] === "5" ? 3 : params[i + 1] === "2" ? 5 : 0;
-        if (take === 0 || i + take > params.length) return codes.slice(from).join("");
-        state.set(n === 38 ? "fg" : "bg", `${ESC}[${params.slice(i, i + take).join(";")}m`);
-        i += take - 1;
-      } else if ((n >= 30 && n <= 37) || (n >= 90 && n <= 97)) state.set("fg", `${ESC}[${n}m`);
-      else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) state.set("bg", `${ESC}[${n}m`);
-      else if (n === 39) state.delete("fg");
-      else if (n === 49) state.delete("bg");
-      else {
-        const on = ATTRIBUTES.find((a) => a.on.includes(n));
-        const off = ATTRIBUTES.filter((a) => a.off === n);
-        if (on) state.set(on.key, `${ESC}[${n}m`);
-        else if (off.length) for (const a of off) state.delete(a.key);
-        else return codes.slice(from).join("");
-      }
-    }
-  }
-  return [...state.values()].join("");
+  const styles = new Styles();
+  for (const code of codes.slice(from)) styles.apply(code);
+  return styles.unknown ? codes.slice(from).join("") : styles.reopen();
 }
 
 function moveTo(row: number, column: number): string {

@@ -18,27 +18,39 @@ export function textWidth(text: string): number {
   return ASCII.test(plain) ? plain.length : stringWidth(plain);
 }
 
-type Group = "weight" | "italic" | "underline" | "inverse" | "strike" | "fg" | "bg";
+type Group = "bold" | "dim" | "italic" | "underline" | "blink" | "inverse" | "hidden" | "strike" | "fg" | "bg";
 
-/** Which style an SGR parameter sets, or null when it resets everything. */
-function groupOf(code: number): Group | null | undefined {
-  if (code === 0) return null;
-  if (code === 1 || code === 2 || code === 22) return "weight";
-  if (code === 3 || code === 23) return "italic";
-  if (code === 4 || code === 24) return "underline";
-  if (code === 7 || code === 27) return "inverse";
-  if (code === 9 || code === 29) return "strike";
-  if ((code >= 30 && code <= 39) || (code >= 90 && code <= 97)) return "fg";
-  if ((code >= 40 && code <= 49) || (code >= 100 && code <= 107)) return "bg";
-  return undefined;
-}
+/** What an SGR attribute code sets, and the code that clears it (22 clears bold and dim). */
+const ATTRIBUTES = new Map<number, Group>([
+  [1, "bold"],
+  [2, "dim"],
+  [3, "italic"],
+  [4, "underline"],
+  [21, "underline"],
+  [5, "blink"],
+  [6, "blink"],
+  [7, "inverse"],
+  [8, "hidden"],
+  [9, "strike"],
+]);
+const CLEARS = new Map<number, readonly Group[]>([
+  [22, ["bold", "dim"]],
+  [23, ["italic"]],
+  [24, ["underline"]],
+  [25, ["blink"]],
+  [27, ["inverse"]],
+  [28, ["hidden"]],
+  [29, ["strike"]],
+  [39, ["fg"]],
+  [49, ["bg"]],
+]);
 
-const CLOSERS = new Set([22, 23, 24, 27, 29, 39, 49]);
-
-/** The styles in force, by group: applying an SGR sequence updates them. */
-class Styles {
+/** The styles in force, by attribute: applying an SGR sequence updates them. */
+export class Styles {
   private open = new Map<Group, string>();
   link: string | null = null;
+  /** A code this does not model was applied: `reopen()` may not restore everything. */
+  unknown = false;
 
   apply(seq: string): void {
     if (seq.startsWith("\u001B]8;;")) {
@@ -46,18 +58,24 @@ class Styles {
       this.link = url ? seq : null;
       return;
     }
-    const params = seq.slice(2, -1).split(";").map(Number);
-    // 38;5;n / 38;2;r;g;b colours carry their own arguments.
-    if (params[0] === 38 || params[0] === 48) {
-      this.open.set(params[0] === 38 ? "fg" : "bg", seq);
-      return;
-    }
-    for (const code of params) {
-      const group = groupOf(code);
-      if (group === null) this.open.clear();
-      else if (group === undefined) continue;
-      else if (CLOSERS.has(code)) this.open.delete(group);
-      else this.open.set(group, `\u001B[${code}m`);
+    const params = seq.slice(2, -1).split(";");
+    for (let i = 0; i < params.length; i++) {
+      const code = Number(params[i] || "0");
+      if (code === 38 || code === 48) {
+        // 38;5;n and 38;2;r;g;b: the colour takes the numbers after it.
+        const take = params[i + 1] === "5" ? 3 : params[i + 1] === "2" ? 5 : 0;
+        if (take === 0 || i + take > params.length) {
+          this.unknown = true;
+          return;
+        }
+        this.open.set(code === 38 ? "fg" : "bg", `\u001B[${params.slice(i, i + take).join(";")}m`);
+        i += take - 1;
+      } else if (code === 0) this.open.clear();
+      else if ((code >= 30 && code <= 37) || (code >= 90 && code <= 97)) this.open.set("fg", `\u001B[${code}m`);
+      else if ((code >= 40 && code <= 47) || (code >= 100 && code <= 107)) this.open.set("bg", `\u001B[${code}m`);
+      else if (ATTRIBUTES.has(code)) this.open.set(ATTRIBUTES.get(code)!, `\u001B[${code}m`);
+      else if (CLEARS.has(code)) for (const group of CLEARS.get(code)!) this.open.delete(group);
+      else this.unknown = true;
     }
   }
 
