@@ -40,11 +40,14 @@ export class FrameDiff {
     this.sent = [];
   }
 
-  /** The last frame written whole again, over whatever else reached the screen since. */
+  /**
+   * The last frame written whole again, over whatever else reached the screen since. What the
+   * diff knows of the screen does not change: the next frame from Ink is compared with Ink's last.
+   */
   repaint(): string {
-    const rows = this.sent;
-    this.reset();
-    return this.next(rows.join("\n"));
+    let out = "";
+    this.sent.forEach((row, i) => (out += `${moveTo(i, 0)}${row}${RESET}${ERASE_TO_END}`));
+    return out;
   }
 
   /** The bytes that turn the last frame on screen into `frame` (Ink's frame text, rows split by \n). */
@@ -135,6 +138,10 @@ function changedRow(row: number, before: string, now: string): string {
   // A hyperlink open at the cut would need re-opening: such rows are written whole.
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
   const start = safeStart(before, now);
+  // Only styles changed after the last character: nothing visible to write. (A write there
+  // would address the column after the row, which a terminal clamps to the last one, and its
+  // erase would take the row's last character.)
+  if (rowWidth(now.slice(start)) === 0 && rowWidth(before.slice(start)) === 0) return "";
   const end = safeEnd(before, now, start);
   const column = rowWidth(now.slice(0, start));
   const style = activeStyle(now.slice(0, start));

@@ -51,6 +51,41 @@ describe("FrameDiff", () => {
     );
   });
 
+  it("keeps the screen right across repaints, with rows as wide as the screen whose trailing styles alone change", () => {
+    const border = `${ESC}[36m│${ESC}[39m`;
+    const fullRow = fc
+      .tuple(rowText, fc.constantFrom("", `${ESC}[31m${ESC}[39m`, `${ESC}[1m${ESC}[22m`))
+      .map(([text, tail]) => `${border}${text}${" ".repeat(Math.max(0, COLUMNS - 2 - stringWidth(text)))}${border}${tail}`)
+      .filter((row) => stringWidth(row) === COLUMNS);
+    const frame = fc.array(fc.oneof(rowText, fullRow), { minLength: 1, maxLength: ROWS }).map((rows) => rows.join("\n"));
+    const step = fc.oneof(
+      frame.map((f) => ({ frame: f })),
+      fc.constant({ repaint: true as const }),
+    );
+    fc.assert(
+      fc.property(frame, fc.array(step, { maxLength: 10 }), (first, steps) => {
+        const diff = new FrameDiff();
+        const screen = new Screen();
+        let last = first;
+        screen.write(diff.next(first));
+        for (const s of steps) {
+          if ("repaint" in s) screen.write(diff.repaint());
+          else screen.write(diff.next((last = s.frame)));
+          expect(screen.text()).toBe(drawnWhole(last));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("after a repaint, the same frame from Ink writes nothing", () => {
+    const diff = new FrameDiff();
+    const frame = `${ESC}[36m│${ESC}[39m${ESC}[32mok${ESC}[39m │\nplain`;
+    diff.next(frame);
+    expect(diff.repaint()).toContain("ok");
+    expect(diff.next(frame)).toBe("");
+  });
+
   it("writes nothing for an unchanged frame and only the changed span of a row", () => {
     const diff = new FrameDiff();
     const row = (n: string) => `│ pane one ${ESC}[1mtokens ${n}${ESC}[22m │ pane two stays the same │`;
