@@ -26,11 +26,6 @@ export class TmuxTerminal {
     return this.tmux("capture-pane", "-p", "-t", "e2e");
   }
 
-  /** The screen with its SGR styles (capture-pane -e): to see what is drawn inverse, bold, coloured. */
-  styledScreen(): string {
-    return this.tmux("capture-pane", "-p", "-e", "-t", "e2e");
-  }
-
   lines(): string[] {
     return this.screen().split("\n");
   }

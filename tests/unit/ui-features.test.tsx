@@ -179,6 +179,19 @@ describe("seeing everything", () => {
     await notSee("of 300", "✓ bash seq 1 300 11ms");
   });
 
+  it("keys that arrive in one read act in turn: ↑ then Enter opens the call ↑ just selected", async () => {
+    const { session, r, press, see } = mount();
+    session.startAgent("a1", "tester", "run");
+    session.emit({ type: "assistant_message", agentId: "a1", parentId: "root", content: "", toolCalls: [{ id: "b1", name: "bash", raw: "{}", args: { command: "seq 1 3" } }] });
+    session.emit({ type: "tool_finished", agentId: "a1", parentId: "root", callId: "b1", name: "bash", ok: true, content: "1\n2\n3", durationMs: 4 });
+    await see("✓ bash seq 1 3 4ms");
+    await press(TAB);
+    await see("Esc stop tester");
+    // One chunk, as a fast typist, a key-repeat or a tmux send-keys under load delivers them.
+    r.stdin.write(UP + ENTER);
+    await see("of 3");
+  });
+
   it("shows the applied diff under an edit, and the whole error when zoomed", async () => {
     const { session, press, see, frame } = mount();
     session.startAgent("a1", "editor", "fix");
