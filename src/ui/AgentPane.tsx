@@ -8,8 +8,8 @@ import { color, paint, type Role } from "./theme.js";
 import type { Row } from "./wrap.js";
 import { textWidth } from "./wrap-styled.js";
 
-export function agentIcon(status: AgentState, frame: number): { icon: string; color: string | undefined } {
-  const is = (icon: string, role: Role) => ({ icon, color: color(role) });
+export function agentIcon(status: AgentState, frame: number): { icon: string; color: string | undefined; role: Role } {
+  const is = (icon: string, role: Role) => ({ icon, color: color(role), role });
   switch (status) {
     case "running":
       return is(SPINNER[frame % SPINNER.length]!, "running");
@@ -24,6 +24,27 @@ export function agentIcon(status: AgentState, frame: number): { icon: string; co
     default:
       return is("■", "warn");
   }
+}
+
+/** A pane's title as one styled line: icon, name, label, state and clock, the current tool, a note. */
+export function titleLine(agent: AgentView, frame: number, now: number, focused: boolean, note?: string): string {
+  const { icon, role } = agentIcon(agent.status, frame);
+  const tool = agent.currentTool;
+  const tokens = agent.tokens.input + agent.tokens.output;
+  const state =
+    ` ${agent.status}` +
+    (agent.background ? " · bg" : "") +
+    (agent.status === "idle" ? "" : ` · ${formatDuration((agent.finishedAt ?? now) - agent.startedAt)}`) +
+    (agent.steps ? ` · step ${agent.steps}` : "") +
+    (tokens ? ` · ${formatTokens(tokens)} tok` : "");
+  return (
+    paint(role, `${icon} `) +
+    paint(focused ? "focus" : null, agent.name, { bold: true }) +
+    (agent.label ? paint("label", ` [${agent.label}]`) : "") +
+    paint("muted", state) +
+    (tool && agent.status === "running" ? paint("running", ` ${SPINNER[frame % SPINNER.length]} ${tool.name}${tool.summary ? ` ${tool.summary}` : ""}`) : "") +
+    (note ? paint("warn", ` ${note}`) : "")
+  );
 }
 
 /** A tool call's own row: icon, name, summary, its time or state, and (in a pane) its error's first line. */
@@ -111,33 +132,9 @@ export interface AgentPaneProps {
 
 /** A bordered pane: title row (icon, name, label, state, current tool), then its transcript rows. */
 function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note, selected = null, zoomed = false }: AgentPaneProps): React.JSX.Element {
-  const { icon, color: iconColor } = agentIcon(agent.status, frame);
-  const tool = agent.currentTool;
-  const elapsed = formatDuration((agent.finishedAt ?? now) - agent.startedAt);
-  const tokens = agent.tokens.input + agent.tokens.output;
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={color(focused ? "focus" : "border")} overflowY="hidden">
-      <Text wrap="truncate-end">
-        <Text color={iconColor}>{icon} </Text>
-        <Text bold color={focused ? color("focus") : undefined}>{agent.name}</Text>
-        {agent.label ? <Text color={color("label")}> [{agent.label}]</Text> : null}
-        <Text color={color("muted")}>
-          {" "}
-          {agent.status}
-          {agent.background ? " · bg" : ""}
-          {agent.status === "idle" ? "" : ` · ${elapsed}`}
-          {agent.steps ? ` · step ${agent.steps}` : ""}
-          {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
-        </Text>
-        {tool && agent.status === "running" ? (
-          <Text color={color("running")}>
-            {" "}
-            {SPINNER[frame % SPINNER.length]} {tool.name}
-            {tool.summary ? ` ${tool.summary}` : ""}
-          </Text>
-        ) : null}
-        {note ? <Text color={color("warn")}> {note}</Text> : null}
-      </Text>
+      <Text wrap="truncate-end">{titleLine(agent, frame, now, focused, note)}</Text>
       {rows.length ? <PaneBody rows={rows} frame={frame} now={now} selected={selected} inline={!zoomed} width={width - 2} /> : null}
     </Box>
   );
