@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
+import { memo } from "react";
 import wrapAnsi from "wrap-ansi";
 import type { EditorState } from "./state/editor.js";
 import { color } from "./theme.js";
@@ -41,7 +42,8 @@ export function layoutInput(text: string, cursor: number, width: number): Line[]
 }
 
 /** The multi-line prompt editor. Text keys reach it through the input key layer in App. */
-export function InputBox({ editor, width, height, placeholder, active, to }: InputBoxProps): React.JSX.Element {
+/** Its props hold still while agents stream (the editor state changes only as you type): redraws skip it. */
+export const InputBox = memo(function InputBox({ editor, width, height, placeholder, active, to }: InputBoxProps): React.JSX.Element {
   const prompt = promptOf(to);
   const inner = textWidth(width, to);
   const visible = Math.max(1, height - 2);
@@ -75,7 +77,7 @@ export function InputBox({ editor, width, height, placeholder, active, to }: Inp
       )}
     </Box>
   );
-}
+});
 
 function promptOf(to: string | undefined): string {
   return to ? `${to} › ` : "› ";

@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
+import { memo } from "react";
 import { textWidth as stringWidth } from "./wrap-styled.js";
 import type { PermissionMode } from "../config/schema.js";
 import { fitFields, type Field } from "./fit.js";
@@ -125,7 +126,18 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
 }
 
 /** The notice (what is happening now), then as many key hints as fit, whole. */
-export function KeyHints({ hints, notice, width }: { hints: readonly Field[]; notice?: string; width: number }): React.JSX.Element {
+interface KeyHintsProps {
+  hints: readonly Field[];
+  notice?: string;
+  width: number;
+}
+
+const sameFields = (a: readonly Field[], b: readonly Field[]): boolean => a.length === b.length && a.every((f, i) => f.text === b[i]!.text && f.drop === b[i]!.drop);
+
+/** The hints are rebuilt on every render of the App, but change only with what has focus. */
+export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.notice === b.notice && a.width === b.width && sameFields(a.hints, b.hints));
+
+function KeyHintsLine({ hints, notice, width }: KeyHintsProps): React.JSX.Element {
   const room = width - (notice ? stringWidth(notice) + 1 : 0);
   const shown = room > 0 ? fitFields(hints, room) : [];
   return (

@@ -37,15 +37,17 @@ const text = fc.oneof(
   fc.constantFrom("open").map((w) => `${ESC}[32m${w}`),
 );
 const line = fc.array(text, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(""));
-const piece = fc.record({ x: fc.integer({ min: 0, max: COLUMNS - 1 }), line });
+// `blank`: the piece is the empty last line of a taller write (as a box's side borders end).
+const piece = fc.record({ x: fc.integer({ min: 0, max: COLUMNS - 1 }), line, blank: fc.boolean() });
 
 describe("Ink's output stage (patched): rows joined as text", () => {
   it("draws the same row as the cell grid, overlapping or not", () => {
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), (pieces) => {
         const output = newOutput();
-        for (const p of pieces) output.write(p.x, 0, p.line, { transformers: [] });
-        expect(drawn(output.get().output)).toBe(drawn(output.gridRow(pieces)));
+        for (const p of pieces) output.write(p.x, 0, p.blank ? `\n${p.line}` : p.line, { transformers: [] });
+        const onRow = pieces.map((p) => ({ x: p.x, line: p.blank ? "" : p.line }));
+        expect(drawn(output.get().output)).toBe(drawn(output.gridRow(onRow)));
       }),
       { numRuns: 1500 },
     );
