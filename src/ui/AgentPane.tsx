@@ -85,9 +85,20 @@ export function rowLine(row: Row, frame: number, now: number, selected: boolean,
   else if (e.kind === "notice") line = paint("muted", text);
   else if (e.kind === "error") line = paint("error", text);
   else line = text;
-  // Text, note, markdown and diff rows were wrapped or cut to the width already; the tool row is new.
-  if (e.kind === "tool" && !row.note && textWidth(line) > width) line = cliTruncate(line, width, { position: "end" });
+  // A row wider than the pane would wrap inside the body's one text and push the rows below it
+  // down: it is cut, as Ink's truncate-end cut each row before. Rows are cached objects, so their
+  // width is measured once; the tool row is drawn anew.
+  const tooWide = e.kind === "tool" && !row.note ? textWidth(line) > width : widthOf(row, line) > width;
+  if (tooWide) line = cliTruncate(line, width, { position: "end" });
   return selected ? paint(null, line, { inverse: true }) : line;
+}
+
+const rowWidths = new WeakMap<Row, number>();
+
+function widthOf(row: Row, line: string): number {
+  let width = rowWidths.get(row);
+  if (width === undefined) rowWidths.set(row, (width = textWidth(line)));
+  return width;
 }
 
 interface RowProps {

@@ -46,6 +46,20 @@ describe("a pane's body, drawn as one text", () => {
     expect(lines[first + 2]).toContain("Second one.");
   });
 
+  it("cuts a row wider than the pane instead of wrapping it over the rows below", () => {
+    const s = run([started, { type: "text_delta", agentId: "a", text: "short line\n" }]);
+    const agent = s.agents.a!;
+    const rows = tailRows(agent.entries, 28, 8);
+    // A styled row that came out wider than asked (a wide table, a long diff line).
+    const wide = { ...rows[rows.length - 1]!, key: "wide", text: `\u001B[1m${"x".repeat(40)}\u001B[22m`, styled: true as const };
+    const below = { ...wide, key: "below", text: "the row below" };
+    const pane = render(<AgentPane agent={agent} rows={[wide, below]} width={30} height={5} focused={false} frame={0} now={2000} />);
+    const lines = pane.lastFrame()!.replace(/\u001B\[[0-9;]*m/g, "").split("\n");
+    expect(lines).toHaveLength(5);
+    expect(lines[2]).toMatch(/^│x{27}…│$/);
+    expect(lines[3]).toContain("the row below");
+  });
+
   it("draws the selected call inverse and the others plain", () => {
     chalk.level = 1;
     const s = withToolCall();
