@@ -137,12 +137,14 @@ function changedRow(row: number, before: string, now: string): string {
   const whole = `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}`;
   // A hyperlink open at the cut would need re-opening: such rows are written whole.
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
-  const start = safeStart(before, now);
+  const inBefore = escapeRanges(before);
+  const inNow = escapeRanges(now);
+  const start = safeStart(before, now, inNow);
   // Only styles changed after the last character: nothing visible to write. (A write there
   // would address the column after the row, which a terminal clamps to the last one, and its
   // erase would take the row's last character.)
-  if (rowWidth(now.slice(start)) === 0 && rowWidth(before.slice(start)) === 0) return "";
-  const end = safeEnd(before, now, start);
+  if (onlyEscapesFrom(now, start, inNow) && onlyEscapesFrom(before, start, inBefore)) return "";
+  const end = safeEnd(before, now, start, inBefore, inNow);
   const column = rowWidth(now.slice(0, start));
   const style = activeStyle(now.slice(0, start));
   if (end !== null) {
@@ -173,6 +175,17 @@ function escapeRanges(text: string): number[] {
   return ranges;
 }
 
+/** Whether everything of `text` from `index` on is escape sequences (or nothing). */
+function onlyEscapesFrom(text: string, index: number, ranges: readonly number[]): boolean {
+  let at = index;
+  for (let k = 0; k < ranges.length && at < text.length; k += 2) {
+    if (ranges[k + 1]! <= at) continue;
+    if (ranges[k]! > at) return false;
+    at = ranges[k + 1]!;
+  }
+  return at >= text.length;
+}
+
 /** Whether `index` falls inside an escape sequence (after its first character). */
 function insideEscape(ranges: readonly number[], index: number): boolean {
   for (let k = 0; k < ranges.length; k += 2) {
@@ -187,11 +200,10 @@ function insideEscape(ranges: readonly number[], index: number): boolean {
  * escape sequence, and between plain ASCII characters, so no wide character, surrogate pair or
  * combining mark is split. (The rows are equal before it, so their escapes there are the same.)
  */
-function safeStart(a: string, b: string): number {
+function safeStart(a: string, b: string, escapes: readonly number[]): number {
   const limit = Math.min(a.length, b.length);
   let i = 0;
   while (i < limit && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  const escapes = escapeRanges(b);
   for (let p = i; p > 0; p--) {
     if (!insideEscape(escapes, p) && isPlainAt(a, p) && isPlainAt(b, p)) return p;
   }
@@ -202,14 +214,12 @@ function safeStart(a: string, b: string): number {
  * How many characters at the end both rows share, cut at a safe place (as safeStart), never
  * reaching into the first `start` characters of either; null when they share nothing usable.
  */
-function safeEnd(a: string, b: string, start: number): number | null {
+function safeEnd(a: string, b: string, start: number, inA: readonly number[], inB: readonly number[]): number | null {
   const limit = Math.min(a.length, b.length) - start;
   let n = 0;
   while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
   if (n === 0) return null;
   // The shared tail must begin at a place where both rows are outside escapes, at plain text.
-  const inA = escapeRanges(a);
-  const inB = escapeRanges(b);
   for (let p = Math.max(b.length - n, start); p <= b.length; p++) {
     const shared = b.length - p;
     const q = a.length - shared;
