@@ -41,8 +41,10 @@ export function layoutInput(text: string, cursor: number, width: number): Line[]
   return lines;
 }
 
-/** The multi-line prompt editor. Text keys reach it through the input key layer in App. */
-/** Its props hold still while agents stream (the editor state changes only as you type): redraws skip it. */
+/**
+ * The multi-line prompt editor. Text keys reach it through the input key layer in App. Its props
+ * hold still while agents stream (the editor state changes only as you type): redraws skip it.
+ */
 export const InputBox = memo(function InputBox({ editor, width, height, placeholder, active, to }: InputBoxProps): React.JSX.Element {
   const prompt = promptOf(to);
   const inner = textWidth(width, to);

@@ -56,6 +56,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
 
   let exitCode = 0;
   let instance: ReturnType<typeof render> | undefined;
+  let warm: NodeJS.Timeout | undefined;
   const onSignal = (signal: Signal): void => {
     exitCode = signal === "SIGTERM" ? 143 : 129;
     session.cancel();
@@ -90,12 +91,12 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
       { stdout: output.stream, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     // Off the first answer's path: the markdown renderer warms up once the first frame is out.
-    const warm = setTimeout(warmMarkdown, 100);
+    warm = setTimeout(warmMarkdown, 100);
     warm.unref();
     await instance.waitUntilExit();
-    clearTimeout(warm);
     return { exitCode };
   } finally {
+    clearTimeout(warm);
     output.dispose();
     detachResize();
     detachBus();

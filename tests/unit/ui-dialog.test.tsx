@@ -79,6 +79,21 @@ describe("permission dialog", () => {
     await expect(p).resolves.toEqual({ decision: "once" });
   });
 
+  it("attack: a burst of keys ending in y, in one read as the dialog opens, does not answer it", async () => {
+    const { approver, see, r: rr } = mount();
+    const p = approver.request(req("c1"), new AbortController().signal);
+    let answered = false;
+    void p.then(() => (answered = true));
+    await see("Permission: editor wants to run bash");
+    // Keys of one read are handled one per render (KeyQueue): the burst spans many turns, in order,
+    // and the y at its end must still count as typed before the dialog was quiet.
+    rr.stdin.write(`${"\u001B[B".repeat(60)}y`);
+    // The dialog arms only once the burst has been handled and DIALOG_ARM_MS of quiet followed.
+    await see(ARMED);
+    expect(answered).toBe(false);
+    expect(approver.getSnapshot()).toHaveLength(1);
+  });
+
   it("a answers always", async () => {
     const { approver, see, press } = mount();
     const p = approver.request(req("c1"), new AbortController().signal);
