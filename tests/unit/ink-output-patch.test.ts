@@ -3,6 +3,9 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 // Ink's output stage as patched by patches/ink+6.8.0.patch (not part of Ink's public exports).
 import Output from "../../node_modules/ink/build/output.js";
+import measureText from "../../node_modules/ink/build/measure-text.js";
+import sanitizeAnsi, { sanitizeAnsiByTokens } from "../../node_modules/ink/build/sanitize-ansi.js";
+import sliceAnsi from "slice-ansi";
 import { Screen } from "../fixtures/screen.js";
 
 const ESC = "\u001B";
@@ -69,5 +72,65 @@ describe("Ink's output stage (patched): rows joined as text", () => {
     output.write(0, 0, `${ESC}[32mopen`, { transformers: [] });
     output.write(10, 0, "x", { transformers: [] });
     expect(output.get().output).toBe(`${ESC}[32mopen${ESC}[0m      x`);
+  });
+});
+
+describe("Ink's output stage (patched): a line inside the clip is not re-sliced", () => {
+  it("draws what slicing every line drew, clipped or not", () => {
+    const clipped = fc.record({ x: fc.integer({ min: 0, max: 30 }), x1: fc.integer({ min: 0, max: 30 }), x2: fc.integer({ min: 1, max: COLUMNS }), line });
+    fc.assert(
+      fc.property(clipped, ({ x, x1, x2, line: text }) => {
+        fc.pre(x1 < x2);
+        const output = newOutput() as PatchedOutput & { clip(c: { x1: number; x2: number }): void; unclip(): void };
+        output.clip({ x1, x2 });
+        output.write(x, 0, text, { transformers: [] });
+        output.unclip();
+        // What Ink did before: every line of a clipped write through slice-ansi.
+        const from = x < x1 ? x1 - x : 0;
+        const width = stringWidth(text);
+        if (x + width < x1 || x > x2) return; // drawn nowhere, both ways
+        const to = x + width > x2 ? x2 - x : width;
+        const sliced = output.gridRow([{ x: Math.max(x, x1), line: sliceAnsi(text, from, to) }]);
+        expect(drawn(output.get().output)).toBe(drawn(sliced));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
+
+describe("Ink's sanitizer (patched): styled text is not tokenized", () => {
+  const part = fc.oneof(
+    fc.constantFrom("plain", "東京", "e\u0301", "│ x", "\u0007", "\t", ";m[", "0m"),
+    fc.constantFrom("1", "22", "38;5;203", "38:2::1:2:3", "", "0;1;4").map((p) => `${ESC}[${p}m`),
+    // What must still go: cursor moves, clears, private modes, C1 controls, lone and cut escapes.
+    fc.constantFrom(`${ESC}[2J`, `${ESC}[?25l`, `${ESC}[1;1H`, `${ESC}[1 m`, `${ESC}[>1m`, "\u009B31m", "\u009B2J", `${ESC}7`, ESC, `${ESC}[`, `${ESC}[12`, "\u0085"),
+    // Links stay, in both terminations.
+    fc.constantFrom(`${ESC}]8;;https://x.dev\u0007`, `${ESC}]8;;${ESC}\\`, `${ESC}P1$r${ESC}\\`),
+  );
+  it("keeps and drops exactly what the tokenizer keeps and drops", () => {
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
+        const text = parts.join("");
+        expect(sanitizeAnsi(text)).toBe(sanitizeAnsiByTokens(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it("returns SGR-only text as it is, and still strips a cursor move", () => {
+    const styled = `${ESC}[1mbold${ESC}[22m ${ESC}[38;5;203mred${ESC}[39m`;
+    expect(sanitizeAnsi(styled)).toBe(styled);
+    expect(sanitizeAnsi(`a${ESC}[2Jb`)).toBe("ab");
+  });
+});
+
+describe("Ink's text measure (patched): line widths remembered", () => {
+  it("measures every text as its widest line and its line count", () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
+        const text = lines.join("\n");
+        expect(measureText(text)).toEqual({ width: Math.max(...lines.map((l) => stringWidth(l))), height: lines.length });
+      }),
+      { numRuns: 500 },
+    );
   });
 });
