@@ -3,9 +3,9 @@
  * alternate screen) in a real terminal — tmux at a fixed size — with 8 sub-agent panes, each
  * streaming 50 text deltas a second for 5 s, in markdown (paragraphs, emphasis, code blocks).
  *
- * This module has two halves. `run()` (called by bench/run.ts) starts tmux and, inside it, this
- * same file with `--driver`: a child process with NODE_ENV=production set before React loads, which
- * renders the dashboard on the pty, measures its own CPU with process.cpuUsage, counts the writes
+ * This module has two halves. `run()` (called by bench/run.ts) bundles this same file as the bin
+ * is bundled, starts tmux and, inside it, that bundle with `--driver`: a child process with
+ * NODE_ENV=production set before React loads, which renders the dashboard on the pty, measures its own CPU with process.cpuUsage, counts the writes
  * (frames), bytes and full-screen clears (ESC[2J) it sends to the terminal, then pumps deltas as
  * fast as the dashboard takes them to read RSS after 1k and 10k deltas per pane, and what holds it.
  * It runs twice, side by side: Ink redrawing the whole screen each frame (the old output stage) and
@@ -22,7 +22,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const PANES = 8;
 const RATE = 50;
-const SECONDS = 5;
+/** The paced part's length; ORCA_BENCH_RENDER_SECONDS=15 shows the cost once V8 has compiled the hot paths. */
+const SECONDS = Number(process.env.ORCA_BENCH_RENDER_SECONDS) || 5;
 const COLUMNS = 160;
 const ROWS = 48;
 const CLEAR = "\u001B[2J";
@@ -50,6 +51,14 @@ export interface RenderResult {
   heap_mb_mounted: number;
   heap_mb_1k: number;
   heap_mb_10k: number;
+  /**
+   * Where the RSS at 10k deltas sits, MB: V8's young generation (committed, not used: it grows
+   * with the allocation rate), the rest of the V8 heap committed, and memory outside it (yoga's
+   * WebAssembly memory, Buffers).
+   */
+  young_gen_committed_mb_10k: number;
+  other_heap_committed_mb_10k: number;
+  external_mb_10k: number;
   /** What loading the o200k tokenizer (which a real session does) adds to RSS and the heap. */
   tokenizer_rss_mb: number;
   tokenizer_heap_mb: number;
@@ -108,9 +117,9 @@ function markdownDelta(n: number): string {
 
 async function driver(outFile: string, mode: Mode): Promise<void> {
   if (process.env.NODE_ENV !== "production") throw new Error("the render driver must start with NODE_ENV=production");
-  // The V8 flag bin/orca.js sets before it loads anything: WebAssembly (yoga's layout) stays on the
-  // baseline compiler, so the dashboard measured here is the one users run.
-  v8.setFlagsFromString("--liftoff-only");
+  // The V8 flags bin/orca.js sets before it loads anything, so the dashboard measured here is the one users run.
+  const { V8_FLAGS } = await import("../bin/v8-flags.js");
+  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   // Loaded only now, so React reads NODE_ENV at its first import.
   const { EventBus } = await import("../src/events/bus.js");
   const { runDashboard } = await import("../src/ui/render.js");
@@ -221,6 +230,9 @@ async function driver(outFile: string, mode: Mode): Promise<void> {
   };
   const at1k = await memoryAt(1_000);
   const at10k = await memoryAt(10_000);
+  const spaces = v8.getHeapSpaceStatistics();
+  const committed = (young: boolean): number => spaces.filter((sp) => sp.space_name.startsWith("new_") === young).reduce((sum, sp) => sum + sp.space_size, 0) / 1e6;
+  const external = process.memoryUsage().external / 1e6;
   // A real session also holds the tokenizer's tables (orca loads them while it waits on the model).
   const { warmTokenizer } = await import("../src/model/tokens.js");
   warmTokenizer("gpt-4.1-mini");
@@ -244,6 +256,9 @@ async function driver(outFile: string, mode: Mode): Promise<void> {
     heap_mb_mounted: round(mounted.heap),
     heap_mb_1k: round(at1k.heap),
     heap_mb_10k: round(at10k.heap),
+    young_gen_committed_mb_10k: round(committed(true)),
+    other_heap_committed_mb_10k: round(committed(false)),
+    external_mb_10k: round(external),
     tokenizer_rss_mb: round(withTokenizer.rss - at10k.rss),
     tokenizer_heap_mb: round(withTokenizer.heap - at10k.heap),
   };
@@ -258,14 +273,38 @@ function round(n: number): number {
 
 // ——— the harness: starts tmux ———
 
-function measure(mode: Mode): RenderResult {
+/**
+ * The driver bundled as the bin is (one ESM file with the patched node_modules inside), so the
+ * process measured runs the code users run and holds no TypeScript loader: tsx's loader thread
+ * and its transforms were ~80 MB of the RSS measured before.
+ */
+async function bundleDriver(dir: string): Promise<string> {
+  // Imported here, not at the top, so the bundled driver does not load esbuild.
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: { driver: fileURLToPath(import.meta.url) },
+    outdir: dir,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    // As scripts/bundle.mjs: Ink's devtools chunk (which imports react-devtools-core) loads only when asked for.
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
+    banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
+    logLevel: "error",
+  });
+  return path.join(dir, "driver.mjs");
+}
+
+function measure(mode: Mode, driverFile: string): RenderResult {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-render-"));
   const out = path.join(dir, "result.json");
   const socket = `orca-bench-render-${process.pid}-${mode}`;
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  const self = fileURLToPath(import.meta.url);
-  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc --import tsx ${JSON.stringify(self)} --driver ${JSON.stringify(out)} ${mode} 2>${JSON.stringify(path.join(dir, "stderr"))}; sleep 30`;
+  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc ${JSON.stringify(driverFile)} --driver ${JSON.stringify(out)} ${mode} 2>${JSON.stringify(path.join(dir, "stderr"))}; sleep 30`;
   try {
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(COLUMNS), "-y", String(ROWS), "-c", root, command);
     const deadline = Date.now() + 120_000;
@@ -287,7 +326,17 @@ function measure(mode: Mode): RenderResult {
 }
 
 export async function run({ json }: { json: boolean }): Promise<void> {
-  const results = { full: measure("full"), diff: measure("diff") };
+  // Inside the package, so the bundle resolves what it leaves out (and the wasm files) from node_modules.
+  const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
+  fs.mkdirSync(cache, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(cache, "orca-bench-render-"));
+  let results: Record<Mode, RenderResult>;
+  try {
+    const driverFile = await bundleDriver(dir);
+    results = { full: measure("full", driverFile), diff: measure("diff", driverFile) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   if (json) {
     console.log(JSON.stringify(results));
     return;

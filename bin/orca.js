@@ -2,6 +2,7 @@
 // The entry stays tiny so `orca --version` answers without loading the runtime.
 import { readFileSync } from "node:fs";
 import v8 from "node:v8";
+import { V8_FLAGS } from "./v8-flags.js";
 
 process.env.NODE_ENV ??= "production";
 // `orca sessions | head`: a reader that goes away is not an error worth a stack trace.
@@ -17,10 +18,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(`orca ${pkg.version}\n`);
   process.exit(0);
 }
-// WebAssembly (undici's HTTP parser, the bash grammar) stays on V8's baseline compiler: an optimised
-// recompile runs on a background thread that exit then waits for, ~90 ms after every run's last
-// response (bench/overhead.ts); the baseline code is fast enough for what these modules parse.
-v8.setFlagsFromString("--liftoff-only");
+// Why each flag: bin/v8-flags.js.
+for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
 const { main } = await import("../dist/bundle/main.js");
 const code = await main(argv);
 process.exitCode = code;
