@@ -1,4 +1,4 @@
-import stringWidth from "string-width";
+import stringWidth, { NARROW_RANGES } from "string-width";
 import { Styles } from "./wrap-styled.js";
 
 /**
@@ -96,20 +96,12 @@ export function compactStyles(text: string): string {
 }
 
 /**
- * One-column symbols of the pane borders, spinners and markers: box drawing and block elements,
- * braille (the spinner), dashes, bullets and the ellipsis, arrows, the middle dot, ✓ and ✗.
+ * One-column symbols of the pane borders, spinners and markers: the set patches/string-width
+ * counts without walking graphemes (box drawing, blocks, braille, punctuation, arrows, ✓ and ✗…).
  * Emoji-presentation code points (which string-width counts as two) are not among them; a test
- * checks every one against string-width.
+ * checks every one against string-width's grapheme walk.
  */
-export const NARROW_SYMBOLS: readonly (readonly [number, number])[] = [
-  [0x00b7, 0x00b7],
-  [0x2010, 0x2027],
-  [0x2190, 0x21ff],
-  [0x2500, 0x259f],
-  [0x2800, 0x28ff],
-  [0x2713, 0x2713],
-  [0x2717, 0x2717],
-];
+export const NARROW_SYMBOLS: readonly (readonly [number, number])[] = NARROW_RANGES;
 
 function narrowSymbolClass(): string {
   const hex = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;

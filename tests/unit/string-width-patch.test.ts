@@ -26,8 +26,8 @@ describe("string-width (patched): the fast path for ASCII and one-column symbols
 
   it("agrees with the grapheme walk on mixed text: symbols next to combining marks, emoji, wide characters and escapes", () => {
     const piece = fc.oneof(
-      fc.constantFrom("a", " ", "~", "token 12", "│", "─", "╭", "⠼", "…", "•", "→", "·", "✓", "✗", "█", "↳"),
-      fc.constantFrom("日", "\u0301", "\uFE0F", "\u20E3", "⚙", "✅", "👍🏽", "\u200D", "é", "\u00AD", "\t", "\u200B"),
+      fc.constantFrom("a", " ", "~", "token 12", "│", "─", "╭", "⠼", "…", "•", "→", "·", "✓", "✗", "█", "↳", "⚙", "⚠", "›", "≥", "◌", "‼"),
+      fc.constantFrom("日", "\u0301", "\uFE0F", "\u20E3", "✅", "◽", "👍🏽", "\u200D", "é", "\u00AD", "\t", "\u200B", "\u2060"),
       fc.constantFrom(`${ESC}[1m`, `${ESC}[0m`, `${ESC}[38;5;33m`, `${ESC}[m`, `${ESC}]8;;https://x.dev\u0007`),
     );
     fc.assert(
