@@ -2,6 +2,7 @@ import { raceAbort as raceAbortWith } from "../util/race-abort.js";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
+import { withByteBody } from "./byte-body.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { ModelError } from "../util/errors.js";
@@ -42,7 +43,7 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
     const client = this.baseClient().withOptions({
       fetch: async (input: string | URL | Request, init?: RequestInit) => {
         attempts++;
-        const response = await fetch(input, init);
+        const response = await fetch(input, withByteBody(init));
         if (!response.ok) return response;
         preview = new ResponsePreview();
         return preview.tap(response);

@@ -125,8 +125,21 @@ function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string
   return { tokens, exact: allExact };
 }
 
+// A tool's spec is one object for the life of its tool (the registry caches it), so its JSON is
+// made once rather than on every step's estimates.
+const specJson = new WeakMap<ToolSpec, string>();
+
+/** JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), from each spec's cached JSON. */
 function toolsJson(tools: ToolSpec[]): string {
-  return JSON.stringify(tools.map((t) => ({ type: "function", function: t })));
+  const parts = tools.map((t) => {
+    let json = specJson.get(t);
+    if (json === undefined) {
+      json = JSON.stringify({ type: "function", function: t });
+      specJson.set(t, json);
+    }
+    return json;
+  });
+  return `[${parts.join(",")}]`;
 }
 
 function toolTokens(json: string, model: string, exact: boolean): { exact: boolean; tokens: number } {
@@ -188,9 +201,10 @@ async function countInSlices(messages: readonly ChatMessage[], encoding: Encodin
 
 /** A message's count: the cached one when it still fits (exact, or a bound when one is enough), else taken now. */
 function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): Counted {
-  const parts = messageParts(message);
   const hit = cache.get(message);
-  if (hit && hit.encoding === encoding && (hit.exact || !exact) && sameParts(hit.parts, parts)) return hit;
+  // Every step checks every message of the history: a hit builds nothing.
+  if (hit && hit.encoding === encoding && (hit.exact || !exact) && partsAre(hit.parts, message)) return hit;
+  const parts = messageParts(message);
   const text = message.role === "system" || message.role === "user" ? (parts[0] as string) : parts.join("\n");
   let tokens = PER_MESSAGE + (exact ? countTokens(text, model) : Buffer.byteLength(text, "utf8"));
   if (message.role === "assistant") tokens += message.toolCalls.length * PER_TOOL_CALL;
@@ -215,10 +229,24 @@ function messageParts(message: ChatMessage): unknown[] {
   }
 }
 
-function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** Whether `parts` are still the message's parts (messageParts, compared by identity without building them). */
+function partsAre(parts: readonly unknown[], message: ChatMessage): boolean {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return parts.length === 1 && parts[0] === message.content;
+    case "tool":
+      return parts.length === 2 && parts[0] === message.toolCallId && parts[1] === message.content;
+    case "assistant": {
+      const calls = message.toolCalls;
+      if (parts.length !== 1 + calls.length * 3 || parts[0] !== message.content) return false;
+      for (let i = 0; i < calls.length; i++) {
+        const c = calls[i]!;
+        if (parts[1 + i * 3] !== c.id || parts[2 + i * 3] !== c.name || parts[3 + i * 3] !== c.raw) return false;
+      }
+      return true;
+    }
+  }
 }
 
 /**

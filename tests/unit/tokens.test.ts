@@ -70,6 +70,21 @@ describe("estimateRequestTokens", () => {
     expect(estimateRequestTokens([message], [], "gpt-4o")).toBeGreaterThan(before);
   });
 
+  it("notices a changed tool call of an assistant message, and counts the tools as their JSON exactly", () => {
+    const call = { id: "call_9", name: "read_file", raw: '{"path":"a.ts"}', args: { path: "a.ts" } };
+    const message: ChatMessage = { role: "assistant", content: "", toolCalls: [call] };
+    const before = estimateRequestTokens([message], [], "gpt-4o");
+    call.raw = JSON.stringify({ path: "a/much/longer/path/to/a/file/that/takes/more/tokens.ts" });
+    expect(estimateRequestTokens([message], [], "gpt-4o")).toBeGreaterThan(before);
+    const tools = [
+      { name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } },
+      { name: "bash", description: "Run a command", parameters: { type: "object", properties: { command: { type: "string" } } } },
+    ];
+    const json = JSON.stringify(tools.map((t) => ({ type: "function", function: t })));
+    // Twice: the second count reads each spec's cached JSON.
+    for (let i = 0; i < 2; i++) expect(estimateRequestTokens([], tools, "gpt-4o")).toBe(3 + countTokens(json, "gpt-4o"));
+  });
+
   it("uses the estimate for non-OpenAI models", () => {
     expect(estimateRequestTokens([{ role: "user", content: japanese }], [], "llama3")).toBeGreaterThanOrEqual(japanese.length);
   });
