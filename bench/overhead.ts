@@ -7,6 +7,8 @@
  * - spawn_to_first_request_ms: spawn → the first request reaches the server (`orca -p hi`).
  * - step_overhead_ms: the end of a model response that asked for one read_file → the start of the
  *   next request (the tool, the log, the next request's assembly): every step of every run.
+ * - step_overhead_long_history_ms: the same for steps 100–150 of one 150-step run, when each request
+ *   carries ~200–300 KB of history (what a long session sends; a fifth of the runs).
  * - last_response_to_exit_ms: the end of the last response → the process has exited.
  * - hi_wall_ms: the whole `orca -p hi`, spawn → exit.
  * 20 runs each (ORCA_BENCH_RUNS); the JSON holds the medians, the table min / median / max.
@@ -18,6 +20,8 @@ import { tempWorkspace, TEST_KEY, type TempWorkspace } from "../tests/fixtures/h
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 20);
 const STEPS = 5;
+const LONG_STEPS = 150;
+const LONG_FROM = 100;
 const BIN = fileURLToPath(new URL("../bin/orca.js", import.meta.url));
 // ORCA_BENCH_BASELINE: another build's bin (e.g. main's, built in a scratch copy), measured in
 // turns with this one so that both see the same load.
@@ -26,6 +30,7 @@ const BASELINE = process.env.ORCA_BENCH_BASELINE || undefined;
 export interface OverheadResult {
   spawn_to_first_request_ms: number;
   step_overhead_ms: number;
+  step_overhead_long_history_ms: number;
   last_response_to_exit_ms: number;
   hi_wall_ms: number;
 }
@@ -44,13 +49,13 @@ interface Timed {
 }
 
 /** Runs the bin once; returns when the child has exited, with this process's clock readings. */
-async function timedRun(bin: string, replies: ScriptedReply[], ws: TempWorkspace, prompt: string): Promise<Timed> {
+async function timedRun(bin: string, replies: ScriptedReply[], ws: TempWorkspace, prompt: string, extraArgs: string[] = []): Promise<Timed> {
   const server = await startScriptedServer(replies);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: ws.home, ORCA_DATA_DIR: ws.dataDir, OPENAI_API_KEY: TEST_KEY };
   try {
     let stderr = "";
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [bin, "-p", prompt, "--base-url", server.url, "--yes"], { cwd: ws.dir, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [bin, "-p", prompt, "--base-url", server.url, "--yes", ...extraArgs], { cwd: ws.dir, env, stdio: ["ignore", "ignore", "pipe"] });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const { exitedAt, code } = await new Promise<{ exitedAt: number; code: number | null }>((resolve, reject) => {
       child.on("error", reject);
@@ -74,9 +79,13 @@ type Measured = Record<keyof OverheadResult, Spread>;
 
 /** Measures each bin, taking turns run by run. */
 export async function measure(bins: string[] = [BIN]): Promise<Measured[]> {
-  const ws = tempWorkspace(Object.fromEntries(Array.from({ length: STEPS }, (_, i) => [`src/file${i}.ts`, "export const x = 1; // some code here\n".repeat(50)])));
+  const ws = tempWorkspace(Object.fromEntries(Array.from({ length: LONG_STEPS }, (_, i) => [`src/file${i}.ts`, "export const x = 1; // some code here\n".repeat(50)])));
+  const reads = (n: number): ScriptedReply[] => [
+    ...Array.from({ length: n }, (_, i): ScriptedReply => ({ toolCalls: [{ name: "read_file", args: { path: `src/file${i}.ts` } }] })),
+    { text: "read them all" },
+  ];
   try {
-    const samples = bins.map(() => ({ first: [] as number[], exit: [] as number[], wall: [] as number[], steps: [] as number[] }));
+    const samples = bins.map(() => ({ first: [] as number[], exit: [] as number[], wall: [] as number[], steps: [] as number[], longSteps: [] as number[] }));
     for (let run = 0; run < RUNS; run++) {
       for (const [b, bin] of bins.entries()) {
         const hi = await timedRun(bin, [{ text: "hello" }], ws, "hi");
@@ -88,17 +97,20 @@ export async function measure(bins: string[] = [BIN]): Promise<Measured[]> {
     }
     for (let run = 0; run < RUNS; run++) {
       for (const [b, bin] of bins.entries()) {
-        const replies: ScriptedReply[] = [
-          ...Array.from({ length: STEPS }, (_, i): ScriptedReply => ({ toolCalls: [{ name: "read_file", args: { path: `src/file${i}.ts` } }] })),
-          { text: "read them all" },
-        ];
-        const { server } = await timedRun(bin, replies, ws, "read the files");
+        const { server } = await timedRun(bin, reads(STEPS), ws, "read the files");
         for (let i = 0; i < STEPS; i++) samples[b]!.steps.push(server.requests[i + 1]!.arrivedHr - server.requests[i]!.finishedHr!);
+      }
+    }
+    for (let run = 0; run < Math.max(3, Math.round(RUNS / 5)); run++) {
+      for (const [b, bin] of bins.entries()) {
+        const { server } = await timedRun(bin, reads(LONG_STEPS), ws, "read the files", ["--max-steps", String(LONG_STEPS + 1)]);
+        for (let i = LONG_FROM; i < LONG_STEPS; i++) samples[b]!.longSteps.push(server.requests[i + 1]!.arrivedHr - server.requests[i]!.finishedHr!);
       }
     }
     return samples.map((s) => ({
       spawn_to_first_request_ms: spread(s.first),
       step_overhead_ms: spread(s.steps),
+      step_overhead_long_history_ms: spread(s.longSteps),
       last_response_to_exit_ms: spread(s.exit),
       hi_wall_ms: spread(s.wall),
     }));
@@ -110,6 +122,7 @@ export async function measure(bins: string[] = [BIN]): Promise<Measured[]> {
 const TARGETS: Record<keyof OverheadResult, string> = {
   spawn_to_first_request_ms: "≤ 100",
   step_overhead_ms: "≤ 3",
+  step_overhead_long_history_ms: "",
   last_response_to_exit_ms: "≤ 15",
   hi_wall_ms: "≤ 150",
 };
@@ -121,7 +134,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
     console.log(JSON.stringify(medians));
     return;
   }
-  console.log(`${RUNS} runs of \`orca -p hi\` and ${RUNS} of ${STEPS} read_file steps, scripted server with zero latency, Node ${process.version}\n`);
+  console.log(`${RUNS} runs of \`orca -p hi\`, ${RUNS} of ${STEPS} read_file steps and ${Math.max(3, Math.round(RUNS / 5))} of ${LONG_STEPS}, scripted server with zero latency, Node ${process.version}\n`);
   const cells = (v: Spread) => `${v.min} | ${v.median} | ${v.max}`;
   console.log(`| metric | min | median | max |${baseline ? " baseline min | median | max |" : ""} samples | target |`);
   console.log(`|---|---|---|---|${baseline ? "---|---|---|" : ""}---|---|`);
