@@ -42,8 +42,8 @@ export interface AgentRuntime {
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
   /** The exact count, asked when the estimate alone would refuse the request (the token budget). */
   exactTokens?(history: ChatMessage[], tools: ToolSpec[]): number;
-  /** Loads what exact counts need; called when the model is slow to answer, so the wait hides it. */
-  warmTokens?(): void;
+  /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. */
+  warmUp?(): void;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
   inbox?: AgentInbox;
   /**
@@ -80,7 +80,7 @@ export interface AgentOutcome {
  * calls, append one result per call, repeat. Invariant: when this returns (or a request is sent),
  * every tool call in the history has exactly one result.
  */
-/** How long orca may wait idle on the model before it uses the wait to load its tokenizer. */
+/** How long orca may wait idle on the model before it uses the wait to load what later steps need (warmUp). */
 const WARM_AFTER_MS = 30;
 
 export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Promise<AgentOutcome> {
@@ -148,10 +148,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     let text = "";
     const toolCalls: ToolCall[] = [];
     const thinking: ThinkingBlock[] = [];
-    // While the model thinks: the tokenizer loads (off the path to the first request), and the
-    // messages of the last step are counted exactly (off the path to this one).
+    // While the model thinks: the tokenizer and the shell grammar load (off the path to the first
+    // request), and the messages of the last step are counted exactly (off the path to this one).
     const warmed = whenIdle(WARM_AFTER_MS, () => {
-      agent.warmTokens?.();
+      agent.warmUp?.();
       void countPendingTokens(agent.history, agent.model.name, signal).catch(() => {});
     });
     try {

@@ -7,6 +7,7 @@ import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, ToolSpec } from "../model/model.js";
 import { estimateRequestTokens, quickRequestTokens, warmTokenizer } from "../model/tokens.js";
 import type { ToolExecutor } from "../tools/executor.js";
+import { loadShellParser } from "../tools/shell/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
@@ -112,7 +113,10 @@ export class AgentRunner {
           claimCallId: (id) => this.deps.agents.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => quickRequestTokens(history, tools, agent.model.name).tokens,
           exactTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
-          warmTokens: () => warmTokenizer(agent.model.name),
+          warmUp: () => {
+            warmTokenizer(agent.model.name);
+            loadShellParser().catch(() => undefined); // a failure is reported by the permission check that needs it
+          },
           beforeRequest: this.deps.compact
             ? async (history, signal, tools) => {
                 await this.deps.compact!(agent, history, signal, tools);

@@ -16,7 +16,6 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
 import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
-import { loadShellParser } from "../tools/shell/index.js";
 import { Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -194,9 +193,10 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     }
   };
 
-  // The shell grammar the permission check reads commands with loads in the background (the
-  // check awaits it); a failure leaves every command uncertain, so they ask.
-  loadShellParser().catch(() => undefined);
+  // The shell grammar the permission check reads commands with is not loaded here: it loads while
+  // the first request waits on the model (the agent loop's warm-up), or at the first check that
+  // needs it. Loading it at start competed with the first request for the CPU, and a run with no
+  // tool call (`orca -p hi`) waited at exit for it to finish compiling.
   const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
   const preparing = prepareRootModel();

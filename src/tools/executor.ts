@@ -108,6 +108,8 @@ export class ToolExecutor {
     let hookAnswer: PreToolHookAnswer | undefined;
     const hooks = this.deps.hooks;
     if (hooks?.has("PreToolUse")) {
+      // A hook's `if` on a command reads it with the shell grammar, as the check after it does.
+      await permissions.ready(caller.agentId);
       const pre = await hooks.preToolUse(callerOf(caller), { id: call.id, name: tool.name, args }, { signal: caller.signal, ruleMatches: (rule) => permissions.ruleMatches(tool, args, rule) });
       if (caller.signal.aborted) return { result: cancelled(caller.signal) };
       notes.push(...pre.additionalContext.map((c) => `PreToolUse hook context: ${c}`));

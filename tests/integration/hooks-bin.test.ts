@@ -58,6 +58,17 @@ function jsonLines(file: string): Record<string, unknown>[] {
 const userMessages = (r: RecordedRequest): string[] => r.body.messages.filter((m) => m.role === "user").map((m) => m.content ?? "");
 
 describe("PreToolUse through orca -p", () => {
+  it("an `if` on a command is read by the shell grammar from the run's very first call (the grammar is not loaded at start)", async () => {
+    // The scripted model answers at once: the grammar has not loaded in the background yet when
+    // the first call's hooks are matched. An unread command would make the hook run.
+    const { server, ws } = await setup([call("bash", { command: "ls" }, "ls1"), call("bash", { command: "git --version" }, "git1"), { text: "done" }]);
+    const marker = ws.file("hook-ran.txt");
+    config(ws, `hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          if: "Bash(git *)"\n          command: 'jq -r .tool_input.command >> ${JSON.stringify(marker)}'\n`);
+    const run = await runOrca(["-p", "look around", "--base-url", server.url, "--yes"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(marker, "utf8")).toBe("git --version\n");
+  });
+
   it("exit 2 denies bash(rm …): the model reads the hook's stderr, the file survives, and the log has a decision by hook", async () => {
     const { server, ws } = await setup(
       [{ toolCalls: [{ id: "rm1", name: "bash", args: { command: "rm -rf victim" } }, { id: "ok1", name: "bash", args: { command: "echo fine > ok.txt" } }] }, { text: "understood" }],

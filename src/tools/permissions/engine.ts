@@ -146,9 +146,16 @@ export class Permissions {
     return this.deny.find((r) => r.tool("read_file") && denyMatch(r, "read_file", subject) === "yes")?.text;
   }
 
+  /**
+   * Resolves once the shell grammar has loaded (or failed to: every command is then uncertain and
+   * asks). Every command is read by it, so a check, and a hook's `if` on a command, wait for this.
+   */
+  async ready(agentId: string): Promise<void> {
+    await loadShellParser().catch((error: unknown) => this.grammarFailed(agentId, error));
+  }
+
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
-    // Every command is read by the shell grammar; a grammar that failed to load leaves them all uncertain.
-    await loadShellParser().catch((error: unknown) => this.grammarFailed(call.agentId, error));
+    await this.ready(call.agentId);
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
     const judged = this.subjectOf(call, call.args, ws);
