@@ -1,4 +1,6 @@
 import stringWidth, { NARROW_RANGES } from "string-width";
+import { rewriteByCells } from "./row-cells.js";
+import { findScroll, scrollBytes, scrolled } from "./scroll-region.js";
 import { Styles } from "./wrap-styled.js";
 
 /**
@@ -27,6 +29,8 @@ const CLEAR_PREFIX = /^(?:\u001B\[2J|\u001B\[3J|\u001B\[H)+/;
 const ESCAPE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\))/y;
 const SGR = /\u001B\[[0-9;:]*m/g;
 const RESET = `${ESC}[0m`;
+/** Bands scrolled in one frame at most (each later one is looked for after the ones before). */
+const MAX_SCROLLS = 4;
 const ERASE_TO_END = `${ESC}[K`;
 
 export class FrameDiff {
@@ -56,6 +60,15 @@ export class FrameDiff {
     if (rows.at(-1) === "") rows.pop();
     const sent: string[] = [];
     let out = "";
+    // A band that moved up (a streaming pane as wide as the screen, or panes side by side that
+    // moved together) is scrolled, not rewritten; another band may follow (panes stacked in two).
+    for (let bands = 0; bands < MAX_SCROLLS; bands++) {
+      const scroll = findScroll(this.previous, rows);
+      if (!scroll) break;
+      out += scrollBytes(scroll);
+      this.previous = scrolled(this.previous, scroll, "");
+      this.sent = scrolled(this.sent, scroll, "");
+    }
     const count = Math.max(rows.length, this.previous.length);
     for (let row = 0; row < count; row++) {
       const now = rows[row] ?? "";
@@ -129,6 +142,9 @@ function changedRow(row: number, before: string, now: string): string {
   const whole = `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}`;
   // A hyperlink open at the cut would need re-opening: such rows are written whole.
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
+  // Rows of one-column characters (nearly all of them) are compared column by column.
+  const byCells = rewriteByCells(row, before, now);
+  if (byCells !== null) return byCells.length < whole.length ? byCells : whole;
   const inBefore = escapeRanges(before);
   const inNow = escapeRanges(now);
   const start = safeStart(before, now, inNow);

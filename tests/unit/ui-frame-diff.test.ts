@@ -51,6 +51,38 @@ describe("FrameDiff", () => {
     );
   });
 
+  it("scrolls a band of rows that moved up instead of rewriting it, and leaves the screen a full redraw leaves", () => {
+    const TALL = 16;
+    const whole = (frame: string) => {
+      const screen = new Terminal(TALL, COLUMNS);
+      frame.split("\n").forEach((row, i) => screen.write(`${ESC}[${i + 1};1H${row}${ESC}[0m`));
+      return screen.text();
+    };
+    const line = fc.array(piece, { minLength: 4, maxLength: 10 }).map((parts) => parts.join("")).filter((r) => stringWidth(r) <= COLUMNS);
+    const step = fc.record({ by: fc.integer({ min: 0, max: 4 }), title: fc.boolean(), edit: fc.option(fc.record({ at: fc.nat(TALL - 1), text: line })) });
+    let scrolls = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: TALL * 3, maxLength: TALL * 3 }), fc.array(step, { minLength: 1, maxLength: 8 }), (lines, steps) => {
+        const diff = new FrameDiff();
+        const screen = new Terminal(TALL, COLUMNS);
+        let offset = 0;
+        for (const { by, title, edit } of steps) {
+          offset += by;
+          // A title row that stays or changes, a body of streaming lines, a footer.
+          const rows = [title ? "title" : `${ESC}[1mtitle${ESC}[22m`, ...lines.slice(offset, offset + TALL - 2), "footer"];
+          if (edit) rows[edit.at] = edit.text;
+          const frame = rows.join("\n");
+          const out = diff.next(frame);
+          if (out.includes(`${ESC}[r`)) scrolls++;
+          screen.write(out);
+          expect(screen.text()).toBe(whole(frame));
+        }
+      }),
+      { numRuns: 400 },
+    );
+    expect(scrolls).toBeGreaterThan(100);
+  });
+
   it("keeps the screen right across repaints, with rows as wide as the screen whose trailing styles alone change", () => {
     const border = `${ESC}[36m│${ESC}[39m`;
     const fullRow = fc
