@@ -59,6 +59,11 @@ export function cellsOf(text: string): Cells | null {
   return { chars, styles, at };
 }
 
+/** Whether column `c` shows nothing: past the row's end, or an unstyled space (a blank past one row's end matches it). */
+function blankAt(cells: Cells, c: number): boolean {
+  return cells.chars.length <= c || (cells.chars[c] === " " && cells.styles[c] === "");
+}
+
 /** Unchanged columns between two changed stretches cost less to rewrite than a new cursor move and style, up to this many. */
 const GAP = 12;
 
@@ -73,9 +78,7 @@ export function changedStretches(before: Cells, now: Cells): [number, number][] 
   let lastChanged = -1;
   for (let c = 0; c < columns; c++) {
     const same = before.chars[c] === now.chars[c] && before.styles[c] === now.styles[c];
-    // A blank past one row's end matches an unstyled space of the other.
-    const blank = (cells: Cells) => cells.chars.length <= c || (cells.chars[c] === " " && cells.styles[c] === "");
-    if (same || (blank(before) && blank(now))) continue;
+    if (same || (blankAt(before, c) && blankAt(now, c))) continue;
     if (from !== -1 && c - lastChanged > GAP) {
       out.push([from, lastChanged + 1]);
       from = -1;
