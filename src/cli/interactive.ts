@@ -56,6 +56,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       resume,
       trustProject,
       wrapTool: setup.wrapTool,
+      // Loaded after the dashboard's first frame (warmUp below), not before it.
+      warmModel: false,
     });
   try {
     started = await start(setup.resume);
@@ -95,6 +97,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       keymap: keys.keymap,
       host,
       welcome: initialPrompt || setup.resume ? undefined : welcome(started),
+      warmUp: () => void started?.warmModel(),
     });
     const { exitCode } = await dashboard;
     // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).

@@ -56,6 +56,12 @@ export interface CreateSessionOptions {
    * the scheduler's per-path wait shows in the queue line; the scheduler itself is untouched.
    */
   wrapTool?: (tool: AnyTool) => AnyTool;
+  /**
+   * Default true: the root model's client and Node's fetch load while the sandbox probe runs (a
+   * headless run's first request follows at once). The dashboard passes false and calls
+   * `SessionSetup.warmModel` once its first frame is out: the user reads before typing.
+   */
+  warmModel?: boolean;
 }
 
 /**
@@ -81,6 +87,8 @@ export interface SessionSetup {
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
   killChildrenSync(): void;
+  /** Loads the root model's client and Node's fetch ahead of the first request (never fails). */
+  warmModel(): Promise<void>;
 }
 
 /** Everything orca loads at start-up, without side effects beyond the session log. */
@@ -199,7 +207,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // tool call (`orca -p hi`) waited at exit for it to finish compiling.
   const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
-  const preparing = prepareRootModel();
+  const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
   const sandbox = await opening;
   await preparing;
   const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
@@ -331,6 +339,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       shells.killAllSync();
       mcp?.killAllSync();
     },
+    warmModel: prepareRootModel,
   };
 }
 

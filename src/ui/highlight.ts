@@ -25,8 +25,19 @@ import { paint, type Role } from "./theme.js";
  * tree, so no HTML is parsed). Only the languages agents write most are registered: the bundle
  * stays small, and an unknown language is shown plain rather than guessed.
  */
-const lowlight = createLowlight({ bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, ruby, rust, shell, sql, typescript, xml, yaml });
-lowlight.registerAlias({ javascript: ["js", "jsx", "mjs", "cjs"], typescript: ["ts", "tsx"], bash: ["sh", "zsh", "console"], python: ["py"], yaml: ["yml"], xml: ["html", "svg"], rust: ["rs"], ruby: ["rb"], markdown: ["md"] });
+let lowlight: ReturnType<typeof createLowlight> | undefined;
+
+/**
+ * The grammars, registered on first use rather than when the dashboard loads: building them took
+ * ~10 ms before the dashboard's first frame, and most sessions show no code block that soon.
+ */
+function highlighter(): ReturnType<typeof createLowlight> {
+  if (!lowlight) {
+    lowlight = createLowlight({ bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, ruby, rust, shell, sql, typescript, xml, yaml });
+    lowlight.registerAlias({ javascript: ["js", "jsx", "mjs", "cjs"], typescript: ["ts", "tsx"], bash: ["sh", "zsh", "console"], python: ["py"], yaml: ["yml"], xml: ["html", "svg"], rust: ["rs"], ruby: ["rb"], markdown: ["md"] });
+  }
+  return lowlight;
+}
 
 const ROLES: Record<string, Role> = {
   keyword: "keyword",
@@ -69,10 +80,10 @@ function roleOf(classes: unknown, inherited: Role | null): Role | null {
 /** The lines of `code`, coloured when `lang` is a registered language; ANSI never spans two lines. */
 export function highlightLines(code: string, lang: string | undefined): string[] {
   const name = lang?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (!name || !lowlight.registered(name)) return code.split("\n");
+  if (!name || !highlighter().registered(name)) return code.split("\n");
   let tree: Root;
   try {
-    tree = lowlight.highlight(name, code);
+    tree = highlighter().highlight(name, code);
   } catch {
     return code.split("\n");
   }

@@ -35,6 +35,8 @@ export interface DashboardOptions {
   welcome?: WelcomeInfo;
   /** Redraw the whole screen on every frame instead of the changed lines (a benchmark's baseline). */
   fullRedraw?: boolean;
+  /** Called once the first frame is out: work the first answer needs that need not hold up the screen. */
+  warmUp?: () => void;
 }
 
 /**
@@ -92,8 +94,12 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
       </WelcomeContext.Provider>,
       { stdout: output.stream, stdin, exitOnCtrlC: false, patchConsole: false },
     );
-    // Off the first answer's path: the markdown renderer warms up once the first frame is out.
-    warm = setTimeout(warmMarkdown, 100);
+    // Off the first answer's path: the markdown renderer (and what the caller asks for, such as
+    // the model's HTTP stack) warms up once the first frame is out.
+    warm = setTimeout(() => {
+      warmMarkdown();
+      opts.warmUp?.();
+    }, 100);
     warm.unref();
     await instance.waitUntilExit();
     return { exitCode };
