@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { reduce, initialState } from "../../src/ui/state/reducer.js";
+import { FrameCost } from "../../src/ui/state/frame-cost.js";
 import { coalesce, DashboardStore } from "../../src/ui/state/store.js";
 import { wrapPlain } from "../../src/ui/wrap.js";
 
@@ -63,6 +64,20 @@ describe("DashboardStore flushes", () => {
     const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 40 });
     expect(store.interval).toBe(40);
     store.dispose();
+  });
+});
+
+describe("the frame cost the store spaces flushes by", () => {
+  it("is moved little by one stall between steady frames, and follows a lasting rise within a few frames", () => {
+    const cost = new FrameCost();
+    for (let i = 0; i < 20; i++) cost.record(4);
+    cost.record(40);
+    // One 40 ms stall: the estimate rises to 5.6 ms, not 11.2 (flushes 70 ms apart at an 8 % budget, not 140).
+    expect(cost.estimate).toBeCloseTo(5.6, 5);
+    cost.record(4);
+    expect(cost.estimate).toBeLessThan(5.6);
+    for (let i = 0; i < 10; i++) cost.record(40);
+    expect(cost.estimate).toBeGreaterThan(30);
   });
 });
 

@@ -2,6 +2,7 @@ import type { EventBus } from "../../events/bus.js";
 import type { OrcaEvent } from "../../events/types.js";
 import type { McpServerState, SchedulerCounts } from "../../orchestrator/types.js";
 import { coalesce } from "./coalesce.js";
+import { FrameCost } from "./frame-cost.js";
 import { initialState, reduce } from "./reducer.js";
 import { replayState, notice } from "./replay.js";
 import type { DashboardState } from "./types.js";
@@ -40,8 +41,8 @@ export class DashboardStore {
   private listeners = new Set<() => void>();
   private readonly minInterval: number;
   private readonly budget: number;
-  /** Smoothed wall time of one flush and the render it causes, ms. */
-  private frameCost = 0;
+  /** Wall time of one flush and the render it causes. */
+  private readonly frameCost = new FrameCost();
 
   constructor(opts: StoreOptions) {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
@@ -119,15 +120,12 @@ export class DashboardStore {
     const started = performance.now();
     for (const listener of this.listeners) listener();
     // React renders and Ink writes in the microtasks after the listeners; a macrotask runs after.
-    setImmediate(() => {
-      const cost = performance.now() - started;
-      this.frameCost = this.frameCost === 0 ? cost : this.frameCost * 0.8 + cost * 0.2;
-    });
+    setImmediate(() => this.frameCost.record(performance.now() - started));
   }
 
   /** The time between flushes now: the minimum, or longer when frames are expensive. */
   get interval(): number {
-    return Math.min(MAX_INTERVAL_MS, Math.max(this.minInterval, this.frameCost / this.budget));
+    return Math.min(MAX_INTERVAL_MS, Math.max(this.minInterval, this.frameCost.estimate / this.budget));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
