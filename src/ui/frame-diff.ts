@@ -1,5 +1,5 @@
 import stringWidth, { NARROW_RANGES } from "string-width";
-import { rewriteByCells } from "./row-cells.js";
+import { CellsByFrame, rewriteByCells } from "./row-cells.js";
 import { findScroll, scrollBytes, scrolled } from "./scroll-region.js";
 import { Styles } from "./wrap-styled.js";
 
@@ -37,6 +37,7 @@ export class FrameDiff {
   /** The rows on screen as Ink wrote them (to see what changed) and as they were sent (compacted). */
   private previous: string[] = [];
   private sent: string[] = [];
+  private readonly cells = new CellsByFrame();
 
   /** Forget what is on screen: the next frame is written whole (after a clear, a resize). */
   reset(): void {
@@ -80,10 +81,11 @@ export class FrameDiff {
       const compact = compactStyles(now);
       const before = this.sent[row];
       sent.push(compact);
-      out += before === undefined ? `${moveTo(row, 0)}${compact}${RESET}${ERASE_TO_END}` : changedRow(row, before, compact);
+      out += before === undefined ? `${moveTo(row, 0)}${compact}${RESET}${ERASE_TO_END}` : changedRow(row, before, compact, this.cells);
     }
     this.previous = rows;
     this.sent = sent;
+    this.cells.endFrame();
     return out;
   }
 }
@@ -138,12 +140,12 @@ export function rowWidth(text: string): number {
 }
 
 /** The bytes that rewrite one row from `before` to `now`: the differing span when that is safe. */
-function changedRow(row: number, before: string, now: string): string {
+function changedRow(row: number, before: string, now: string, cells: CellsByFrame): string {
   const whole = `${moveTo(row, 0)}${now}${RESET}${ERASE_TO_END}`;
   // A hyperlink open at the cut would need re-opening: such rows are written whole.
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
   // Rows of one-column characters (nearly all of them) are compared column by column.
-  const byCells = rewriteByCells(row, before, now);
+  const byCells = rewriteByCells(row, before, now, (text) => cells.of(text));
   if (byCells !== null) return byCells.length < whole.length ? byCells : whole;
   const inBefore = escapeRanges(before);
   const inNow = escapeRanges(now);

@@ -91,13 +91,37 @@ export function changedStretches(before: Cells, now: Cells): [number, number][] 
 }
 
 /**
+ * The cells of the rows of this frame and the last: a changed row's text on screen is the text it
+ * was given as new one frame before, so each is read once.
+ */
+export class CellsByFrame {
+  private last = new Map<string, Cells | null>();
+  private current = new Map<string, Cells | null>();
+
+  of(text: string): Cells | null {
+    // A row that cannot be read as cells is remembered as null, so it is not read again either.
+    let cells = this.current.get(text);
+    if (cells === undefined) cells = this.last.get(text);
+    if (cells === undefined) cells = cellsOf(text);
+    this.current.set(text, cells);
+    return cells;
+  }
+
+  /** The frame is written: what it read is what the next frame's rows are compared with. */
+  endFrame(): void {
+    this.last = this.current;
+    this.current = new Map();
+  }
+}
+
+/**
  * The bytes that turn row `row` from `before` into `now` stretch by stretch, or null when either
  * row cannot be read as cells. Each stretch is addressed, opened in its styles and closed; a
  * stretch that reaches past the new row's end erases the rest of the line.
  */
-export function rewriteByCells(row: number, before: string, now: string): string | null {
-  const old = cellsOf(before);
-  const next = old && cellsOf(now);
+export function rewriteByCells(row: number, before: string, now: string, read: (text: string) => Cells | null = cellsOf): string | null {
+  const old = read(before);
+  const next = old && read(now);
   if (!old || !next) return null;
   let out = "";
   for (const [from, to] of changedStretches(old, next)) {
