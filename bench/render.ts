@@ -290,20 +290,8 @@ function round(n: number): number {
 async function bundleDriver(dir: string): Promise<string> {
   // Imported here, not at the top, so the bundled driver does not load esbuild.
   const { build } = await import("esbuild");
-  await build({
-    entryPoints: { driver: fileURLToPath(import.meta.url) },
-    outdir: dir,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    // As scripts/bundle.mjs: Ink's devtools chunk (which imports react-devtools-core) loads only when asked for.
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
-    logLevel: "error",
-  });
+  const { bundleOptions } = await import("../scripts/bundle-options.mjs");
+  await build({ ...bundleOptions({ driver: fileURLToPath(import.meta.url) }, dir), outExtension: { ".js": ".mjs" } });
   return path.join(dir, "driver.mjs");
 }
 

@@ -6,41 +6,12 @@
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
-
-/**
- * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
- * 400 KB of parser compiled on every start. orca parses front matter with the safe schema only,
- * which has no JavaScript types, so the bundle leaves esprima out: the type then never resolves.
- */
-const noEsprima = {
-  name: "no-esprima",
-  setup(b) {
-    b.onLoad({ filter: /js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      const patched = source.replace("esprima = _require('esprima');", "esprima = undefined;");
-      if (patched === source) throw new Error(`no-esprima: ${args.path} no longer requires esprima as expected`);
-      return { contents: patched, loader: "js" };
-    });
-  },
-};
+import { bundleOptions } from "./bundle-options.mjs";
 
 // Chunk names are content hashes: clear the old ones so the folder holds one build.
 await rm("dist/bundle", { recursive: true, force: true });
 
-await build({
-  entryPoints: ["dist/cli/main.js"],
-  outdir: "dist/bundle",
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-  plugins: [noEsprima],
-  // Bundled CommonJS dependencies call require(); give ESM chunks one.
-  banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
-  logLevel: "error",
-});
+await build(bundleOptions(["dist/cli/main.js"], "dist/bundle"));
 
 // What every start would parse from the package itself (config.yaml, the shipped skills' front
 // matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { TmuxTerminal } from "./tmux.js";
 
 const ESC = "\u001B";
@@ -97,11 +97,12 @@ describe("the frame diff on tmux", () => {
 
 /** Waits until the player has written frame `k`; returns how many frames so far scrolled a region. */
 async function playedFrame(file: string, k: number): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const [frame, scrolls] = (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "").split(" ");
-    if (frame === String(k)) return Number(scrolls);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`the player did not reach frame ${k}`);
+  return vi.waitFor(
+    () => {
+      const [frame, scrolls] = (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "").split(" ");
+      if (frame !== String(k)) throw new Error(`the player did not reach frame ${k}`);
+      return Number(scrolls);
+    },
+    { timeout: 10_000, interval: 10 },
+  );
 }
