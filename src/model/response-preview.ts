@@ -14,23 +14,37 @@ export class ResponsePreview {
   /** Bytes of body seen so far. */
   bytes = 0;
 
-  /** `response` with its body passed through unchanged, its first bytes recorded here. */
+  /**
+   * `response` with its body passed through unchanged, its first bytes recorded here. The body is
+   * read chunk by chunk as the SDK asks for it (a pull source) rather than piped through a
+   * TransformStream: a pipe's setup and the reader it releases at the end (Node builds an Error
+   * with a stack for that) cost more than the copy on every response.
+   */
   tap(response: Response): Response {
     if (!response.body) return response;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform: (chunk, controller) => {
-          this.bytes += chunk.byteLength;
-          if (this.kept < KEEP_BYTES) {
-            const part = chunk.subarray(0, KEEP_BYTES - this.kept);
-            this.head.push(part.slice());
-            this.kept += part.byteLength;
-          }
-          controller.enqueue(chunk);
-        },
-      }),
-    );
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        this.record(value);
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  private record(chunk: Uint8Array): void {
+    this.bytes += chunk.byteLength;
+    if (this.kept < KEEP_BYTES) {
+      const part = chunk.subarray(0, KEEP_BYTES - this.kept);
+      this.head.push(part.slice());
+      this.kept += part.byteLength;
+    }
   }
 
   /** The start of the body, quoted on one line (`"{malformed json: <<<chaos>>>"`), or "" if empty. */
