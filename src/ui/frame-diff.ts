@@ -1,5 +1,5 @@
-import stringWidth, { NARROW_RANGES } from "string-width";
-import { CellsByFrame, rewriteByCells } from "./row-cells.js";
+import stringWidth from "string-width";
+import { CellsByFrame, oneColumnEach, rewriteByCells } from "./row-cells.js";
 import { findScroll, scrollBytes, scrolled } from "./scroll-region.js";
 import { Styles } from "./wrap-styled.js";
 
@@ -111,32 +111,13 @@ export function compactStyles(text: string): string {
 }
 
 /**
- * One-column symbols of the pane borders, spinners and markers: the set patches/string-width
- * counts without walking graphemes (box drawing, blocks, braille, punctuation, arrows, ✓ and ✗…).
- * Emoji-presentation code points (which string-width counts as two) are not among them; a test
- * checks every one against string-width's grapheme walk.
- */
-export const NARROW_SYMBOLS: readonly (readonly [number, number])[] = NARROW_RANGES;
-
-function narrowSymbolClass(): string {
-  const hex = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;
-  return NARROW_SYMBOLS.map(([from, to]) => (from === to ? hex(from) : `${hex(from)}-${hex(to)}`)).join("");
-}
-
-/**
- * Characters the dashboard draws on most rows that take one column and never join a neighbour
- * into one grapheme: printable ASCII, and the symbols of `NARROW_SYMBOLS`.
- */
-const SIMPLE = new RegExp(`^[\\x20-\\x7e${narrowSymbolClass()}]*$`);
-
-/**
  * Columns a piece of a row takes. Most rows are ASCII and border symbols in SGR styles, one column
  * per character: string-width's full Unicode walk of every changed row was the diff's largest
  * cost (12 % of the dashboard's CPU in bench render, as pane borders sent every row to it).
  */
 export function rowWidth(text: string): number {
   const plain = text.includes("\u001B") ? text.replace(SGR, "") : text;
-  return SIMPLE.test(plain) ? plain.length : stringWidth(text);
+  return oneColumnEach(plain) ? plain.length : stringWidth(text);
 }
 
 /** The bytes that rewrite one row from `before` to `now`: the differing span when that is safe. */
@@ -145,7 +126,7 @@ function changedRow(row: number, before: string, now: string, cells: CellsByFram
   // A hyperlink open at the cut would need re-opening: such rows are written whole.
   if (now.includes(`${ESC}]`) || before.includes(`${ESC}]`)) return whole;
   // Rows of one-column characters (nearly all of them) are compared column by column.
-  const byCells = rewriteByCells(row, before, now, (text) => cells.of(text));
+  const byCells = rewriteByCells(row, before, now, cells.of);
   if (byCells !== null) return byCells.length < whole.length ? byCells : whole;
   const inBefore = escapeRanges(before);
   const inNow = escapeRanges(now);

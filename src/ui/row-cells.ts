@@ -12,20 +12,33 @@ export interface Cells {
   readonly chars: string;
   /** The styles each column is drawn in (Styles.reopen of the SGR state there). */
   readonly styles: readonly string[];
-  /** Where each column's character is in the text (one code unit each); one more entry, the text's length. */
+  /** Where each column's character is in the text (one code unit each). */
   readonly at: readonly number[];
 }
 
 const ESC = "\u001B";
 const SGR = /\u001B\[[0-9;]*m/y;
 
-/** Code units that take one column and never join a neighbour: printable ASCII and string-width's narrow set. */
+/**
+ * Code units that take one column and never join a neighbour: printable ASCII and the set
+ * patches/string-width counts without walking graphemes (box drawing, blocks, braille,
+ * punctuation, arrows, ✓ and ✗…; a test checks each against the grapheme walk).
+ */
 const ONE_COLUMN = (() => {
   const table = new Uint8Array(0x10000);
   table.fill(1, 0x20, 0x7f);
   for (const [from, to] of NARROW_RANGES) table.fill(1, from, to + 1);
   return table;
 })();
+
+/**
+ * Whether every character of `text` (no escapes in it) takes one column and stands alone, so its
+ * width is its length: the dashboard's rows are nearly all ASCII and border symbols.
+ */
+export function oneColumnEach(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (ONE_COLUMN[text.charCodeAt(i)] !== 1) return false;
+  return true;
+}
 
 /**
  * The cells of a row, or null when the row holds anything a column cannot stand for on its own: a
@@ -55,7 +68,6 @@ export function cellsOf(text: string): Cells | null {
     chars += text[i];
     i++;
   }
-  at.push(text.length);
   return { chars, styles, at };
 }
 
@@ -98,14 +110,15 @@ export class CellsByFrame {
   private last = new Map<string, Cells | null>();
   private current = new Map<string, Cells | null>();
 
-  of(text: string): Cells | null {
+  /** A property, not a method, so the frame diff can hand it on as the reader of rows. */
+  readonly of = (text: string): Cells | null => {
     // A row that cannot be read as cells is remembered as null, so it is not read again either.
     let cells = this.current.get(text);
     if (cells === undefined) cells = this.last.get(text);
     if (cells === undefined) cells = cellsOf(text);
     this.current.set(text, cells);
     return cells;
-  }
+  };
 
   /** The frame is written: what it read is what the next frame's rows are compared with. */
   endFrame(): void {

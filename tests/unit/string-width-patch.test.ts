@@ -1,14 +1,14 @@
 import fc from "fast-check";
-import stringWidth, { stringWidthBySegments } from "string-width";
+import stringWidth, { NARROW_RANGES, stringWidthBySegments } from "string-width";
 import { describe, expect, it } from "vitest";
-import { NARROW_SYMBOLS } from "../../src/ui/frame-diff.js";
 
 const ESC = "\u001B";
 /**
  * The ranges patches/string-width+8.1.1.patch counts without walking graphemes: printable ASCII
- * and the dashboard's one-column symbols (the frame diff's own fast path reads the same set).
+ * and the dashboard's one-column symbols (the frame diff's own fast path, src/ui/row-cells.ts,
+ * reads the same set).
  */
-const FAST: readonly (readonly [number, number])[] = [[0x20, 0x7e], ...NARROW_SYMBOLS];
+const FAST: readonly (readonly [number, number])[] = [[0x20, 0x7e], ...NARROW_RANGES];
 
 describe("string-width (patched): the fast path for ASCII and one-column symbols", () => {
   it("counts every code point of the fast set as the grapheme walk does, ambiguous narrow or wide", () => {

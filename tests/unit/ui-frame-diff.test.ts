@@ -1,8 +1,8 @@
 import fc from "fast-check";
 // The grapheme walk itself: string-width's own fast path (patches/string-width+8.1.1.patch) is not the reference.
-import { stringWidthBySegments as stringWidth } from "string-width";
+import { NARROW_RANGES, stringWidthBySegments as stringWidth } from "string-width";
 import { describe, expect, it, vi } from "vitest";
-import { FrameDiff, NARROW_SYMBOLS, compactStyles, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
+import { FrameDiff, compactStyles, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
 import { Screen as Terminal } from "../fixtures/screen.js";
 
 const ESC = "\u001B";
@@ -224,7 +224,7 @@ describe("diffingStdout", () => {
 describe("rowWidth", () => {
   it("counts every symbol of its one-column set as string-width does", () => {
     const differ: string[] = [];
-    for (const [from, to] of NARROW_SYMBOLS) {
+    for (const [from, to] of NARROW_RANGES) {
       for (let code = from; code <= to; code++) if (stringWidth(String.fromCodePoint(code)) !== 1) differ.push(code.toString(16));
     }
     expect(differ).toEqual([]);
