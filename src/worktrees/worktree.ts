@@ -81,11 +81,14 @@ export function repoKey(repo: string): string {
 }
 
 export class WorktreeManager {
-  /**
-   * Merges one at a time. Creating runs in parallel: each uses its own index, branch, ref and
-   * directory, so isolated agents started together start together.
-   */
+  /** Merges one at a time. */
   private tail: Promise<unknown> = Promise.resolve();
+  /**
+   * git's worktree commands one at a time. Each lists the repository's worktrees, and one
+   * `worktree add` can read another's half-made admin directory and fail ("failed to read
+   * .git/worktrees/<other>/commondir"). The snapshots before them still run in parallel.
+   */
+  private admin: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly opts: {
@@ -111,19 +114,21 @@ export class WorktreeManager {
     const known = adminDirOf(found.commonDir, wtPath);
     if (known) {
       const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
-      await this.lock(repo, wtPath);
+      await this.inTurn(() => this.lock(repo, wtPath));
       return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
     }
     const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
-    const add = (lock: string[]) => git(["worktree", "add", "--quiet", ...lock, "-b", branch, wtPath, base], opts);
+    const add = (lock: string[]) => addWorktree(["--quiet", ...lock], { branch, path: wtPath, base }, opts);
     await Promise.all([
-      // `add --reason` needs git 2.35; an older git adds first and locks after.
-      add(["--lock", "--reason", this.lockReason()]).catch(async (error: unknown) => {
-        if (!(error instanceof GitError && /unknown option|usage:/.test(error.stderr))) throw error;
-        await add([]);
-        await this.lock(repo, wtPath);
-      }),
+      this.inTurn(() =>
+        // `add --reason` needs git 2.35; an older git adds first and locks after.
+        add(["--lock", "--reason", this.lockReason()]).catch(async (error: unknown) => {
+          if (!(error instanceof GitError && /unknown option|usage:/.test(error.stderr))) throw error;
+          await add([]);
+          await this.lock(repo, wtPath);
+        }),
+      ),
       git(["update-ref", baseRef, base], opts),
     ]);
     const gitDir = adminDirOf(found.commonDir, wtPath);
@@ -151,14 +156,14 @@ export class WorktreeManager {
         const merged = await opts.withPaths(paths, () => mergeInto(wt.repo, this.opts.workspace, changes, opts.labels));
         return { head, ...merged };
       } finally {
-        await git(["worktree", "unlock", wt.path], { cwd: wt.repo }).catch(() => undefined);
+        await this.inTurn(() => git(["worktree", "unlock", wt.path], { cwd: wt.repo })).catch(() => undefined);
       }
     });
   }
 
   /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
   async remove(wt: Worktree): Promise<void> {
-    await removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir);
+    await this.inTurn(() => removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir));
   }
 
   private lockReason(): string {
@@ -177,6 +182,33 @@ export class WorktreeManager {
     this.tail = run.catch(() => undefined);
     return run;
   }
+
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.admin.then(fn, fn);
+    this.admin = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * `git worktree add`, tried again when it tripped over another process's worktree being made or
+ * removed at that moment (two orca sessions in one repository): in-process adds are already in turn.
+ */
+function addWorktree(args: string[], to: { branch: string; path: string; base: string }, opts: { cwd: string; signal?: AbortSignal }): Promise<string> {
+  // git makes the branch before it looks at the other worktrees: a retry resets it (it is this agent's, just made).
+  return untilNotRaced((attempt) => git(["worktree", "add", ...args, attempt === 1 ? "-b" : "-B", to.branch, to.path, to.base], opts), opts.signal);
+}
+
+/** Runs a git command that lists the worktrees again (up to 3 times) when one of them was half made or half removed. */
+async function untilNotRaced<T>(run: (attempt: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run(attempt);
+    } catch (error) {
+      const raced = error instanceof GitError && /failed to read .*worktrees[\\/]/.test(error.message);
+      if (!raced || attempt === 3 || signal?.aborted) throw error;
+    }
+  }
 }
 
 /**
@@ -191,7 +223,7 @@ export async function removeWorktree(repo: string, wtPath: string, branch: strin
     if (gitDir) fs.rmSync(gitDir, { recursive: true, force: true });
     else await git(["worktree", "prune"], opts).catch(() => undefined);
   });
-  await git(["branch", "-D", branch], opts).catch(() => undefined);
+  await untilNotRaced(() => git(["branch", "-D", branch], opts)).catch(() => undefined);
   if (branch.startsWith(BRANCH_PREFIX)) await git(["update-ref", "-d", `${BASE_REF_PREFIX}${branch.slice(BRANCH_PREFIX.length)}`], opts).catch(() => undefined);
 }
 

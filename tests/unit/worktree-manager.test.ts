@@ -66,6 +66,25 @@ describe("WorktreeManager", () => {
     expect("worktree" in again && again.reused && again.worktree.base).toBe(wt.base);
   });
 
+  it("sixteen agents started at once each get a worktree, in one session and across sessions (as two orca processes would); all are removed at once", async () => {
+    const { root } = repo({ "a.txt": "a\n" });
+    fs.writeFileSync(path.join(root, "a.txt"), "a, edited\n");
+    // git's worktree commands read every other worktree's admin directory, which may be half made.
+    // Three rounds: before the fix a round of sixteen lost at least one agent most of the time.
+    for (let round = 1; round <= 3; round++) {
+      const session = new WorktreeManager({ dir: path.join(dir!, "worktrees"), sessionId: `r${round}`, workspace: new Workspace(root) });
+      const perSession = (k: number) => new WorktreeManager({ dir: path.join(dir!, "worktrees"), sessionId: `r${round}-${k}`, workspace: new Workspace(root) });
+      const opened = await Promise.all([
+        ...Array.from({ length: 16 }, (_, k) => open(session, `editor-${k}`).then((o) => ({ o, manager: session }))),
+        ...Array.from({ length: 16 }, (_, k) => perSession(k)).map((m, k) => open(m, `other-${k}`).then((o) => ({ o, manager: m }))),
+      ]);
+      for (const { o } of opened) expect(fs.readFileSync(path.join(o.wt.path, "a.txt"), "utf8")).toBe("a, edited\n");
+      await Promise.all(opened.map(({ o, manager }) => manager.remove(o.wt)));
+      expect(git(root, "worktree", "list").split("\n")).toHaveLength(1);
+      expect(git(root, "branch", "--list", "--format=%(refname:short)", "orca/*")).toBe("");
+    }
+  });
+
   it(`leaves untracked files out when there are more than ${UNTRACKED_LIMIT}, and says so`, async () => {
     const { root, manager } = repo({ "a.txt": "a\n" });
     fs.mkdirSync(path.join(root, "out"));
