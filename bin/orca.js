@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The entry stays tiny so `orca --version` answers without loading the runtime.
 import { readFileSync } from "node:fs";
+import nodeModule from "node:module";
 import v8 from "node:v8";
+import { enableCompileCache } from "./compile-cache.js";
 import { V8_FLAGS } from "./v8-flags.js";
 
 process.env.NODE_ENV ??= "production";
@@ -20,6 +22,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 }
 // Why each flag: bin/v8-flags.js.
 for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+// Where the Node version has one (22.1+): why and where, bin/compile-cache.js.
+enableCompileCache(nodeModule);
 const { main } = await import("../dist/bundle/main.js");
 const code = await main(argv);
 process.exitCode = code;

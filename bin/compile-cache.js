@@ -1,0 +1,25 @@
+// Node 22.1 and later keep V8's compiled code of orca's bundle between runs
+// (module.enableCompileCache): a start then skips compiling the chunks it loads (bench/startup.ts).
+// Node 20 has no such cache for ES modules; there this does nothing.
+//
+// The cache lives in the user's own cache folder, not in the shared temp folder Node defaults to:
+// compiled code read from a folder other users can write to would run as this user.
+// NODE_COMPILE_CACHE (a folder of the user's choosing) and NODE_DISABLE_COMPILE_CACHE=1 are Node's
+// own switches and win over this.
+import os from "node:os";
+import path from "node:path";
+
+export function compileCacheDir(env, home) {
+  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+  return path.join(base, "orca", "compile-cache");
+}
+
+export function enableCompileCache(nodeModule, env = process.env, home = os.homedir()) {
+  if (typeof nodeModule.enableCompileCache !== "function") return undefined;
+  try {
+    return nodeModule.enableCompileCache(compileCacheDir(env, home));
+  } catch {
+    // A folder that cannot be made (a read-only home) only costs the cache.
+    return undefined;
+  }
+}
