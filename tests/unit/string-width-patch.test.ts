@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 
 const ESC = "\u001B";
 /**
- * The ranges patches/string-width+8.1.1.patch counts without walking graphemes: printable ASCII
+ * The ranges patches/string-width+8.3.0.patch counts without walking graphemes: printable ASCII
  * and the dashboard's one-column symbols (the frame diff's own fast path, src/ui/row-cells.ts,
  * reads the same set).
  */
@@ -37,5 +37,10 @@ describe("string-width (patched): the fast path for ASCII and one-column symbols
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("walks graphemes as before once its segmenter and regexes are made on first use: emoji, wide, combining, zero-width", () => {
+    const widths = ["👍🏽", "日本", "e\u0301", "\u200B", "a\tb", "👨\u200D👩\u200D👧", "１２", "ｶﾞ", "✅x"].map((s) => stringWidthBySegments(s));
+    expect(widths).toEqual([2, 4, 1, 0, 2, 2, 4, 2, 3]);
   });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-// The grapheme walk itself: string-width's own fast path (patches/string-width+8.1.1.patch) is not the reference.
+// The grapheme walk itself: string-width's own fast path (patches/string-width+8.3.0.patch) is not the reference.
 import { NARROW_RANGES, stringWidthBySegments as stringWidth } from "string-width";
 import { describe, expect, it, vi } from "vitest";
 import { FrameDiff, compactStyles, diffingStdout, rowWidth } from "../../src/ui/frame-diff.js";
