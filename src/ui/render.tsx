@@ -11,7 +11,7 @@ import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
 import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
-import { keepYoungGenerationSmall } from "./young-generation.js";
+import { keepHeapSmall } from "./heap-size.js";
 
 export interface DashboardOptions {
   session: SessionApi;
@@ -48,7 +48,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
   const { session, approver } = opts;
-  keepYoungGenerationSmall();
+  keepHeapSmall();
 
   // Attach before the first render so no event between here and mount is lost.
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
