@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import PQueue from "p-queue";
 import type { Workspace } from "../tools/workspace.js";
 import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
 import { changesBetween, mergeInto, type MergeOutcome } from "./merge.js";
@@ -82,13 +83,13 @@ export function repoKey(repo: string): string {
 
 export class WorktreeManager {
   /** Merges one at a time. */
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly merges = new PQueue({ concurrency: 1 });
   /**
    * git's worktree commands one at a time. Each lists the repository's worktrees, and one
    * `worktree add` can read another's half-made admin directory and fail ("failed to read
    * .git/worktrees/<other>/commondir"). The snapshots before them still run in parallel.
    */
-  private admin: Promise<unknown> = Promise.resolve();
+  private readonly admin = new PQueue({ concurrency: 1 });
 
   constructor(
     private readonly opts: {
@@ -114,14 +115,14 @@ export class WorktreeManager {
     const known = adminDirOf(found.commonDir, wtPath);
     if (known) {
       const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
-      await this.inTurn(() => this.lock(repo, wtPath));
+      await this.admin.add(() => this.lock(repo, wtPath));
       return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
     }
     const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
     const add = (lock: string[]) => addWorktree(["--quiet", ...lock], { branch, path: wtPath, base }, opts);
     await Promise.all([
-      this.inTurn(() =>
+      this.admin.add(() =>
         // `add --reason` needs git 2.35; an older git adds first and locks after.
         add(["--lock", "--reason", this.lockReason()]).catch(async (error: unknown) => {
           if (!(error instanceof GitError && /unknown option|usage:/.test(error.stderr))) throw error;
@@ -145,7 +146,7 @@ export class WorktreeManager {
     wt: Worktree,
     opts: { message: string; merge: boolean; labels: { ours: string; theirs: string }; withPaths(paths: string[], fn: () => Promise<MergeOutcome>): Promise<MergeOutcome> },
   ): Promise<FinishResult> {
-    return this.serial(async () => {
+    return this.merges.add(async () => {
       try {
         const head = await commitAll(wt, opts.message);
         const none: FinishResult = { head, applied: [], conflicts: [], outside: [] };
@@ -156,14 +157,14 @@ export class WorktreeManager {
         const merged = await opts.withPaths(paths, () => mergeInto(wt.repo, this.opts.workspace, changes, opts.labels));
         return { head, ...merged };
       } finally {
-        await this.inTurn(() => git(["worktree", "unlock", wt.path], { cwd: wt.repo })).catch(() => undefined);
+        await this.admin.add(() => git(["worktree", "unlock", wt.path], { cwd: wt.repo })).catch(() => undefined);
       }
     });
   }
 
   /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
   async remove(wt: Worktree): Promise<void> {
-    await this.inTurn(() => removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir));
+    await this.admin.add(() => removeWorktree(wt.repo, wt.path, wt.branch, wt.gitDir));
   }
 
   private lockReason(): string {
@@ -177,17 +178,6 @@ export class WorktreeManager {
     });
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
-  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.admin.then(fn, fn);
-    this.admin = run.catch(() => undefined);
-    return run;
-  }
 }
 
 /**
