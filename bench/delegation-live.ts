@@ -15,11 +15,6 @@ import { testOrchestra } from "../tests/fixtures/orchestra.js";
 const ROUNDS = 7;
 const REPO_FILES = 1000;
 
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /** ms from the delegate call's start to its result, with `background: true`; the sub-agent answers 300 ms later. */
 export async function backgroundReturn(): Promise<number[]> {
   const next = new Map<string, number>();

@@ -7,7 +7,8 @@ import { execFileSync } from "node:child_process";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from "../src/model/scripted.js";
 import type { SessionSetup } from "../src/orchestrator/create.js";
 import { agentOf, tempWorkspace } from "../tests/fixtures/harness.js";
-import { backgroundReturn, median, worktreeSetup } from "./delegation-live.js";
+import { backgroundReturn, worktreeSetup } from "./delegation-live.js";
+import { median } from "./stats.js";
 import { testOrchestra } from "../tests/fixtures/orchestra.js";
 
 const COMPLETION_MS = 200;

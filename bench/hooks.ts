@@ -24,6 +24,7 @@ import { ToolRegistry } from "../src/tools/registry.js";
 import { Scheduler } from "../src/tools/scheduler.js";
 import { FileVersions } from "../src/tools/versions.js";
 import { Workspace } from "../src/tools/workspace.js";
+import { median } from "./stats.js";
 
 const CALLS = 100;
 const ROUNDS = 5;
@@ -76,11 +77,6 @@ async function timeCalls(r: Rig, round: number): Promise<{ wallMs: number; cpuMs
   for (let i = 0; i < CALLS; i++) await r.call(round * CALLS + i);
   const used = process.cpuUsage(cpu);
   return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 export async function measure(): Promise<{ per_call_ms: number; sandboxed_per_call_ms: number | null; baseline_per_call_ms: number; cpu_ms: number; calls: number; rounds: number }> {

@@ -17,6 +17,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../src/model/scripted.js";
 import { tempWorkspace, TEST_KEY, type TempWorkspace } from "../tests/fixtures/harness.js";
+import { spread, type Spread } from "./stats.js";
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 20);
 const STEPS = 5;
@@ -33,13 +34,6 @@ export interface OverheadResult {
   step_overhead_long_history_ms: number;
   last_response_to_exit_ms: number;
   hi_wall_ms: number;
-}
-
-interface Spread {
-  min: number;
-  median: number;
-  max: number;
-  n: number;
 }
 
 interface Timed {
@@ -67,12 +61,6 @@ async function timedRun(bin: string, replies: ScriptedReply[], ws: TempWorkspace
   } finally {
     await server.close();
   }
-}
-
-function spread(values: number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return { min: round(sorted[0]!), median: round(sorted[Math.floor(sorted.length / 2)]!), max: round(sorted.at(-1)!), n: sorted.length };
 }
 
 type Measured = Record<keyof OverheadResult, Spread>;

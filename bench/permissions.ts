@@ -15,6 +15,7 @@ import { HeadlessApprover } from "../src/tools/headless-approver.js";
 import { Permissions } from "../src/tools/permissions/engine.js";
 import { loadShellParser } from "../src/tools/shell/index.js";
 import { Workspace } from "../src/tools/workspace.js";
+import { median } from "./stats.js";
 
 const COMMANDS = [
   "git status --short",
@@ -29,11 +30,6 @@ const COMMANDS = [
   "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"name\"])' < package.json",
 ];
 const ROUNDS = 200;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export async function run(opts: { json: boolean }): Promise<void> {
   const started = performance.now();

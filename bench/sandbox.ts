@@ -12,6 +12,7 @@ import { CommandLauncher } from "../src/tools/builtin/launch.js";
 import { whenFinished } from "../src/tools/builtin/process-group.js";
 import { Sandbox } from "../src/tools/sandbox/index.js";
 import type { SandboxRequest } from "../src/tools/sandbox/index.js";
+import { spread } from "./stats.js";
 import { Workspace } from "../src/tools/workspace.js";
 
 const RUNS = 50;
@@ -23,9 +24,9 @@ export interface SandboxBench {
   added_ms: number;
 }
 
+/** Medians here are rounded to 0.1 ms. */
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.floor(sorted.length / 2)]! * 10) / 10;
+  return spread(values).median;
 }
 
 async function once(launcher: CommandLauncher, cwd: string, request: SandboxRequest): Promise<number> {

@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { spread, type Spread } from "./stats.js";
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 7);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -19,12 +20,6 @@ const HEADER = "SCRIPTED DEMO";
  */
 const UNSET = ["CI", "NODE_EXTRA_CA_CERTS", "NODE_OPTIONS"];
 
-interface Spread {
-  min: number;
-  median: number;
-  max: number;
-}
-
 /** Medians, as before; the spread of each is beside it. */
 export interface StartupResult {
   version_ms: number;
@@ -32,10 +27,6 @@ export interface StartupResult {
   spread: { version_ms: Spread; first_frame_ms: Spread };
 }
 
-function spread(values: number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { min: Math.round(sorted[0]!), median: Math.round(sorted[Math.floor(sorted.length / 2)]!), max: Math.round(sorted[sorted.length - 1]!) };
-}
 
 function versionOnce(): number {
   const started = performance.now();
@@ -75,8 +66,8 @@ export function measure(): StartupResult {
   const frames: number[] = [];
   for (let i = 0; i < RUNS; i++) version.push(versionOnce());
   for (let i = 0; i < RUNS; i++) frames.push(firstFrameOnce(i));
-  const v = spread(version);
-  const f = spread(frames);
+  const v = spread(version, 0);
+  const f = spread(frames, 0);
   return { version_ms: v.median, first_frame_ms: f.median, spread: { version_ms: v, first_frame_ms: f } };
 }
 
