@@ -109,7 +109,7 @@ export class ToolExecutor {
     const hooks = this.deps.hooks;
     if (hooks?.has("PreToolUse")) {
       // A hook's `if` on a command reads it with the shell grammar, as the check after it does.
-      await permissions.ready(caller.agentId);
+      await permissions.readyFor(caller.agentId, tool, args, caller.workspace);
       const pre = await hooks.preToolUse(callerOf(caller), { id: call.id, name: tool.name, args }, { signal: caller.signal, ruleMatches: (rule) => permissions.ruleMatches(tool, args, rule) });
       if (caller.signal.aborted) return { result: cancelled(caller.signal) };
       notes.push(...pre.additionalContext.map((c) => `PreToolUse hook context: ${c}`));

@@ -154,12 +154,26 @@ export class Permissions {
     await loadShellParser().catch((error: unknown) => this.grammarFailed(agentId, error));
   }
 
+  /**
+   * ready(), for a call that needs the grammar: a command. A path is judged without it, so the
+   * first read_file of a run does not wait ~40 ms for a grammar it never uses (bench/overhead.ts).
+   */
+  async readyFor(agentId: string, tool: AnyTool, args: unknown, workspace: Workspace = this.workspace): Promise<void> {
+    let kind: PermissionSubject["kind"];
+    try {
+      kind = tool.permissionSubject(args, workspace).kind;
+    } catch {
+      return; // a subject that cannot be placed is denied by check() without reading anything
+    }
+    if (kind === "command") await this.ready(agentId);
+  }
+
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
-    await this.ready(call.agentId);
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
     const judged = this.subjectOf(call, call.args, ws);
     if ("denied" in judged) return judged.denied;
+    if (judged.subject.kind === "command") await this.ready(call.agentId);
     const { subject, readOnly } = judged;
     const cmd = subject.kind === "command" ? subject : null;
     const command = cmd !== null;
