@@ -20,6 +20,43 @@ const noEsprima = {
 };
 
 /**
+ * React, its reconciler and its scheduler choose their build when they load, from NODE_ENV:
+ * bundled as they are, both builds ship and V8 parses both on every start of the dashboard — the
+ * development reconciler alone is ~700 KB, ~15 ms of compiling on Node 20, which has no compile
+ * cache for ES modules. The bin runs the production build (bin/orca.js sets NODE_ENV), so the
+ * bundle holds only that one. (Tests that import src/ui directly still get React's choice.)
+ */
+const PRODUCTION_SWITCH = /^'use strict';\s*if \(process\.env\.NODE_ENV === 'production'\) \{\s*module\.exports = require\('(\.\/cjs\/[\w.-]+\.production\.js)'\);\s*\} else \{\s*module\.exports = require\('\.\/cjs\/[\w.-]+\.development\.js'\);\s*\}\s*$/;
+const reactProductionOnly = {
+  name: "react-production-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](react|react-reconciler|scheduler)[\\/][\w.-]+\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!/process\.env\.NODE_ENV/.test(source)) return undefined;
+      const production = PRODUCTION_SWITCH.exec(source)?.[1];
+      if (!production) throw new Error(`react-production-only: ${args.path} no longer switches its build as expected`);
+      return { contents: `module.exports = require(${JSON.stringify(production)});`, loader: "js" };
+    });
+  },
+};
+
+/**
+ * zod's `locales` namespace re-exports its error messages in ~50 languages (~250 KB, parsed on
+ * every start). orca uses zod's default, English, which zod imports on its own; the namespace
+ * keeps only that one.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes('export { default as en } from "./en.js";')) throw new Error(`zod-english-only: ${args.path} no longer exports en as expected`);
+      return { contents: 'export { default as en } from "./en.js";', loader: "js" };
+    });
+  },
+};
+
+/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
@@ -34,7 +71,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [noEsprima],
+    plugins: [noEsprima, reactProductionOnly, zodEnglishOnly],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

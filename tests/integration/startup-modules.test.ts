@@ -47,3 +47,16 @@ describe("what a headless run loads", () => {
     expect(fromNodeModules).toEqual([]);
   });
 });
+
+describe("what the bundle holds", () => {
+  const bundleDir = fileURLToPath(new URL("../../dist/bundle/", import.meta.url));
+  const sources = () => fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
+
+  it("holds React's production build only, and zod's English messages only (scripts/bundle-options.mjs)", () => {
+    const all = sources();
+    expect(all).toMatch(/^\/\/ node_modules\/react-reconciler\/cjs\/react-reconciler\.production\.js$/m);
+    expect(all).not.toMatch(/^\/\/ node_modules\/(react|react-reconciler|scheduler)\/cjs\/[\w.-]+\.development\.js$/m);
+    expect(all).toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/en\.js$/m);
+    expect(all).not.toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)[\w-]+\.js$/m);
+  });
+});
