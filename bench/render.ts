@@ -72,8 +72,8 @@ export interface RenderResult {
  * staggered: the same, with each pane's text a few deltas ahead of the last one, so panes side
  * by side start new lines in different frames (as agents do) and do not scroll together.
  */
-type Mode = "full" | "diff" | "staggered";
-const MODES: readonly Mode[] = ["full", "diff", "staggered"];
+type Mode = "full" | "diff" | "staggered" | "ink-floor";
+const MODES: readonly Mode[] = ["full", "diff", "staggered", "ink-floor"];
 
 const TARGETS: Partial<Record<keyof RenderResult, string>> = {
   cpu_pct: "≤ 10",
@@ -155,42 +155,48 @@ async function driver(outFile: string, mode: Mode): Promise<void> {
     return write(chunk, ...rest);
   }) as typeof process.stdout.write;
 
-  const bus = new EventBus("bench");
-  const session: Session = {
-    id: "bench-session",
-    bus,
-    workspaceRoot: "/bench/workspace",
-    modelName: "bench-model",
-    rootAgentId: "root",
-    busy: true,
-    run: () => new Promise(() => {}),
-    cancel: () => {},
-    message: () => ({ ok: true }),
-    background: () => ({ ok: true }),
-    agents: () => [],
-    schedulerCounts: () => ({ running: 0, waiting: 0 }),
-    onSchedulerChange: () => () => {},
-    permissionMode: "default",
-    setPermissionMode: () => {},
-    setModel: () => {},
-    compact: async () => false,
-    mcpServers: () => [],
-    close: async () => {},
+  const sent = new Array<number>(PANES).fill(0);
+  const next = (i: number): string => {
+    const n = ++sent[i];
+    return markdownDelta(mode === "staggered" ? n + i * 5 : n);
   };
-  void runDashboard({ session, approver: new DialogApprover(), stdout: process.stdout, stdin: process.stdin, fullRedraw: mode === "full" });
-
-  bus.emit({ type: "user_message", agentId: "root", text: "Stream eight sub-agents at once." });
-  for (let i = 0; i < PANES; i++) {
-    bus.emit({ type: "agent_started", agentId: `a${i}`, parentId: "root", name: `agent-${i}`, label: `pane ${i}`, task: "stream tokens", tools: [], depth: 1, model: "m", system: "" });
+  let delta: (i: number) => void;
+  if (mode === "ink-floor") {
+    const { startInkFloor } = await import("./ink-floor.js");
+    const floor = startInkFloor("SCRIPTED DEMO (Ink floor)", PANES);
+    delta = (i) => floor.delta(i, next(i));
+  } else {
+    const bus = new EventBus("bench");
+    const session: Session = {
+      id: "bench-session",
+      bus,
+      workspaceRoot: "/bench/workspace",
+      modelName: "bench-model",
+      rootAgentId: "root",
+      busy: true,
+      run: () => new Promise(() => {}),
+      cancel: () => {},
+      message: () => ({ ok: true }),
+      background: () => ({ ok: true }),
+      agents: () => [],
+      schedulerCounts: () => ({ running: 0, waiting: 0 }),
+      onSchedulerChange: () => () => {},
+      permissionMode: "default",
+      setPermissionMode: () => {},
+      setModel: () => {},
+      compact: async () => false,
+      mcpServers: () => [],
+      close: async () => {},
+    };
+    void runDashboard({ session, approver: new DialogApprover(), stdout: process.stdout, stdin: process.stdin, fullRedraw: mode === "full" });
+    bus.emit({ type: "user_message", agentId: "root", text: "Stream eight sub-agents at once." });
+    for (let i = 0; i < PANES; i++) {
+      bus.emit({ type: "agent_started", agentId: `a${i}`, parentId: "root", name: `agent-${i}`, label: `pane ${i}`, task: "stream tokens", tools: [], depth: 1, model: "m", system: "" });
+    }
+    delta = (i) => bus.emit({ type: "text_delta", agentId: `a${i}`, text: next(i) });
   }
   await sleep(500);
   const mounted = memory();
-
-  const sent = new Array<number>(PANES).fill(0);
-  const delta = (i: number): void => {
-    const n = ++sent[i];
-    bus.emit({ type: "text_delta", agentId: `a${i}`, text: markdownDelta(mode === "staggered" ? n + i * 5 : n) });
-  };
 
   // Paced: 50 deltas a second per pane. Ticks are scheduled against the clock, so a slow
   // render delays deltas but never drops them.
@@ -330,7 +336,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   let results: Record<Mode, RenderResult>;
   try {
     const driverFile = await bundleDriver(dir);
-    results = { full: measure("full", driverFile), diff: measure("diff", driverFile), staggered: measure("staggered", driverFile) };
+    results = { full: measure("full", driverFile), diff: measure("diff", driverFile), staggered: measure("staggered", driverFile), "ink-floor": measure("ink-floor", driverFile) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -339,9 +345,10 @@ export async function run({ json }: { json: boolean }): Promise<void> {
     return;
   }
   console.log(`tmux ${COLUMNS}×${ROWS}, ${PANES} sub-agent panes × ${RATE} markdown deltas/s for ${SECONDS} s (production React)\n`);
-  console.log("| metric | full redraw | changed only (default) | changed only, panes out of step | target |");
-  console.log("|---|---|---|---|---|");
-  for (const key of Object.keys(results.diff) as (keyof RenderResult)[]) console.log(`| ${key} | ${results.full[key]} | ${results.diff[key]} | ${results.staggered[key]} | ${TARGETS[key] ?? ""} |`);
+  console.log("Ink floor: bench/ink-floor.ts, a bare Ink app with the same panes as plain text, redrawn 20 times a second — what any Ink dashboard pays for this load.\n");
+  console.log("| metric | full redraw | changed only (default) | changed only, panes out of step | Ink floor | target |");
+  console.log("|---|---|---|---|---|---|");
+  for (const key of Object.keys(results.diff) as (keyof RenderResult)[]) console.log(`| ${key} | ${results.full[key]} | ${results.diff[key]} | ${results.staggered[key]} | ${results["ink-floor"][key]} | ${TARGETS[key] ?? ""} |`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--driver") {

@@ -1,10 +1,13 @@
 /**
  * `npm run bench -- startup`: how long a user waits. `orca --version` wall time, and the time from
  * launching `orca --demo` in a real terminal (tmux) to the first frame of the dashboard — the first
- * capture-pane that shows the header. Min, median and max of 7 runs each (ORCA_BENCH_RUNS), on the
+ * capture-pane that shows the header, and beside it (in turns) the same for bench/ink-floor.ts
+ * alone: Node, React, Ink and one frame. Min, median and max of 7 runs each (ORCA_BENCH_RUNS), on the
  * built dist (npm run bench builds).
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spread, type Spread } from "./stats.js";
 
@@ -38,14 +41,16 @@ function versionOnce(): number {
   return took;
 }
 
-function firstFrameOnce(run: number): number {
+/** Launch → the first frame showing the header, in a fresh tmux; `command` is what the pane runs. */
+function firstFrameOnce(run: string, command: string = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --demo`): number {
+  // One tmux server per run: a server of the same name that is still exiting fails the next.
   const socket = `orca-bench-startup-${process.pid}-${run}`;
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   // The window exists before the clock starts, so only orca's own start is timed.
   tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c", ROOT, "sleep 60");
   try {
     const started = performance.now();
-    tmux("respawn-pane", "-k", "-t", "bench", `env ${UNSET.map((name) => `-u ${name}`).join(" ")} ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --demo`);
+    tmux("respawn-pane", "-k", "-t", "bench", `env ${UNSET.map((name) => `-u ${name}`).join(" ")} ${command}`);
     const deadline = started + 30_000;
     while (performance.now() < deadline) {
       if (tmux("capture-pane", "-p", "-t", "bench").includes(HEADER)) return performance.now() - started;
@@ -61,18 +66,42 @@ function firstFrameOnce(run: number): number {
   }
 }
 
-export function measure(): StartupResult {
+/**
+ * The floor (bench/ink-floor.ts started alone), bundled as the bin is, into node_modules/.cache so
+ * it resolves yoga's files as the bin does: Node's start, React, Ink and yoga, and one frame.
+ */
+async function buildFloor(dir: string): Promise<string> {
+  const { build } = await import("esbuild");
+  const { bundleOptions } = await import("../scripts/bundle-options.mjs");
+  await build({ ...bundleOptions({ floor: fileURLToPath(new URL("./ink-floor.ts", import.meta.url)) }, dir), outExtension: { ".js": ".mjs" } });
+  return path.join(dir, "floor.mjs");
+}
+
+export async function measure(): Promise<StartupResult & { floor: Spread }> {
   const version: number[] = [];
   const frames: number[] = [];
-  for (let i = 0; i < RUNS; i++) version.push(versionOnce());
-  for (let i = 0; i < RUNS; i++) frames.push(firstFrameOnce(i));
+  const floor: number[] = [];
+  const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
+  fs.mkdirSync(cache, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(cache, "orca-bench-startup-"));
+  try {
+    const floorFile = await buildFloor(dir);
+    for (let i = 0; i < RUNS; i++) version.push(versionOnce());
+    // In turns, so both see the same load.
+    for (let i = 0; i < RUNS; i++) {
+      frames.push(firstFrameOnce(`orca-${i}`));
+      floor.push(firstFrameOnce(`floor-${i}`, `${JSON.stringify(process.execPath)} ${JSON.stringify(floorFile)} --start`));
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
   const v = spread(version, 0);
   const f = spread(frames, 0);
-  return { version_ms: v.median, first_frame_ms: f.median, spread: { version_ms: v, first_frame_ms: f } };
+  return { version_ms: v.median, first_frame_ms: f.median, spread: { version_ms: v, first_frame_ms: f }, floor: spread(floor, 0) };
 }
 
 export async function run({ json }: { json: boolean }): Promise<void> {
-  const result = measure();
+  const result = await measure();
   if (json) {
     console.log(JSON.stringify(result));
     return;
@@ -83,4 +112,5 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   const row = (name: string, s: Spread, target: string) => console.log(`| ${name} | ${s.min} | ${s.median} | ${s.max} | ${target} |`);
   row("orca --version", result.spread.version_ms, "≤ 150");
   row("orca --demo: launch → first frame (tmux 120×40)", result.spread.first_frame_ms, "≤ 250");
+  row("Ink floor (bench/ink-floor.ts alone): launch → first frame", result.floor, "");
 }
