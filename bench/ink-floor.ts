@@ -1,10 +1,10 @@
 /**
  * The floor under bench/render.ts: the least an Ink app pays to show the same load — a title row
- * and 8 bordered panes in two rows of four (40×23 at 160×48), each showing the last lines of its stream as plain
- * text, redrawn 20 times a second (the target's rate) with every delta since the last frame. No
- * markdown, no wrapping of our own, no scrollback, no input box, no frame diff: React, Ink's
- * layout (yoga) and Ink's output, with the Ink orca runs (its patches included). What it costs is
- * what any Ink dashboard pays for this load, whatever it draws.
+ * and 8 bordered panes in two rows of four (40×23 at 160×48), each showing the last lines of its
+ * stream as plain text, redrawn 20 times a second (the target's rate) with every delta since the
+ * last frame. No markdown, no wrapping of our own, no scrollback, no input box, no frame diff:
+ * React, Ink's layout (yoga) and Ink's output, with the Ink orca runs (its patches included). What
+ * it costs is what any Ink dashboard pays for this load, whatever it draws.
  */
 import { createElement as h } from "react";
 import { Box, render, Text } from "ink";
@@ -68,8 +68,6 @@ export function startInkFloor(title: string, panes: number): InkFloor {
   };
 }
 
-// `node <bundle of this file> --start`: the floor on its own, for bench/startup.ts's first frame.
-if (process.argv[2] === "--start") {
-  process.env.NODE_ENV ??= "production";
-  startInkFloor("SCRIPTED DEMO (Ink floor)", 8);
-}
+// `node <bundle of this file> --start`: the floor on its own, for bench/startup.ts's first frame
+// (bundled as the bin is, so with React's production build only, as the bin runs).
+if (process.argv[2] === "--start") startInkFloor("SCRIPTED DEMO (Ink floor)", 8);
