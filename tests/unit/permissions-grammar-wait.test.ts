@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { EventInput } from "../../src/events/types.js";
+import { isReadOnlyCommand } from "../../src/tools/command-pattern.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
 import { Permissions } from "../../src/tools/permissions/engine.js";
 import { shellParserLoaded } from "../../src/tools/shell/index.js";
@@ -21,7 +22,7 @@ const bash: AnyTool = {
   name: "bash",
   description: "bash",
   params: z.object({ command: z.string() }),
-  readOnly: () => false,
+  readOnly: (args) => isReadOnlyCommand((args as { command: string }).command, ["ls", "ls *"]),
   access: () => "exclusive",
   permissionSubject: (args) => ({ kind: "command", value: (args as { command: string }).command }),
   execute: async () => ok(""),
@@ -52,6 +53,12 @@ describe("the shell grammar", () => {
     expect((await check(readFile, { path: "a.ts" })).allowed).toBe(true);
     expect((await check(readFile, { path: "secret/key" })).allowed).toBe(false);
     expect(shellParserLoaded()).toBe(false);
+  });
+
+  it("is waited for by a command before it is judged: the first read-only command runs unasked", async () => {
+    const fresh = new Permissions({ mode: "default", allow: [], ask: [], deny: [], approver: new HeadlessApprover(false), emit: () => {}, workspace, sandbox: { available: true } });
+    const decision = await fresh.check({ callId: "c0", agentId: "a1", agentName: "main", tool: bash, args: { command: "ls -a" } }, new AbortController().signal);
+    expect(decision).toMatchObject({ allowed: true, by: "mode" });
   });
 
   it("is waited for by a command, so a deny rule on it still holds on the very first call", async () => {

@@ -171,9 +171,10 @@ export class Permissions {
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
+    // Before the subject is judged: whether a command only reads is itself read with the grammar.
+    await this.readyFor(call.agentId, call.tool, call.args, ws);
     const judged = this.subjectOf(call, call.args, ws);
     if ("denied" in judged) return judged.denied;
-    if (judged.subject.kind === "command") await this.ready(call.agentId);
     const { subject, readOnly } = judged;
     const cmd = subject.kind === "command" ? subject : null;
     const command = cmd !== null;
