@@ -171,9 +171,7 @@ export class Permissions {
   async check(call: PermissionCheck, signal: AbortSignal, hook?: PreToolHookAnswer): Promise<PermissionDecision> {
     const name = call.tool.name;
     const ws = call.workspace ?? this.workspace;
-    // Before the subject is judged: whether a command only reads is itself read with the grammar.
-    await this.readyFor(call.agentId, call.tool, call.args, ws);
-    const judged = this.subjectOf(call, call.args, ws);
+    const judged = await this.judge(call, ws);
     if ("denied" in judged) return judged.denied;
     const { subject, readOnly } = judged;
     const cmd = subject.kind === "command" ? subject : null;
@@ -295,6 +293,17 @@ export class Permissions {
       ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
       : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
+  }
+
+  /**
+   * subjectOf for check(): a command is judged once the grammar has loaded, since whether it only
+   * reads is itself read with the grammar; a path or an MCP call is judged at once, without it.
+   */
+  private async judge(call: PermissionCheck, ws: Workspace): Promise<ReturnType<Permissions["subjectOf"]>> {
+    const judged = this.subjectOf(call, call.args, ws);
+    if ("denied" in judged || judged.subject.kind !== "command" || shellParserLoaded()) return judged;
+    await this.ready(call.agentId);
+    return this.subjectOf(call, call.args, ws);
   }
 
   /** What the call acts on and whether it only reads; a call the tool cannot place (a path outside every root) is denied. */
