@@ -22,6 +22,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../src/model/scripted.js";
 import { tempWorkspace, TEST_KEY, type TempWorkspace } from "../tests/fixtures/harness.js";
+import { bundleAsBin } from "./bundle-as-bin.js";
 import { spread, type Spread } from "./stats.js";
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 20);
@@ -120,23 +121,12 @@ const TARGETS: Record<keyof OverheadResult, string> = {
   hi_wall_ms: "≤ 150",
 };
 
-/**
- * The floor (bench/sdk-floor.ts), bundled into a temp dir as orca's bundle is: esbuild is only
- * loaded here, so the bench's own start stays light.
- */
-async function buildFloor(dir: string): Promise<string> {
-  const { build } = await import("esbuild");
-  const { bundleOptions } = await import("../scripts/bundle-options.mjs");
-  await build({ ...bundleOptions({ floor: fileURLToPath(new URL("./sdk-floor.ts", import.meta.url)) }, dir), splitting: false, outExtension: { ".js": ".mjs" } });
-  return path.join(dir, "floor.mjs");
-}
-
 export async function run({ json }: { json: boolean }): Promise<void> {
   const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-floor-"));
   try {
     const columns: Array<{ name: string; bin: string }> = [{ name: "orca", bin: BIN }];
     if (BASELINE) columns.push({ name: "baseline", bin: BASELINE });
-    columns.push({ name: "SDK floor", bin: await buildFloor(floorDir) });
+    columns.push({ name: "SDK floor", bin: await bundleAsBin("floor", fileURLToPath(new URL("./sdk-floor.ts", import.meta.url)), floorDir) });
     const results = await measure(columns.map((c) => c.bin));
     if (json) {
       const medians = Object.fromEntries(Object.entries(results[0]!).map(([k, v]) => [k, v.median]));

@@ -22,6 +22,7 @@ import v8 from "node:v8";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundleAsBin } from "./bundle-as-bin.js";
 
 const PANES = 8;
 const RATE = 50;
@@ -293,12 +294,8 @@ function round(n: number): number {
  * process measured runs the code users run and holds no TypeScript loader: tsx's loader thread
  * and its transforms were ~80 MB of the RSS measured before.
  */
-async function bundleDriver(dir: string): Promise<string> {
-  // Imported here, not at the top, so the bundled driver does not load esbuild.
-  const { build } = await import("esbuild");
-  const { bundleOptions } = await import("../scripts/bundle-options.mjs");
-  await build({ ...bundleOptions({ driver: fileURLToPath(import.meta.url) }, dir), outExtension: { ".js": ".mjs" } });
-  return path.join(dir, "driver.mjs");
+function bundleDriver(dir: string): Promise<string> {
+  return bundleAsBin("driver", fileURLToPath(import.meta.url), dir);
 }
 
 function measure(mode: Mode, driverFile: string): RenderResult {

@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleAsBin } from "./bundle-as-bin.js";
 import { spread, type Spread } from "./stats.js";
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 7);
@@ -66,17 +67,6 @@ function firstFrameOnce(run: string, command: string = `${JSON.stringify(process
   }
 }
 
-/**
- * The floor (bench/ink-floor.ts started alone), bundled as the bin is, into node_modules/.cache so
- * it resolves yoga's files as the bin does: Node's start, React, Ink and yoga, and one frame.
- */
-async function buildFloor(dir: string): Promise<string> {
-  const { build } = await import("esbuild");
-  const { bundleOptions } = await import("../scripts/bundle-options.mjs");
-  await build({ ...bundleOptions({ floor: fileURLToPath(new URL("./ink-floor.ts", import.meta.url)) }, dir), outExtension: { ".js": ".mjs" } });
-  return path.join(dir, "floor.mjs");
-}
-
 export async function measure(): Promise<StartupResult & { floor: Spread }> {
   const version: number[] = [];
   const frames: number[] = [];
@@ -85,7 +75,8 @@ export async function measure(): Promise<StartupResult & { floor: Spread }> {
   fs.mkdirSync(cache, { recursive: true });
   const dir = fs.mkdtempSync(path.join(cache, "orca-bench-startup-"));
   try {
-    const floorFile = await buildFloor(dir);
+    // Into node_modules/.cache, so it resolves yoga's files as the bin does.
+    const floorFile = await bundleAsBin("floor", fileURLToPath(new URL("./ink-floor.ts", import.meta.url)), dir);
     for (let i = 0; i < RUNS; i++) version.push(versionOnce());
     // In turns, so both see the same load.
     for (let i = 0; i < RUNS; i++) {
