@@ -23,7 +23,9 @@ function Pane({ index, lines }: { index: number; lines: readonly string[] }) {
     Box,
     { flexDirection: "column", borderStyle: "round", width: PANE_WIDTH, height: PANE_HEIGHT },
     h(Text, { bold: true }, `pane ${index}`),
-    ...lines.map((line, row) => h(Text, { key: row, wrap: "truncate-end" }, line)),
+    // One text for the body, its lines cut to the pane first, as orca draws a pane: then Ink has
+    // nothing to wrap (the stream is ASCII, so a slice is a cut by columns).
+    h(Text, null, lines.map((line) => line.slice(0, PANE_WIDTH - 2)).join("\n")),
   );
 }
 
