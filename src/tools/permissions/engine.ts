@@ -159,6 +159,7 @@ export class Permissions {
    * first read_file of a run does not wait ~40 ms for a grammar it never uses (bench/overhead.ts).
    */
   async readyFor(agentId: string, tool: AnyTool, args: unknown, workspace: Workspace = this.workspace): Promise<void> {
+    if (shellParserLoaded()) return;
     let kind: PermissionSubject["kind"];
     try {
       kind = tool.permissionSubject(args, workspace).kind;
