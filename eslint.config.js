@@ -30,10 +30,10 @@ function floorRules() {
 }
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "demo/**", "scripts/**", "bin/**", "**/*.js", "**/*.mjs"] },
+  { ignores: ["dist/**", "node_modules/**", "demo/**", "bin/**", "**/*.js", "**/*.mjs"] },
   {
     name: "orca/typescript",
-    files: ["src/**/*.{ts,tsx}", "tests/**/*.{ts,tsx}", "bench/**/*.ts"],
+    files: ["src/**/*.{ts,tsx}", "tests/**/*.{ts,tsx}", "bench/**/*.ts", "scripts/**/*.ts"],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -50,7 +50,7 @@ export default tseslint.config(
   {
     name: "orca/promises",
     // Tests leave some promises pending on purpose (a permission request nobody answers).
-    files: ["src/**/*.{ts,tsx}", "bench/**/*.ts"],
+    files: ["src/**/*.{ts,tsx}", "bench/**/*.ts", "scripts/**/*.ts"],
     rules: { "@typescript-eslint/no-floating-promises": "error" },
   },
   {

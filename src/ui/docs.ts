@@ -97,12 +97,18 @@ export function sessionsDoc(host: DashboardHost | undefined): DocLine[] {
   ];
 }
 
-/** The README's table of commands and keys (a test keeps the README equal to it). */
-export function keysMarkdown(keymap: Keymap): string {
-  const cell = (s: string): string => s.replace(/\|/g, "\\|");
+const cell = (s: string): string => s.replace(/\|/g, "\\|");
+
+/** The docs' table of slash commands (docs/dashboard.md; scripts/docs-tables.ts writes it there). */
+export function commandsMarkdown(): string {
   const out = ["| command | does |", "|---|---|"];
   for (const c of SLASH_COMMANDS) out.push(`| \`/${c.name}${c.args ? ` ${cell(c.args)}` : ""}\` | ${cell(c.help)} |`);
-  out.push("", "| where | key | does |", "|---|---|---|");
+  return out.join("\n");
+}
+
+/** The docs' table of keys, per layer (docs/dashboard.md; scripts/docs-tables.ts writes it there). */
+export function keysMarkdown(keymap: Keymap): string {
+  const out = ["| where | key | does |", "|---|---|---|"];
   for (const row of helpRows(keymap)) out.push(`| ${row.layer} | ${cell(row.keys)} | ${cell(row.help)} |`);
   return out.join("\n");
 }

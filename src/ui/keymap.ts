@@ -2,7 +2,7 @@ import { canonicalKey, type KeysConfig } from "../config/keys.js";
 
 /**
  * Every key the dashboard answers, in one table: which layer, which action, which keys, and what
- * it does. The key router, the hint line, `/help` and the README's key table are all derived from
+ * it does. The key router, the hint line, `/help` and the key table of docs/dashboard.md are all derived from
  * it, and `keys:` in config.yaml rebinds actions by name.
  *
  * Adding a binding is one entry here plus its handler in the component that owns the layer
@@ -33,7 +33,7 @@ export interface Binding {
   readonly action: string;
   /** Default keys, in the syntax of config/keys.ts. Empty: unbound unless `keys:` binds it. */
   readonly keys: readonly string[];
-  /** What it does, for /help and the README. */
+  /** What it does, for /help and docs/dashboard.md. */
   readonly help: string;
   /** A short word or two for the hint line. */
   readonly hint?: string;
@@ -207,7 +207,7 @@ export function keysText(keymap: Keymap, layer: KeyPriority, action: Action): st
   return keymap.labels(layer, action).join("/");
 }
 
-/** The rows of /help and the README table: layer, keys, what they do. */
+/** The rows of /help and the docs' key table: layer, keys, what they do. */
 export function helpRows(keymap: Keymap): { layer: string; keys: string; help: string }[] {
   const order = [KeyPriority.Input, KeyPriority.Dashboard, KeyPriority.Zoom, KeyPriority.Viewer, KeyPriority.Dialog];
   return order.flatMap((layer) =>

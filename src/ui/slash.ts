@@ -1,6 +1,6 @@
 /**
  * The dashboard's slash commands: typed in the input box, run by the dashboard, never sent to the
- * model. One table; /help and the README list it, the popup completes from it.
+ * model. One table; /help and docs/dashboard.md list it, the popup completes from it.
  */
 export const SLASH_COMMANDS = [
   { name: "help", args: "", help: "keys and commands" },
