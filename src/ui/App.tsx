@@ -9,7 +9,7 @@ import { Dashboard } from "./Dashboard.js";
 import type { DialogApprover } from "./dialog-approver.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import { KeyLayerProvider, useKeymap } from "./hooks/key-layers.js";
-import { nextMode, runCommand, setMode } from "./hooks/use-commands.js";
+import { nextMode, runCommand, setMode } from "./slash-commands.js";
 import { useDashboardKeys } from "./hooks/use-dashboard-keys.js";
 import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
 import { useInput } from "./hooks/use-input.js";

@@ -1,0 +1,114 @@
+import type { Dispatch } from "react";
+import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
+import type { SessionApi } from "../orchestrator/types.js";
+import { errorLine } from "../util/text.js";
+import { agentsDoc, costDoc, helpDoc, mcpDoc, sessionsDoc, skillsDoc } from "./docs.js";
+import type { DashboardHost, HostedSession } from "./host.js";
+import type { Keymap } from "./keymap.js";
+import type { ParsedSlash, SlashName } from "./slash.js";
+import type { DashboardStore } from "./state/store.js";
+import type { DocLine, ViewAction } from "./state/ui.js";
+
+/**
+ * What each slash command does: one handler per row of SLASH_COMMANDS (slash.ts), in a map typed
+ * by the rows' names, so a row without a handler (or a handler without a row) does not typecheck.
+ */
+
+export const MODES = permissionModeSchema.options;
+
+const MODE_MEANS: Record<PermissionMode, string> = {
+  default: "asks before anything that changes something",
+  "accept-edits": "file edits go through, bash asks",
+  plan: "read-only tools only: writes are refused",
+  bypass: "everything runs without asking, except deny rules",
+};
+
+/** The next mode in the Shift+Tab ring. */
+export function nextMode(mode: PermissionMode): PermissionMode {
+  return MODES[(MODES.indexOf(mode) + 1) % MODES.length]!;
+}
+
+export interface CommandContext {
+  session: SessionApi;
+  store: DashboardStore;
+  host?: DashboardHost;
+  keymap: Keymap;
+  busy: boolean;
+  dispatchView: Dispatch<ViewAction>;
+  /** Re-renders after a change the store does not see (the mode, the model). */
+  refresh(): void;
+  exit(code: number): void;
+  switchTo(next: HostedSession): void;
+}
+
+/** Switches the permission mode and says so in the transcript. */
+export function setMode(ctx: Pick<CommandContext, "session" | "store" | "refresh">, mode: PermissionMode): void {
+  ctx.session.setPermissionMode(mode);
+  ctx.store.notices([`mode: ${mode} — ${MODE_MEANS[mode]}`]);
+  ctx.refresh();
+}
+
+/** What a handler gets: the command's argument (trimmed) and the dashboard it acts on. */
+interface CommandRun {
+  arg: string;
+  ctx: CommandContext;
+  say(line: string): void;
+  open(title: string, lines: DocLine[]): void;
+  /** Leaves this session for a new one (/clear) or a logged one (/resume ID). */
+  swap(to: { resume?: string }, what: string): void;
+}
+
+export type SlashHandlers = { readonly [N in SlashName]: (run: CommandRun) => void };
+
+export const SLASH_HANDLERS: SlashHandlers = {
+  help: ({ ctx, open }) => open("help", helpDoc(ctx.keymap)),
+  agents: ({ ctx, open }) => open("agents", agentsDoc(ctx.store.getSnapshot(), ctx.host)),
+  cost: ({ ctx, open }) => open("cost", costDoc(ctx.store.getSnapshot())),
+  compact: ({ ctx, say }) => {
+    if (ctx.busy) return say("✗ /compact: a run is in progress; compact when it ends");
+    say("compacting the coordinator's history…");
+    ctx.session.compact().then(
+      (done) => (done ? undefined : say("nothing to compact yet: the history is only the last few rounds")),
+      (error: unknown) => say(`✗ /compact: ${errorLine(error)}`),
+    );
+  },
+  clear: ({ swap }) => swap({}, "starting a new session"),
+  model: ({ arg, ctx, say }) => {
+    if (!arg) return say(`model: ${ctx.session.modelName} (/model NAME switches; provider/name for another provider)`);
+    try {
+      ctx.session.setModel(arg);
+    } catch (error) {
+      return say(`✗ /model: ${errorLine(error)}`);
+    }
+    say(`model: ${ctx.session.modelName} from the next request on`);
+    ctx.refresh();
+  },
+  mode: ({ arg, ctx, say }) => {
+    if (!arg) return say(`mode: ${ctx.session.permissionMode} — ${MODE_MEANS[ctx.session.permissionMode]} (modes: ${MODES.join(", ")}; Shift+Tab cycles)`);
+    const mode = MODES.find((m) => m === arg.toLowerCase());
+    if (!mode) return say(`✗ /mode: "${arg}" is not a mode (${MODES.join(", ")})`);
+    setMode(ctx, mode);
+  },
+  mcp: ({ ctx, open }) => open("mcp", mcpDoc(ctx.store.getSnapshot(), ctx.session.mcpServers())),
+  skills: ({ ctx, open }) => open("skills", skillsDoc(ctx.host)),
+  sessions: ({ ctx, open }) => open("sessions", sessionsDoc(ctx.host)),
+  resume: ({ arg, ctx, open, swap }) => (arg ? swap({ resume: arg }, `resuming ${arg}`) : open("sessions", sessionsDoc(ctx.host))),
+  exit: ({ ctx }) => ctx.exit(0),
+};
+
+/** Runs a slash command. Everything it says goes to the transcript or the viewer; nothing reaches a model. */
+export function runCommand(parsed: Exclude<ParsedSlash, null>, ctx: CommandContext): void {
+  const say = (line: string): void => ctx.store.notices([line]);
+  if (parsed.kind === "unknown") {
+    say(`✗ unknown command /${parsed.name} — /help lists the commands (it was not sent to the model)`);
+    return;
+  }
+  const open = (title: string, lines: DocLine[]): void => ctx.dispatchView({ type: "open", target: { kind: "doc", title, lines } });
+  const swap = (to: { resume?: string }, what: string): void => {
+    if (!ctx.host?.switchSession) return say(`✗ /${parsed.name} is not available here`);
+    if (ctx.busy) return say(`✗ /${parsed.name}: a run is in progress; Esc cancels it first`);
+    say(`${what}…`);
+    ctx.host.switchSession(to).then(ctx.switchTo, (error: unknown) => say(`✗ /${parsed.name}: ${errorLine(error)}`));
+  };
+  SLASH_HANDLERS[parsed.name]({ arg: parsed.arg, ctx, say, open, swap });
+}
