@@ -6,6 +6,7 @@
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
+import { BUILD_STAMP, inputHashes } from "./build-stamp.mjs";
 import { bundleOptions } from "./bundle-options.mjs";
 
 // Chunk names are content hashes: clear the old ones so the folder holds one build.
@@ -27,3 +28,6 @@ for (const entry of await readdir("skills", { withFileTypes: true })) {
   skills.push({ source, ...readSkillFrontMatter(source) });
 }
 await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: parseConfigText(configText, "config.yaml") }, skills }));
+
+// Last, so only a whole build is stamped: the tests compare dist/ with the tree by it (tests/setup/build.ts).
+await writeFile(BUILD_STAMP, JSON.stringify(inputHashes(process.cwd())));
