@@ -1,3 +1,4 @@
+import { toolFinished } from "../events/constructors.js";
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import { ModelError } from "../util/errors.js";
@@ -272,18 +273,7 @@ function appendResults(agent: AgentRuntime, calls: ToolCall[], results: ToolResu
 function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string, status: Exclude<ToolStatus, "ok">): void {
   for (const call of calls) {
     agent.history.push({ role: "tool", toolCallId: call.id, content });
-    agent.emit({
-      type: "tool_finished",
-      agentId: agent.id,
-      parentId: agent.parentId,
-      callId: call.id,
-      name: call.name,
-      ok: false,
-      status,
-      content,
-      error: content.replace(/^Error: /, ""),
-      durationMs: 0,
-    });
+    agent.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId: call.id, name: call.name }, { status, content, durationMs: 0 }));
   }
 }
 

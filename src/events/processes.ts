@@ -1,4 +1,5 @@
 import { processStartTime } from "../util/proc.js";
+import { processEnded } from "./constructors.js";
 import type { EmitFn, EventOf } from "./types.js";
 
 export type ProcessKind = EventOf<"process_started">["kind"];
@@ -38,7 +39,7 @@ export function processRecorder(emit: EmitFn, defaultAgentId: () => string): Pro
       const owner = owners.get(pgid);
       if (!owner) return;
       owners.delete(pgid);
-      emit({ type: "process_ended", ...owner, pgid });
+      emit(processEnded({ ...owner, pgid }));
     },
   };
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { toolFinished } from "../events/constructors.js";
 import type { EmitFn } from "../events/types.js";
 import { CancelledError, type Scheduler } from "../tools/scheduler.js";
 import { Workspace } from "../tools/workspace.js";
@@ -121,7 +122,7 @@ export class Isolation {
       throw e;
     } finally {
       if (!ok) content = `Error: ${error}`;
-      this.deps.emit({ type: "tool_finished", agentId: agent.id, parentId: agent.parentId, callId, name: call.name, ok, content, error, durationMs: Date.now() - startedAt });
+      this.deps.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId, name: call.name }, { status: ok ? "ok" : "error", content, error, durationMs: Date.now() - startedAt }));
     }
   }
 }

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
+import { processEnded } from "../events/constructors.js";
 import { EventBus } from "../events/bus.js";
 import { SessionLog } from "../events/log.js";
 import { Redactor } from "../events/redact.js";
@@ -211,7 +212,7 @@ export class Session implements SessionApi {
     });
     this.mcpWatcher?.announce();
     for (const { process: p, result } of this.deps.leftovers ?? []) {
-      this.bus.emit({ type: "process_ended", agentId: p.agentId, pgid: p.pgid, ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, group: p.group } : {}) });
+      this.bus.emit(processEnded(p, result === "ended"));
     }
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
   }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { processEnded } from "../events/constructors.js";
 import { readLog, SessionLog } from "../events/log.js";
 import type { EventOf, OrcaEvent } from "../events/types.js";
 import { SessionInUse } from "../util/errors.js";
@@ -124,14 +125,7 @@ export async function reapSessions(files: readonly string[], graceMs = 2_000): P
       if (!leftovers.length) continue;
       const outcomes = await reapProcesses(leftovers, graceMs);
       for (const { process: p, result } of outcomes) {
-        log.append({
-          type: "process_ended",
-          ts: Date.now(),
-          sessionId,
-          agentId: p.agentId,
-          pgid: p.pgid,
-          ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, ...(p.group === false ? { group: false } : {}) } : {}),
-        });
+        log.append({ ...processEnded(p, result === "ended"), ts: Date.now(), sessionId });
       }
       out.push({ sessionId, ended: outcomes.filter((o) => o.result === "ended").map((o) => o.process) });
     } finally {

@@ -1,3 +1,4 @@
+import { toolFinished } from "../events/constructors.js";
 import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
 import type { Permissions, PreToolHookAnswer } from "./permissions/engine.js";
@@ -209,20 +210,16 @@ export class ToolExecutor {
   private finish(call: ToolCall, caller: CallerContext, given: ToolResult, startedAt: number, versions?: CallVersions): ToolResult {
     const status = toolStatusOf(given);
     const result: ToolResult = { ...given, ok: status === "ok", status };
-    this.deps.emit({
-      type: "tool_finished",
-      agentId: caller.agentId,
-      parentId: caller.parentId,
-      callId: call.id,
-      name: call.name,
-      ok: result.ok,
-      status,
-      content: result.content,
-      error: result.error,
-      durationMs: Date.now() - startedAt,
-      ...(result.ok && typeof result.meta?.diff === "string" ? { diff: result.meta.diff } : {}),
-      versions: versions?.touches.length ? versions.touches : undefined,
-    });
+    this.deps.emit(
+      toolFinished(caller, { callId: call.id, name: call.name }, {
+        status,
+        content: result.content,
+        error: result.error,
+        durationMs: Date.now() - startedAt,
+        diff: typeof result.meta?.diff === "string" ? result.meta.diff : undefined,
+        versions: versions?.touches,
+      }),
+    );
     return result;
   }
 }
