@@ -1,4 +1,5 @@
-// The design rules of DESIGN §1 that a machine can check. `npm run lint`; CI runs it before the tests.
+// The design rules of the shared design (../shared/DESIGN.md, beside the checkout; "DESIGN §1" below)
+// that a machine can check. `npm run lint`; CI runs it before the tests.
 import tseslint from "typescript-eslint";
 
 /**

@@ -4,11 +4,38 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "../fixtures/harness.js";
 
 /**
- * docs/ARCHITECTURE.md is a new contributor's map: every `src/…` path it names must exist, and
- * every folder of src/ must be on it, so the map and the house cannot drift apart unseen.
+ * docs/ARCHITECTURE.md is a new contributor's map: every file it names must exist — sources, tests,
+ * docs, scripts — and every folder of src/ must be on it, so the map and the house cannot drift
+ * apart unseen. The shared design lives outside the repository (`../shared/DESIGN.md`): the map
+ * must say so, and this test cannot require it.
  */
-const doc = fs.readFileSync(path.join(ROOT, "docs/ARCHITECTURE.md"), "utf8");
-const named = [...new Set([...doc.matchAll(/`(src\/[^`\s]*)`/g)].map((m) => m[1]!))];
+const DOC = "docs/ARCHITECTURE.md";
+const doc = fs.readFileSync(path.join(ROOT, DOC), "utf8");
+const OUTSIDE = "../shared/DESIGN.md";
+
+const ticked = [...new Set([...doc.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!))];
+const named = ticked.filter((p) => p.startsWith("src/"));
+const topLevel = new Set(fs.readdirSync(ROOT).filter((e) => e !== "node_modules" && e !== "dist"));
+const FILE = /\.(md|ts|tsx|js|mjs|json|yaml)$/;
+
+/** Every path of the repository (without node_modules, dist and .git), for a file named bare. */
+function allFiles(dir = ""): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = dir ? `${dir}/${e.name}` : e.name;
+    if (e.isDirectory()) return ["node_modules", "dist", ".git"].includes(e.name) ? [] : allFiles(rel);
+    return [rel];
+  });
+}
+
+/** What a backticked name refers to: a repository path, a bare file name, or nothing to check. */
+function referenceOf(token: string): { kind: "path" | "bare"; value: string } | null {
+  if (token === OUTSIDE || token.includes("*") || token.includes("<")) return null;
+  const first = token.split("/")[0]!;
+  if (token.includes("/") && topLevel.has(first)) return { kind: "path", value: token.replace(/\/$/, "") };
+  if (!token.includes("/") && FILE.test(token)) return { kind: "bare", value: token };
+  if (token.endsWith(".md")) return { kind: "path", value: token };
+  return null;
+}
 
 function folders(dir: string): string[] {
   return fs
@@ -18,10 +45,30 @@ function folders(dir: string): string[] {
 }
 
 describe("docs/ARCHITECTURE.md", () => {
-  it("names only paths that exist", () => {
+  it("names only files that exist: sources, tests, docs and scripts, by path or by bare name", () => {
+    const refs = ticked.map(referenceOf).filter((r): r is NonNullable<typeof r> => r !== null);
     expect(named.length).toBeGreaterThan(30);
-    const missing = named.filter((p) => !fs.existsSync(path.join(ROOT, p.replace(/\/$/, ""))));
+    expect(refs.filter((r) => r.value.endsWith(".md")).length).toBeGreaterThan(5);
+    const files = allFiles();
+    const missing = refs.filter((r) =>
+      r.kind === "path" ? !fs.existsSync(path.join(ROOT, r.value)) : !files.some((f) => f === r.value || f.endsWith(`/${r.value}`)),
+    );
     expect(missing).toEqual([]);
+  });
+
+  it("its Markdown links reach files of the repository", () => {
+    const links = [...doc.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t));
+    const missing = links.filter((t) => !fs.existsSync(path.join(ROOT, path.dirname(DOC), t)));
+    expect(missing).toEqual([]);
+  });
+
+  it("says where the shared design lives, outside the repository, and so does the lint that cites it", () => {
+    expect(doc).toContain(`\`${OUTSIDE}\``);
+    expect(fs.existsSync(path.join(ROOT, "DESIGN.md"))).toBe(false);
+    // Only the shared design may be named outside the repository.
+    expect(ticked.filter((t) => t.startsWith("../"))).toEqual([OUTSIDE]);
+    const lint = fs.readFileSync(path.join(ROOT, "eslint.config.js"), "utf8");
+    expect(lint).toContain(OUTSIDE);
   });
 
   it("names every top-level folder of src/, and places each on a floor the linter knows", () => {
