@@ -42,8 +42,9 @@ export function registeredTools(): { tool: AnyTool; who: string }[] {
 }
 
 function toolsMarkdown(): string {
-  const out = ["| tool | who has it | does |", "|---|---|---|"];
-  for (const { tool, who } of registeredTools()) out.push(`| \`${tool.name}\` | ${who} | ${cell(firstSentence(tool.description))} |`);
+  // "reads": the tool declares the files whose content it returns, so a read_file deny rule refuses it (read-gate.ts).
+  const out = ["| tool | who has it | declares reads | does |", "|---|---|---|---|"];
+  for (const { tool, who } of registeredTools()) out.push(`| \`${tool.name}\` | ${who} | ${tool.reads ? "declared" : ""} | ${cell(firstSentence(tool.description))} |`);
   return out.join("\n");
 }
 

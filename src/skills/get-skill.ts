@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tools/tool.js";
+import { fail, ok, type Tool, type ToolResult } from "../tools/tool.js";
 import { isInside } from "../tools/workspace.js";
 import { listSkillFiles } from "./files.js";
 import { renderSkillContent } from "./index-prompt.js";
@@ -37,7 +37,7 @@ const MAX_FILE_CHARS = 100_000;
  * tools refuse to read; `file` lets an agent read what a skill bundles anyway, confined to that
  * skill's folder.
  */
-function readBundledFile(skill: Skill, file: string, ctx: ToolContext): ToolResult {
+function readBundledFile(skill: Skill, file: string): ToolResult {
   const target = path.resolve(skill.dir, file);
   let real: string;
   try {
@@ -47,9 +47,6 @@ function readBundledFile(skill: Skill, file: string, ctx: ToolContext): ToolResu
   }
   if (!isInside(fs.realpathSync(skill.dir), real)) return fail(`${file} is outside the folder of skill "${skill.name}"`);
   if (!fs.statSync(real).isFile()) return fail(`${file} in skill "${skill.name}" is not a file`);
-  // A skill kept in the workspace (.orca/skills) is workspace content: its deny rules hold.
-  const denied = isInside(ctx.workspace.root, real) ? ctx.readDenied?.(ctx.workspace.relative(real)) : undefined;
-  if (denied) return fail(`${file} in skill "${skill.name}" is hidden by rule deny: ${denied}`);
   const buffer = fs.readFileSync(real);
   if (buffer.includes(0)) return fail(`${file} is a binary file; use it by its path: ${target}`);
   const text = buffer.toString("utf8");
@@ -73,6 +70,11 @@ export function createGetSkillTool(opts: GetSkillOptions): Tool<GetSkillArgs> {
       return { reads: skill ? [skill.dir] : [], writes: [] };
     },
     permissionSubject: () => ({ kind: "none" }),
+    // A skill kept in the workspace (.orca/skills) is workspace content: its deny rules hold.
+    reads: (args) => {
+      const skill = find(args.name);
+      return skill ? [path.resolve(skill.dir, args.file ?? "SKILL.md")] : [];
+    },
     async execute(args, ctx) {
       const skills = opts.skills();
       const skill = skills.find((s) => s.name === args.name);
@@ -81,7 +83,7 @@ export function createGetSkillTool(opts: GetSkillOptions): Tool<GetSkillArgs> {
         const list = available.length ? `available skills: ${available.join(", ")}` : "no skills are installed";
         return fail(`unknown skill "${args.name}"; ${list}`);
       }
-      if (args.file !== undefined) return readBundledFile(skill, args.file, ctx);
+      if (args.file !== undefined) return readBundledFile(skill, args.file);
       const bundled = listSkillFiles(skill.dir, MAX_FILES);
       const content = renderSkillContent(skill, bundled);
       opts.onLoaded?.(ctx.agentId, skill);

@@ -2,6 +2,7 @@ import { toolFinished } from "../events/constructors.js";
 import type { EmitFn, ToolCall } from "../events/types.js";
 import { formatValidationError, type ToolRegistry } from "./registry.js";
 import type { Permissions, PreToolHookAnswer } from "./permissions/engine.js";
+import { hiddenRead } from "./read-gate.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { SandboxRequest } from "./sandbox/types.js";
 import type { AnyTool, ToolResult } from "./tool.js";
@@ -127,6 +128,9 @@ export class ToolExecutor {
       if (pre.decision === "allow" || pre.decision === "ask") hookAnswer = { decision: pre.decision, rule: pre.rule ?? "hook PreToolUse", reason: pre.reason };
     }
 
+    // A deny rule on content holds for every tool that declares what it reads, before anyone is asked.
+    const hidden = this.hiddenRead(tool, args, caller);
+    if (hidden) return refuse(hidden, notes, "denied");
     const decision = await permissions.check(
       { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, agentName: caller.agentName, tool, args, workspace: caller.workspace },
       caller.signal,
@@ -134,7 +138,15 @@ export class ToolExecutor {
     );
     if (caller.signal.aborted) return { result: cancelled(caller.signal) };
     if (!decision.allowed) return refuse(decision.reason, notes, "denied");
+    const rewritten = decision.args !== undefined && decision.args !== args ? this.hiddenRead(tool, decision.args, caller) : null;
+    if (rewritten) return refuse(rewritten, notes, "denied");
     return { call, tool, args: decision.args ?? args, notes, sandbox: decision.sandbox };
+  }
+
+  /** Why a call may not read what it declares (a deny rule hides it), or null. */
+  private hiddenRead(tool: AnyTool, args: unknown, caller: CallerContext): string | null {
+    const hidden = hiddenRead(tool, args, caller.workspace ?? this.deps.workspace, (p) => this.deps.permissions.readDenied(p));
+    return hidden && `${tool.name}: ${hidden.path} is hidden by rule deny: ${hidden.rule}`;
   }
 
   private async schedule({ call, tool, args, notes, sandbox }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {

@@ -67,6 +67,13 @@ export interface Tool<A = unknown> {
   /** What the call touches, as absolute normalised paths or pseudo-paths like `mcp:<server>`. */
   access(args: A, workspace: Workspace): Access;
   permissionSubject(args: A, workspace: Workspace): PermissionSubject;
+  /**
+   * The files (or folders) whose content this call's result may hold, as the model named them. The
+   * executor refuses the call when a `read_file(PATTERN)` deny rule hides one (read-gate.ts); a tool
+   * that returns file content declares it. Unset on a built-in: it reads no content; on an MCP
+   * tool, every path its arguments name counts.
+   */
+  reads?(args: A, workspace: Workspace): string[];
   /** What the call would change, shown when a human is asked (a unified diff for file edits). */
   preview?(args: A, workspace: Workspace): Promise<string | undefined>;
   /**

@@ -19,6 +19,7 @@ import { Permissions } from "../../src/tools/permissions/engine.js";
 import { loadShellParser } from "../../src/tools/shell/index.js";
 import { ok, type AnyTool, type ToolContext } from "../../src/tools/tool.js";
 import type { ToolHooks } from "../../src/tools/tool-hooks.js";
+import { hiddenRead } from "../../src/tools/read-gate.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { bpeTokenCounter } from "../../src/model/token-counter.js";
 
@@ -209,9 +210,10 @@ describe("a read_file deny holds across tools", () => {
     const skills = discoverSkills({ workspace: root, home: "/nonexistent", packageDir: "/nonexistent" }).skills;
     const getSkill = createGetSkillTool({ skills: () => skills });
     const { permissions } = setup({ deny: ["read_file(.orca/skills/**/secret.txt)"] });
-    const result = await getSkill.execute({ name: "s", file: "secret.txt" }, ctx(permissions));
-    expect(result).toMatchObject({ ok: false });
-    expect(result.content).toContain("hidden by rule deny: read_file(.orca/skills/**/secret.txt)");
+    // The engine refuses the call before it runs: get_skill declares the file it would read.
+    const readDenied = (p: string) => permissions.readDenied(p);
+    expect(hiddenRead(getSkill, { name: "s", file: "secret.txt" }, workspace, readDenied)).toEqual({ path: ".orca/skills/s/secret.txt", rule: "read_file(.orca/skills/**/secret.txt)" });
+    expect(hiddenRead(getSkill, { name: "s" }, workspace, readDenied)).toBeNull();
   });
 });
 

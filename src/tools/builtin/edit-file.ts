@@ -28,6 +28,8 @@ export function editFileTool(): Tool<EditFileArgs> {
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    // Its result and its diff show the text around the edit.
+    reads: (args) => [args.path],
     preview: previewEdit,
     async execute(args, ctx) {
       const resolved = resolveArg(ctx.workspace, args.path, "edit_file");

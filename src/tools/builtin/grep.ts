@@ -32,6 +32,7 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path ?? "."),
     permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),
+    reads: (args) => [args.path ?? "."],
     async execute(args, ctx) {
       // RE2 semantics (as ripgrep's): matching time is linear in the input, so no pattern the
       // model writes — `^(a+)+$` say — can freeze the process, which a JS RegExp would.

@@ -26,6 +26,7 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
+    reads: (args) => [args.path],
     async execute(args, ctx) {
       const resolved = resolveArg(ctx.workspace, args.path, "read_file");
       if (resolved.error) return resolved.error;
