@@ -146,7 +146,8 @@ export class ToolExecutor {
   /** Why a call may not read what it declares (a deny rule hides it), or null. */
   private hiddenRead(tool: AnyTool, args: unknown, caller: CallerContext): string | null {
     const hidden = hiddenRead(tool, args, caller.workspace ?? this.deps.workspace, (p) => this.deps.permissions.readDenied(p));
-    return hidden && `${tool.name}: ${hidden.path} is hidden by rule deny: ${hidden.rule}`;
+    // Worded as a deny rule's refusal, which it is: only the subject (a file the call would read) differs.
+    return hidden && `denied by rule deny: ${hidden.rule} (${tool.name} would read ${hidden.path})`;
   }
 
   private async schedule({ call, tool, args, notes, sandbox }: AdmittedCall, caller: CallerContext): Promise<ToolResult> {
