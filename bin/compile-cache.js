@@ -6,6 +6,13 @@
 // compiled code read from a folder other users can write to would run as this user.
 // NODE_COMPILE_CACHE (a folder of the user's choosing) and NODE_DISABLE_COMPILE_CACHE=1 are Node's
 // own switches and win over this.
+//
+// What is in the folder runs as the user, outside any sandbox, so no command may write it: a
+// `sandbox.writable` or `additional_dirs` entry covering it is refused when the config loads, and
+// inside a workspace that holds it (a home directory) the sandbox keeps it read-only
+// (src/config/code-paths.ts). For that the folder must exist before any command runs, so it is
+// made here on every Node, private to the user: one a command made first could hold its entries.
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -15,9 +22,15 @@ export function compileCacheDir(env, home) {
 }
 
 export function enableCompileCache(nodeModule, env = process.env, home = os.homedir()) {
+  const dir = compileCacheDir(env, home);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    // A home that cannot be written: there is no cache, and no command can write one there either.
+  }
   if (typeof nodeModule.enableCompileCache !== "function") return undefined;
   try {
-    return nodeModule.enableCompileCache(compileCacheDir(env, home));
+    return nodeModule.enableCompileCache(dir);
   } catch {
     // A folder that cannot be made (a read-only home) only costs the cache.
     return undefined;

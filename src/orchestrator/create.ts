@@ -27,6 +27,7 @@ import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
+import { codePaths } from "../config/code-paths.js";
 
 export interface CreateSessionOptions {
   workspace: string;
@@ -205,7 +206,15 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // the first request waits on the model (the agent loop's warm-up), or at the first check that
   // needs it. Loading it at start competed with the first request for the CPU, and a run with no
   // tool call (`orca -p hi`) waited at exit for it to finish compiling.
-  const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
+  const home = loadedEnv.home;
+  const data = dataDir(config, home);
+  // Inside a workspace that holds them (a home directory), what orca loads code and settings from
+  // stays read-only to commands; a writable area that covers one was refused when the config loaded.
+  const guarded = codePaths({ env, home, dataDir: data, packageDir: opts.packageDir })
+    .filter((p) => p.path !== opts.packageDir)
+    .map((p) => p.path);
+  const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
+  const opening = Sandbox.open(sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
   const sandbox = await opening;
