@@ -27,6 +27,7 @@ import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerC
 import type { PermissionMode } from "../config/schema.js";
 
 import type { SessionDeps } from "./session-deps.js";
+import { describeUnproven } from "../sessions/leftovers.js";
 export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
@@ -211,6 +212,7 @@ export class Session implements SessionApi {
     });
     this.mcpWatcher?.announce();
     for (const { process: p, result } of this.deps.leftovers ?? []) {
+      if (result === "unproven") this.bus.emit({ type: "error", agentId: p.agentId, where: "resume", message: describeUnproven(p) });
       this.bus.emit({ type: "process_ended", agentId: p.agentId, pgid: p.pgid, ...(result === "ended" ? { reaped: true, kind: p.kind, command: p.command, group: p.group } : {}) });
     }
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
