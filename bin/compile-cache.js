@@ -9,10 +9,8 @@
 //
 // What is in the folder runs as the user, outside any sandbox, so no command may write it: a
 // `sandbox.writable` or `additional_dirs` entry covering it is refused when the config loads, and
-// inside a workspace that holds it (a home directory) the sandbox keeps it read-only
-// (src/config/code-paths.ts). For that the folder must exist before any command runs, so it is
-// made here on every Node, private to the user: one a command made first could hold its entries.
-import fs from "node:fs";
+// inside a workspace that holds it (a home directory) the sandbox keeps it read-only — the session
+// makes it first there if Node has not (src/config/code-paths.ts, src/orchestrator/create.ts).
 import os from "node:os";
 import path from "node:path";
 
@@ -22,15 +20,9 @@ export function compileCacheDir(env, home) {
 }
 
 export function enableCompileCache(nodeModule, env = process.env, home = os.homedir()) {
-  const dir = compileCacheDir(env, home);
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch {
-    // A home that cannot be written: there is no cache, and no command can write one there either.
-  }
   if (typeof nodeModule.enableCompileCache !== "function") return undefined;
   try {
-    return nodeModule.enableCompileCache(dir);
+    return nodeModule.enableCompileCache(compileCacheDir(env, home));
   } catch {
     // A folder that cannot be made (a read-only home) only costs the cache.
     return undefined;
