@@ -14,7 +14,8 @@ export interface CodePath {
 
 /** bin/compile-cache.js's folder, computed the same way (a unit test holds the two equal). */
 export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+  const absolute = (p: string | undefined): p is string => typeof p === "string" && path.isAbsolute(p);
+  const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
   return path.join(base, "orca", "compile-cache");
 }
 

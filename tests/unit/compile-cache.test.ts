@@ -15,12 +15,14 @@ const home = path.join(temp, "home");
 afterAll(() => fs.rmSync(temp, { recursive: true, force: true }));
 
 describe("the bin's compile cache", () => {
-  it("goes under $XDG_CACHE_HOME when it is an absolute path, else ~/.cache", () => {
+  it("goes under $XDG_RUNTIME_DIR (outside the home), else $XDG_CACHE_HOME, when absolute, else ~/.cache", () => {
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: "/run/user/1000", XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/run/user/1000", "orca", "compile-cache"));
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: "run/user", XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/var/cache/me", "orca", "compile-cache"));
     expect(compileCacheDir({ XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/var/cache/me", "orca", "compile-cache"));
     expect(compileCacheDir({ XDG_CACHE_HOME: "relative/cache" }, "/home/me")).toBe(path.join("/home/me", ".cache", "orca", "compile-cache"));
     expect(compileCacheDir({}, "/home/me")).toBe(path.join("/home/me", ".cache", "orca", "compile-cache"));
     // The session keeps the same folder read-only to commands and refuses writable areas over it.
-    for (const env of [{ XDG_CACHE_HOME: "/var/cache/me" }, { XDG_CACHE_HOME: "relative" }, {}]) expect(sessionsCompileCacheDir(env, "/home/me")).toBe(compileCacheDir(env, "/home/me"));
+    for (const env of [{ XDG_RUNTIME_DIR: "/run/user/1000" }, { XDG_CACHE_HOME: "/var/cache/me" }, { XDG_CACHE_HOME: "relative" }, {}]) expect(sessionsCompileCacheDir(env, "/home/me")).toBe(compileCacheDir(env, "/home/me"));
   });
 
   it("is turned on in that folder where Node has one, and what Node answers is passed on", () => {
