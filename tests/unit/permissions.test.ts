@@ -316,6 +316,13 @@ describe("an MCP server's hints are hints", () => {
       "mcp__evil__save names a path outside the workspace: /etc/orca-outside",
     ]);
   });
+
+  it("a path a read_file deny rule hides asks when an MCP tool names it, even under an allow rule", async () => {
+    const { check, approver } = setup({ allow: ["mcp__fs__*"], deny: ["read_file(.env*)"] });
+    await expect(check(mcpTool("mcp__fs__read_text_file", true), { path: ".env.local" })).resolves.toMatchObject({ allowed: false });
+    await expect(check(mcpTool("mcp__fs__read_text_file", true), { path: "src/a.ts" })).resolves.toMatchObject({ allowed: true });
+    expect((approver as ScriptedApprover).requests.map((r) => r.rule)).toEqual(["mcp__fs__read_text_file names .env.local, whose content deny: read_file(.env*) hides"]);
+  });
 });
 
 describe("approvals", () => {

@@ -255,7 +255,7 @@ export class Permissions {
 
   /**
    * Why this write must ask whatever the rules say: a protected path (file tools, MCP file tools),
-   * or a path outside the workspace an MCP tool names.
+   * or a path outside the workspace or hidden by a read_file deny rule that an MCP tool names.
    */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
     if (subject.kind === "path") return protectedReason(subject.value);
@@ -265,6 +265,8 @@ export class Permissions {
       for (const rel of namedPaths(args, ws)) {
         const reason = protectedReason(rel);
         if (reason) return `${reason} (${tool.name} names it)`;
+        const hidden = this.readDenied(rel);
+        if (hidden) return `${tool.name} names ${rel}, whose content deny: ${hidden} hides`;
       }
     }
     return null;
