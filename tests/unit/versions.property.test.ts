@@ -176,6 +176,13 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
   for (const id of conflicts) expect(order.find((s): s is Ran => "id" in s && s.id === id)!.result.ok).toBe(false);
 }
 
+/** One assistant message of `agent`: its calls run together; each is recorded in `ran` under a fresh id. */
+async function runTurn(rig: ToolRig, ran: Map<string, Ran>, agent: string, turn: readonly Op[], nextId: () => string): Promise<void> {
+  const ids = turn.map(() => nextId());
+  const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
+  turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+}
+
 /** The calls started since event `from`, in the order the scheduler started them. */
 function started(rig: ToolRig, ran: ReadonlyMap<string, Ran>, from: number): Ran[] {
   return rig.events
@@ -203,9 +210,7 @@ describe("read versions (property)", () => {
                   // A little jitter between turns so agents interleave differently from run to run.
                   const delay = delays[(a * 4 + t) % delays.length]!;
                   if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-                  const ids = turn.map(() => `c${n++}`);
-                  const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
-                  turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+                  await runTurn(rig, ran, agent, turn, () => `c${n++}`);
                 }
               }),
             );
@@ -236,10 +241,7 @@ describe("read versions (property)", () => {
             await Promise.all(
               round.turns.map(async (turn, a) => {
                 if (!turn) return;
-                const agent = AGENTS[a]!;
-                const ids = turn.map(() => `c${n++}`);
-                const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
-                turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+                await runTurn(rig, ran, AGENTS[a]!, turn, () => `c${n++}`);
               }),
             );
             order.push(...started(rig, ran, from));
