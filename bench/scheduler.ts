@@ -281,7 +281,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   console.log(`(e) read versions: check + record added to each write_file of a ${cost.fileBytes / 1024} KB file (median of 1,500 writes):`);
   console.log(`    stat vouches (seen > 50 ms after its last change)   ${cost.fastUs.toFixed(1)} us/write`);
   console.log(`    re-hash (changed < 50 ms before it was seen)        ${cost.rehashUs.toFixed(1)} us/write`);
-  console.log(`    scan after a write-bash command                    ${cost.scanUsPerFile.toFixed(1)} us per file the session knows`);
+  console.log(`    scans before + after a write-bash command          ${cost.scanUsPerFile.toFixed(1)} us per file the session knows`);
   console.log("");
   const checks: Array<[string, boolean]> = [
     ["per-path within 1.15x of ideal on (a)-(c)", ["a", "b", "c"].every((k) => results[k].per_path <= 1.15 * results[k].ideal)],

@@ -3,7 +3,7 @@
  * exactly those calls (the stat and the write itself are the tool's cost with or without them), on
  * real files of a temp workspace that read_file has seen. Timing only the added code keeps the
  * number readable on a loaded machine, where two whole-write runs differ by more than it.
- * Also the scan after an exclusive bash command, per file the session knows.
+ * Also the scans around an exclusive bash command (before it and after it), per file the session knows.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -20,7 +20,7 @@ export interface VersionCost {
   fastUs: number;
   /** µs per write of a file changed < 50 ms before it was seen: read and hashed again. */
   rehashUs: number;
-  /** µs per known file of the scan after an exclusive call (nothing changed). */
+  /** µs per known file of the scans before and after an exclusive call (nothing changed). */
   scanUsPerFile: number;
   fileBytes: number;
 }
@@ -113,7 +113,10 @@ export async function measureVersionCost(): Promise<VersionCost> {
     const scans: number[] = [];
     for (let k = 0; k < 7; k++) {
       const start = performance.now();
-      const changed = await forCall(versions, `x${k}`, "bash").afterExclusive();
+      // A write-bash command is checked before it runs (what changed outside) and after (what it changed).
+      const call = forCall(versions, `x${k}`, "bash");
+      await call.beforeExclusive();
+      const changed = await call.afterExclusive();
       scans.push(((performance.now() - start) * 1000) / files.length);
       if (changed.length) throw new Error("bench scan found changes that were not made");
     }

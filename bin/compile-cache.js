@@ -2,15 +2,24 @@
 // (module.enableCompileCache): a start then skips compiling the chunks it loads (bench/startup.ts).
 // Node 20 has no such cache for ES modules; there this does nothing.
 //
-// The cache lives in the user's own cache folder, not in the shared temp folder Node defaults to:
-// compiled code read from a folder other users can write to would run as this user.
+// The cache lives in the user's own runtime folder ($XDG_RUNTIME_DIR, private, emptied at logout),
+// else their cache folder — not in the shared temp folder Node defaults to: compiled code read
+// from a folder other users can write to would run as this user. The runtime folder comes first
+// because it lies outside the home: a command in a workspace that is the home could otherwise
+// rename a parent of the cache folder away and plant a new one where orca reads it.
 // NODE_COMPILE_CACHE (a folder of the user's choosing) and NODE_DISABLE_COMPILE_CACHE=1 are Node's
 // own switches and win over this.
+//
+// What is in the folder runs as the user, outside any sandbox, so no command may write it: a
+// `sandbox.writable` or `additional_dirs` entry covering it is refused when the config loads, and
+// inside a workspace that holds it (a home directory) the sandbox keeps it read-only — the session
+// makes it first there if Node has not (src/config/code-paths.ts, src/orchestrator/create.ts).
 import os from "node:os";
 import path from "node:path";
 
 export function compileCacheDir(env, home) {
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+  const absolute = (p) => typeof p === "string" && path.isAbsolute(p);
+  const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
   return path.join(base, "orca", "compile-cache");
 }
 

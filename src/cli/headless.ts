@@ -7,6 +7,8 @@ import { exitCodeFor } from "./args.js";
 import { describeReaped } from "../sessions/leftovers.js";
 import type { OutputFormat } from "./types.js";
 
+const STUCK = "the run cannot go on: every agent is waiting and nothing is left that could wake one (a bug in orca; the session log has the detail)";
+
 export interface HeadlessIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -45,6 +47,10 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  // Node ends a process whose event loop is empty even while a run is unfinished (exit 13, nothing
+  // said): the run failed to make progress, and says so instead.
+  const onStuck = () => session.failStuckRun(STUCK);
+  process.on("beforeExit", onStuck);
 
   let result: RunResult;
   try {
@@ -53,6 +59,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("beforeExit", onStuck);
   }
   const code = exitCodeFor(result.status);
   await session.close(result.status);

@@ -13,6 +13,7 @@ import { commandUsage, UsageError } from "./usage.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { runHeadless } from "./headless.js";
 import { runListCommand } from "./list-commands.js";
+import { peopleIo, terminalSafeStream } from "./terminal-out.js";
 
 export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -24,7 +25,11 @@ export function packageVersion(): string {
 const defaultIo = (): MainIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** Runs orca; returns the exit code. Errors the user can fix are one line on stderr. */
-export async function main(argv: string[], io: MainIo = defaultIo()): Promise<number> {
+export async function main(argv: string[], raw: MainIo = defaultIo()): Promise<number> {
+  // Whatever orca prints but the dashboard is text for people, some of it from a model, a server
+  // or a log: it reaches a terminal terminal-safe. The dashboard's stdout is its own.
+  const io: MainIo = { ...raw, stderr: terminalSafeStream(raw.stderr) };
+  const people = peopleIo(raw);
   let args: CliArgs;
   try {
     args = parseCli(argv);
@@ -43,8 +48,8 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
   try {
-    if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, io, PACKAGE_DIR, packageVersion());
-    if (args.subcommand) return await runListCommand(args, io, PACKAGE_DIR);
+    if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, people, PACKAGE_DIR, packageVersion());
+    if (args.subcommand) return await runListCommand(args, people, PACKAGE_DIR);
     if (args.demo) {
       const { runDemo } = await import("./demo.js");
       return await runDemo(args, io, PACKAGE_DIR, packageVersion());
@@ -64,7 +69,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         version: packageVersion(),
         resume,
       });
-      return await runHeadless(started, prompt, args.outputFormat, io);
+      return await runHeadless(started, prompt, args.outputFormat, { stdout: terminalSafeStream(raw.stdout, "tty"), stderr: io.stderr });
     }
     // The dashboard reads an untrusted folder's own config not even to find its sessions.
     const project = () => trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir: PACKAGE_DIR }).isTrusted(args.workspace);

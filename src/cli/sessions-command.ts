@@ -1,4 +1,4 @@
-import { describeReaped, reapSessions } from "../sessions/leftovers.js";
+import { describeReaped, describeUnproven, reapSessions } from "../sessions/leftovers.js";
 import { listedSessions, listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
 import { clip, oneLine } from "../util/text.js";
 
@@ -38,7 +38,7 @@ function formatTime(ms: number): string {
 /** `orca sessions --reap`: one line for each process group ended, or one saying there was none. */
 export async function reapCommand(dataDir: string): Promise<string[]> {
   const reaped = await reapSessions(listSessions(dataDir).map((s) => s.file));
-  const lines = reaped.flatMap((r) => r.ended.map((p) => describeReaped(p, r.sessionId)));
+  const lines = reaped.flatMap((r) => [...r.ended.map((p) => describeReaped(p, r.sessionId)), ...r.unproven.map((p) => describeUnproven(p, r.sessionId))]);
   const running = reaped.filter((r) => r.inUseBy !== undefined).length;
   if (!lines.length) lines.push("no process left running by a crashed run");
   if (running) lines.push(`(${running} session${running === 1 ? "" : "s"} in use by a running orca left alone)`);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
+import { checkWritableAreas, codePaths } from "./code-paths.js";
 import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
 import { packageConfigSnapshot } from "../util/package-snapshot.js";
@@ -70,6 +71,12 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   // The built-in default names an OpenAI model; an Anthropic provider gets a Claude model instead.
   if (!namedModel && main?.type === "anthropic") config.model.name = DEFAULT_ANTHROPIC_MODEL;
   applyOverrides(config, env, opts.overrides ?? {});
+  const home = opts.home ?? os.homedir();
+  const writable = [
+    { key: "sandbox.writable", values: config.sandbox.writable },
+    { key: "permissions.additional_dirs", values: config.permissions.additional_dirs },
+  ];
+  checkWritableAreas(writable, opts.workspace, home, codePaths({ env, home, dataDir: dataDir(config, home), packageDir: opts.packageDir }));
   return { config, path: file };
 }
 

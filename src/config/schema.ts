@@ -121,6 +121,9 @@ export const providerSchema = z
   });
 export type ProviderConfigInput = z.infer<typeof providerSchema>;
 
+/** A `sandbox.network.allow` entry: `*`, or a host (`*.` for its subdomains, `[v6]`), optionally `:port`. */
+const NETWORK_ALLOW_ENTRY = /^(?:\*|(?:\*\.)?[^:\s[\]/*]+(?::[1-9]\d{0,4})?|\[[0-9a-fA-F:.]+\](?::[1-9]\d{0,4})?)$/;
+
 export const configSchema = z.strictObject({
   model: z
     .strictObject({
@@ -195,8 +198,19 @@ export const configSchema = z.strictObject({
       enabled: z.union([z.literal("auto"), z.boolean()]).default("auto"),
       network: z
         .strictObject({
-          /** [] no network; ["*"] the host's network; else these hosts (`*.example.com` for subdomains). */
-          allow: z.array(z.string().min(1)).default([]),
+          /**
+           * [] no network; ["*"] the host's network; else these hosts (`*.example.com` for
+           * subdomains), on ports 443 and 80 unless an entry names its port (`host:8443`).
+           */
+          allow: z
+            .array(
+              z
+                .string()
+                .trim()
+                .regex(NETWORK_ALLOW_ENTRY, 'expected "*", a host ("example.com", "*.example.com") or a host and port ("example.com:8443", "[::1]:8080")')
+                .refine((e) => Number(/:(\d+)$/.exec(e)?.[1] ?? 1) <= 65535, "a port is 1 to 65535"),
+            )
+            .default([]),
           /** Commands may use Unix sockets (the host's in /run and /tmp stay hidden); false refuses them all. */
           unix_sockets: z.boolean().default(true),
         })

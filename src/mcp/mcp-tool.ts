@@ -77,6 +77,7 @@ export function createMcpTool(opts: {
     params: paramsSchema(definition.inputSchema),
     jsonSchema: schemaForModel(definition.inputSchema),
     readOnly: () => readOnly,
+    readOnlyClaimed: true,
     access: () => (readOnly ? { reads: [pseudoPath], writes: [] } : { reads: [], writes: [pseudoPath] }),
     permissionSubject: () => ({ kind: "none" }),
     execute: (args, ctx) => call(args, ctx),

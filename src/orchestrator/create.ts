@@ -16,7 +16,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { childEnv } from "../tools/child-env.js";
 import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
-import { Workspace } from "../tools/workspace.js";
+import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
@@ -27,6 +27,7 @@ import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
+import { codePaths } from "../config/code-paths.js";
 
 export interface CreateSessionOptions {
   workspace: string;
@@ -205,7 +206,16 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // the first request waits on the model (the agent loop's warm-up), or at the first check that
   // needs it. Loading it at start competed with the first request for the CPU, and a run with no
   // tool call (`orca -p hi`) waited at exit for it to finish compiling.
-  const opening = Sandbox.open(sandboxOptions(config, workspace, loadedEnv.home, dataDir(config, loadedEnv.home), skills.skills.map((s) => s.dir)));
+  const home = loadedEnv.home;
+  const data = dataDir(config, home);
+  // Inside a workspace that holds them (a home directory), what orca loads code and settings from
+  // stays read-only to commands; a writable area that covers one was refused when the config loaded.
+  const guarded = codePaths({ env, home, dataDir: data, packageDir: opts.packageDir })
+    .filter((p) => p.path !== opts.packageDir)
+    .map((p) => p.path);
+  makeGuardedDirs(guarded, [workspace.root, ...workspace.additionalDirs]);
+  const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
+  const opening = Sandbox.open(sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
   const sandbox = await opening;
@@ -358,4 +368,20 @@ function secretEnvValues(env: Record<string, string>): string[] {
   return Object.entries(env)
     .filter(([name]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION/i.test(name))
     .map(([, value]) => value);
+}
+
+/**
+ * The sandbox keeps a path read-only only if it exists (a mount needs something to mount on): one
+ * of orca's own folders missing inside a writable root is made now, private to the user, before
+ * any command could make it first and fill it.
+ */
+function makeGuardedDirs(paths: readonly string[], writableRoots: readonly string[]): void {
+  for (const p of paths) {
+    if (!writableRoots.some((root) => isInside(root, p))) continue;
+    try {
+      fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+    } catch {
+      // Not creatable (a read-only home): then no command can create it either.
+    }
+  }
 }

@@ -1,4 +1,3 @@
-import PQueue from "p-queue";
 import { allowsTool, type AgentDefinition } from "../agent/definition.js";
 import type { AgentInbox, AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
@@ -14,6 +13,7 @@ import { createDelegateTool, type DelegateArgs } from "./delegate.js";
 import type { Isolation } from "./isolation.js";
 import type { ControlResult } from "./types.js";
 import { runSubagent, withHookContext } from "./lifecycle.js";
+import { AgentSlots } from "./slots.js";
 
 export interface DelegatorDeps {
   agents: AgentRegistry;
@@ -49,13 +49,13 @@ export interface DelegatorDeps {
  * a background sub-agent outlives the call, and cancelling the parent must still reach it.
  */
 export class Delegator {
-  private readonly queue: PQueue;
+  private readonly slots: AgentSlots;
   /** Sub-agents cancelled while they waited for a max_parallel slot. */
   private readonly cancelledWhileQueued = new Set<string>();
   readonly children: ChildResults;
 
   constructor(private readonly deps: DelegatorDeps) {
-    this.queue = new PQueue({ concurrency: deps.maxParallel });
+    this.slots = new AgentSlots(deps.maxParallel);
     this.children = new ChildResults({
       agents: deps.agents,
       workspace: deps.workspace,
@@ -74,7 +74,7 @@ export class Delegator {
       ...createControlTools({
         message: (callerId, id, text) => this.messageFrom(callerId, id, text),
         status: (callerId, id) => this.children.status(callerId, id),
-        wait: (callerId, ids, timeoutMs, signal) => this.children.wait(callerId, ids, timeoutMs, signal),
+        wait: (callerId, ids, timeoutMs, signal) => this.slots.whileWaiting(callerId, this.children.wait(callerId, ids, timeoutMs, signal), signal),
       }),
     ];
   }
@@ -138,7 +138,7 @@ export class Delegator {
           agent.waiting = true;
           this.deps.emit({ type: "agent_waiting", agentId: agent.id, parentId: agent.parentId, waitingFor: pending.map((c) => c.agent.id) });
           try {
-            await agent.mailbox.next(signal);
+            await this.slots.whileWaiting(agent.id, agent.mailbox.next(signal), signal);
           } finally {
             agent.waiting = false;
           }
@@ -179,7 +179,7 @@ export class Delegator {
     const { agent, fresh } = picked;
     const background = Boolean(args.background);
     const parentSignal = parent.scope?.signal ?? signal;
-    const child = this.children.launch(agent, parent, background, this.queue.add(() => this.runChild(agent, fresh, args.task, parentSignal)).then((o) => o ?? notStarted()));
+    const child = this.children.launch(agent, parent, background, this.slotted(agent, () => this.runChild(agent, fresh, args.task, parentSignal), parentSignal));
     if (background) agent.background = true;
     if (background) {
       // Its agent_backgrounded event follows its agent_started (see Session.startAgent and runChild).
@@ -191,7 +191,7 @@ export class Delegator {
       };
     }
     const moved = new Promise<null>((resolve) => (child.release = () => resolve(null)));
-    const outcome = await Promise.race([child.done, moved]);
+    const outcome = await this.slots.whileWaiting(parentId, Promise.race([child.done, moved]), parentSignal);
     if (outcome === null) {
       return {
         ok: true,
@@ -202,6 +202,20 @@ export class Delegator {
     // The parent reads how its sub-agent ended from the status, never from the wording of its result.
     const status = ok ? "ok" : outcome.status === "cancelled" && !outcome.conflict ? "cancelled" : "error";
     return { ok, status, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+  }
+
+  /** Runs `run` in a max_parallel slot of `agent`'s, given back when it ends (see AgentSlots). */
+  private async slotted(agent: AgentState, run: () => Promise<ChildOutcome>, signal: AbortSignal): Promise<ChildOutcome> {
+    if (!(await this.slots.acquire(agent.id, signal))) {
+      this.cancelledWhileQueued.delete(agent.id);
+      agent.status = "cancelled";
+      return notStarted();
+    }
+    try {
+      return await run();
+    } finally {
+      this.slots.release(agent.id);
+    }
   }
 
   /** The one place a sub-agent's run starts and ends: its worktree, its hooks, its loop, its merge. */

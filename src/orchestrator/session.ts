@@ -15,7 +15,7 @@ import { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
-import { Cancelled, type LogWriteError } from "../util/errors.js";
+import { Cancelled, RunStuck, type LogWriteError } from "../util/errors.js";
 import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
@@ -28,6 +28,7 @@ import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerC
 import type { PermissionMode } from "../config/schema.js";
 
 import type { SessionDeps } from "./session-deps.js";
+import { describeUnproven } from "../sessions/leftovers.js";
 export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
@@ -212,6 +213,7 @@ export class Session implements SessionApi {
     });
     this.mcpWatcher?.announce();
     for (const { process: p, result } of this.deps.leftovers ?? []) {
+      if (result === "unproven") this.bus.emit({ type: "error", agentId: p.agentId, where: "resume", message: describeUnproven(p) });
       this.bus.emit(processEnded(p, result === "ended"));
     }
     this.lifecycle.sessionStart(this.agentRegistry.get(this.rootAgentId)!, extra.resumedFrom ? "resume" : "startup", this.modelName, this.sessionScope.signal);
@@ -351,6 +353,17 @@ export class Session implements SessionApi {
   private logFailed(failure: LogWriteError): void {
     this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "log", message: `${failure.message}; the run was stopped` });
     this.runScope?.cancel(failure);
+  }
+
+  /**
+   * The run can make no progress: nothing is left that could wake any of its agents (the process
+   * found its event loop empty). It fails with `message`, said once, instead of the process ending
+   * silently with the run unfinished and no session_finished.
+   */
+  failStuckRun(message: string): void {
+    if (!this.runScope || this.runScope.signal.aborted) return;
+    this.bus.emit({ type: "error", agentId: this.rootAgentId, where: "run", message });
+    this.runScope.cancel(new RunStuck(message));
   }
 
   /** A hook's `continue: false` (or a PermissionRequest interrupt): the run ends, its reason told. */

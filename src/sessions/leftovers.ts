@@ -28,35 +28,59 @@ export function unendedProcesses(events: readonly OrcaEvent[]): Leftover[] {
 }
 
 /**
- * Whether anything of the recorded group still runs. Its leader, if alive, must be the very process
- * recorded (else the pid was reused: Linux reuses a pid only once no group has that id, so ours is
- * gone). With the leader gone, members of the group may live on as orphans: they are ours, since
- * the group's id cannot have been handed out again while they exist.
+ * Whether the recorded group still runs and is provably the one orca started. Its leader, if
+ * alive, must be the very process recorded (else the pid was reused: Linux reuses a pid only once
+ * no group has that id, so ours is gone). With the leader gone, members of the group may live on
+ * as orphans: they are ours, since the group's id cannot have been handed out again while they
+ * exist. Without a recorded start time, or with the leader's unreadable, nothing proves a live
+ * pid is ours: `unproven`, and it is never signalled.
  */
-export function stillRunning(p: Leftover): boolean {
-  if (p.group === false) return sameProcess(p.pgid, p.startTime) && !isZombie(p.pgid);
-  if (pidExists(p.pgid) && p.startTime !== null) {
+export function proofOf(p: Leftover): "ours" | "gone" | "unproven" {
+  if (p.group === false) {
+    if (!pidExists(p.pgid) || isZombie(p.pgid)) return "gone";
+    if (p.startTime === null) return "unproven";
     const now = processStartTime(p.pgid);
-    if (now !== null && now !== p.startTime) return false;
+    if (now === null) return "unproven";
+    return now === p.startTime ? "ours" : "gone";
   }
-  return groupAlive(p.pgid);
+  if (pidExists(p.pgid)) {
+    if (p.startTime === null) return "unproven";
+    const now = processStartTime(p.pgid);
+    if (now === null) return "unproven";
+    if (now !== p.startTime) return "gone";
+  } else if (p.startTime === null) {
+    return groupAlive(p.pgid) ? "unproven" : "gone";
+  }
+  return groupAlive(p.pgid) ? "ours" : "gone";
+}
+
+/** Whether anything of the recorded group still runs, provably orca's (proofOf). */
+export function stillRunning(p: Leftover): boolean {
+  return proofOf(p) === "ours";
 }
 
 export interface ReapOutcome {
   process: Leftover;
-  /** ended: it was running and orca ended it; gone: nothing of it ran any more. */
-  result: "ended" | "gone";
+  /** ended: it was running and orca ended it; gone: nothing of it ran any more; unproven: left alone (proofOf). */
+  result: "ended" | "gone" | "unproven";
 }
 
-/** Ends every leftover still running: SIGTERM, then SIGKILL after `graceMs`. */
+/** Ends every leftover still running and provably orca's: SIGTERM, then SIGKILL after `graceMs`. */
 export async function reapProcesses(leftovers: readonly Leftover[], graceMs = 2_000): Promise<ReapOutcome[]> {
   return Promise.all(
     leftovers.map(async (p): Promise<ReapOutcome> => {
-      if (!stillRunning(p)) return { process: p, result: "gone" };
+      const proof = proofOf(p);
+      if (proof !== "ours") return { process: p, result: proof };
       await end(p, graceMs);
       return { process: p, result: "ended" };
     }),
   );
+}
+
+/** The line that says a leftover was left alone: something runs under its id, but nothing proves it is orca's. */
+export function describeUnproven(p: Pick<Leftover, "pgid" | "group" | "kind" | "command">, sessionId?: string): string {
+  const what = p.group === false ? `process ${p.pgid}` : `process group ${p.pgid}`;
+  return `left ${what} alone${sessionId ? ` (session ${sessionId})` : ""}: its record has no start time that proves it is the one orca started (${p.kind}: ${p.command})`;
 }
 
 /** The line that says a leftover was ended. */
@@ -99,6 +123,8 @@ export interface SessionReap {
   sessionId: string;
   /** Leftovers that were still running and were ended now. */
   ended: Leftover[];
+  /** Leftovers something runs under that nothing proves are orca's: left alone (their records closed). */
+  unproven: Leftover[];
   /** Set when a live orca holds the session: its processes are its own, nothing was touched. */
   inUseBy?: number;
 }
@@ -116,7 +142,7 @@ export async function reapSessions(files: readonly string[], graceMs = 2_000): P
     try {
       log = new SessionLog(file);
     } catch (error) {
-      if (error instanceof SessionInUse) out.push({ sessionId, ended: [], inUseBy: error.pid });
+      if (error instanceof SessionInUse) out.push({ sessionId, ended: [], unproven: [], inUseBy: error.pid });
       continue;
     }
     try {
@@ -127,7 +153,8 @@ export async function reapSessions(files: readonly string[], graceMs = 2_000): P
       for (const { process: p, result } of outcomes) {
         log.append({ ...processEnded(p, result === "ended"), ts: Date.now(), sessionId });
       }
-      out.push({ sessionId, ended: outcomes.filter((o) => o.result === "ended").map((o) => o.process) });
+      const of = (result: ReapOutcome["result"]) => outcomes.filter((o) => o.result === result).map((o) => o.process);
+      out.push({ sessionId, ended: of("ended"), unproven: of("unproven") });
     } finally {
       log.close();
     }

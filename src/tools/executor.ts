@@ -239,12 +239,14 @@ export class ToolExecutor {
 
 /**
  * Runs an exclusive call (a bash command the scheduler treated as a write), then finds which known
- * files it changed. The scan runs inside the scheduled task, while the call still holds every
+ * files it changed; files that had changed before it started are first counted as changed outside. The scan runs inside the scheduled task, while the call still holds every
  * path, so nothing else of orca's can have changed them: the changes are this agent's. It runs
  * however the call ended (a cancelled command may have written half its files).
  */
 function detectWrites(execute: (signal: AbortSignal) => Promise<ToolResult>, versions: CallVersions) {
   return async (signal: AbortSignal): Promise<ToolResult> => {
+    // What changed before the command started is not the command's (issue 33: it laundered a change).
+    await versions.beforeExclusive();
     let result: ToolResult;
     try {
       result = await execute(signal);

@@ -64,6 +64,11 @@ export interface Tool<A = unknown> {
   readonly jsonSchema?: Record<string, unknown>;
   /** True when this call never changes anything (plan mode allows only these). */
   readOnly(args: A): boolean;
+  /**
+   * True when readOnly() is someone else's claim orca cannot check (an MCP server's
+   * `readOnlyHint`): it schedules the call as a read, and never skips a permission question.
+   */
+  readonly readOnlyClaimed?: boolean;
   /** What the call touches, as absolute normalised paths or pseudo-paths like `mcp:<server>`. */
   access(args: A, workspace: Workspace): Access;
   permissionSubject(args: A, workspace: Workspace): PermissionSubject;

@@ -201,47 +201,71 @@ export class FileVersions {
   }
 
   /**
-   * After an exclusive call (a bash command that may write anything): every file the session
-   * knows whose stat moved is hashed; those whose content changed were changed by that call,
-   * since nothing else of orca's ran beside it. No directory walk: only known files matter, as
-   * only they can have been seen by an agent.
+   * Before an exclusive call (a bash command that may write anything): every file the session
+   * knows is checked against its recorded version, and one that changed since was changed outside
+   * orca's tools (another process, a merge) — not by the command about to run. So the command
+   * cannot launder it: an agent that saw the old version still holds the old version.
+   */
+  async scanBeforeExclusive(touches: FileTouch[]): Promise<void> {
+    await this.eachKnown(async (abs) => {
+      const now = await this.probe(abs);
+      if (now === null || now.kind === "same") return;
+      if (now.kind === "missing") this.observeMissing(abs, touches);
+      else this.observe(abs, now.stat, now.hash, touches);
+    });
+  }
+
+  /**
+   * After an exclusive call: every file the session knows whose stat moved is hashed; those whose
+   * content changed were changed by that call, since nothing else of orca's ran beside it and the
+   * scan before it took what had changed until then. No directory walk: only known files matter,
+   * as only they can have been seen by an agent.
    */
   async scanAfterExclusive(agentId: string, touches: FileTouch[]): Promise<string[]> {
     const changed: string[] = [];
-    const paths = [...this.known.keys()];
-    for (let i = 0; i < paths.length; i += SCAN_BATCH) {
-      await Promise.all(paths.slice(i, i + SCAN_BATCH).map((abs) => this.rescan(agentId, abs, touches, changed)));
-    }
+    await this.eachKnown((abs) => this.rescan(agentId, abs, touches, changed));
     return changed;
   }
 
-  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[]): Promise<void> {
+  private async eachKnown(visit: (abs: string) => Promise<void>): Promise<void> {
+    const paths = [...this.known.keys()];
+    for (let i = 0; i < paths.length; i += SCAN_BATCH) await Promise.all(paths.slice(i, i + SCAN_BATCH).map(visit));
+  }
+
+  /** A known file now: as recorded (`same`, its stat refreshed), changed, or gone; null when unreadable. */
+  private async probe(abs: string): Promise<{ kind: "same" } | { kind: "missing" } | { kind: "changed"; stat: Stats; hash: string } | null> {
     const prior = this.known.get(abs);
-    if (!prior) return;
-    const rel = this.workspace.relative(abs);
+    if (!prior) return null;
     let stat: Stats | null;
     let hash: string;
     try {
       stat = await statOrNull(abs);
-      if (stat && prior.stat && sameStat(prior.stat, stat)) return;
-      hash = stat && stat.isFile() ? await hashFile(abs, stat.size) : "";
+      if (stat && prior.stat && sameStat(prior.stat, stat)) return { kind: "same" };
+      if (!stat || !stat.isFile()) return { kind: "missing" };
+      hash = await hashFile(abs, stat.size);
     } catch {
       // Unreadable now: the next check that needs it will say so.
-      return;
+      return null;
     }
-    if (!stat || !stat.isFile()) {
+    if (hash !== prior.hash) return { kind: "changed", stat, hash };
+    this.known.set(abs, { hash, stat: statKey(stat, this.now()) });
+    return { kind: "same" };
+  }
+
+  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[]): Promise<void> {
+    const prior = this.known.get(abs);
+    const now = await this.probe(abs);
+    if (!prior || now === null || now.kind === "same") return;
+    const rel = this.workspace.relative(abs);
+    if (now.kind === "missing") {
       this.recordChange(agentId, abs, null, "bash", null);
       touches.push({ path: rel, hash: null, change: "bash" });
       changed.push(abs);
       return;
     }
-    if (hash === prior.hash) {
-      this.known.set(abs, { hash, stat: statKey(stat, this.now()) });
-      return;
-    }
-    const next = afterChange(this.seen(agentId).get(abs), prior.hash, hash, this.changes.get(abs));
-    this.recordChange(agentId, abs, hash, "bash", next);
-    touches.push({ path: rel, hash, change: "bash", ...(next.partial ? { partial: true } : {}) });
+    const next = afterChange(this.seen(agentId).get(abs), prior.hash, now.hash, this.changes.get(abs));
+    this.recordChange(agentId, abs, now.hash, "bash", next);
+    touches.push({ path: rel, hash: now.hash, change: "bash", ...(next.partial ? { partial: true } : {}) });
     changed.push(abs);
   }
 }
@@ -338,6 +362,11 @@ export class CallVersions {
     this.touches.push({ path: this.rel(abs), hash, change: "edit", ...(next.partial ? { partial: true } : {}) });
     if (!basis.changedSince) return undefined;
     return mergedEditNote(this.rel(abs), basis.changedSince.change, this.store.nameOf, this.store.clock());
+  }
+
+  /** Before an exclusive call: what changed since it was recorded is counted as changed outside. */
+  beforeExclusive(): Promise<void> {
+    return this.store.scanBeforeExclusive(this.touches);
   }
 
   /** After an exclusive call: the known files it changed, now counted as changed by this agent. */

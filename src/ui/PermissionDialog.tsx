@@ -6,7 +6,7 @@ import type { PendingPermission } from "./dialog-approver.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText } from "./keymap.js";
 import { requestRows } from "./request-text.js";
-import { sanitize } from "./state/sanitize.js";
+import { terminalSafe } from "../util/terminal-text.js";
 import { color } from "./theme.js";
 
 /**
@@ -168,14 +168,14 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     <Box flexDirection="column" width={width} height={height} borderStyle="double" borderColor={color("dialog")} overflowY="hidden">
       <Text wrap="truncate-end">
         <Text bold color={color("dialog")}>Permission: </Text>
-        <Text bold>{request.agentName}</Text>
-        {label ? <Text color={color("label")}> [{label}]</Text> : null}
+        <Text bold>{terminalSafe(request.agentName)}</Text>
+        {label ? <Text color={color("label")}> [{terminalSafe(label)}]</Text> : null}
         <Text> wants to run </Text>
-        <Text bold color={color("accent")}>{request.tool}</Text>
-        {request.preview && typeof path === "string" ? <Text> {sanitize(path)}</Text> : null}
+        <Text bold color={color("accent")}>{terminalSafe(request.tool)}</Text>
+        {request.preview && typeof path === "string" ? <Text> {terminalSafe(path)}</Text> : null}
         {queued > 0 ? <Text color={color("muted")}> (+{queued} more waiting)</Text> : null}
       </Text>
-      <Text color={color("muted")} wrap="truncate-end">asked by {request.rule}</Text>
+      <Text color={color("muted")} wrap="truncate-end">asked by {terminalSafe(request.rule)}</Text>
       {shown.map((line, i) => (
         <Text key={at + i} wrap="truncate-end">
           {line || " "}

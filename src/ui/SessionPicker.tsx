@@ -4,7 +4,7 @@ import { useCallback, useReducer, useRef } from "react";
 import type { SessionInfo } from "../sessions/store.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { normalizeKey, type KeyPress } from "./keys.js";
-import { sanitize } from "./state/sanitize.js";
+import { terminalSafe } from "../util/terminal-text.js";
 import { displayLine } from "./format.js";
 import { ScreenTitle } from "./ScreenTitle.js";
 import { color } from "./theme.js";
@@ -100,7 +100,7 @@ export function pickerStep(view: PickerView, key: KeyPress, sessions: readonly S
       return key.text === "u" ? filter("") : { view };
     case "text": {
       const text = key.text.replace(/[\r\n\t]+/g, " ");
-      const clean = sanitize(text);
+      const clean = terminalSafe(text);
       return clean ? filter(view.query + clean) : { view };
     }
     default:

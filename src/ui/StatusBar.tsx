@@ -7,6 +7,7 @@ import { fitFields, type Field } from "./fit.js";
 import { formatCost, formatDuration, formatTokens } from "./format.js";
 import type { DashboardState } from "./state/types.js";
 import { color, type Role } from "./theme.js";
+import { terminalSafe } from "../util/terminal-text.js";
 
 export interface HeaderProps {
   state: DashboardState;
@@ -46,7 +47,7 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
   const failed = servers.some((s) => s.state === "failed");
   const fields: HeaderField[] = [
     { text: "orca", drop: 0, role: "brand", bold: true },
-    { text: p.model, drop: 1 },
+    { text: terminalSafe(p.model), drop: 1 },
     { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
   ];
   // A resumed session says so until the last field goes: what is on screen came from the log.
@@ -54,7 +55,7 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
   if (servers.length) fields.push({ text: `mcp ${live}/${servers.length} up`, drop: 2, role: failed ? "error" : live < servers.length ? "warn" : "muted" });
   fields.push({ text: `${formatTokens(tokens)} tok${t.cached ? ` (${formatTokens(t.cached)} cached)` : ""}`, drop: 3 });
   if (t.cost !== undefined) fields.push({ text: formatCost(t.cost), drop: 2 });
-  fields.push({ text: shortPath(p.state.session.workspace ?? p.workspace, 40), drop: 5 });
+  fields.push({ text: shortPath(terminalSafe(p.state.session.workspace ?? p.workspace), 40), drop: 5 });
   fields.push({ text: `session ${p.sessionId}`, drop: 6, role: "muted" });
   fields.push({ text: formatDuration(p.now - p.startedAt), drop: 4, role: "muted" });
   if (p.busy) fields.push({ text: "running", drop: 3, role: "running" });

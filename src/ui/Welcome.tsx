@@ -7,6 +7,7 @@ import { useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText, type Action, type Keymap } from "./keymap.js";
 import { color } from "./theme.js";
 import type { Row } from "./wrap.js";
+import { displayLine } from "./format.js";
 
 /**
  * The first screen of a dashboard opened without a prompt: what orca loaded (model, workspace,
@@ -101,7 +102,7 @@ function WelcomePane({ info, rows, width, height, focused, frame, now }: { info:
       {fields.map(([name, value]) => (
         <Text key={name} wrap="truncate-end">
           <Text color={color("muted")}>{name.padEnd(10)}</Text>
-          {value}
+          {displayLine(value)}
         </Text>
       ))}
       {rows.slice(-room).map((row) => (

@@ -1,6 +1,6 @@
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
-import { formatCost, formatTokens } from "./format.js";
+import { displayLine, formatCost, formatTokens } from "./format.js";
 import type { DashboardHost } from "./host.js";
 import { helpRows, type Keymap } from "./keymap.js";
 import { SLASH_COMMANDS } from "./slash.js";
@@ -13,8 +13,12 @@ import { paint } from "./theme.js";
 const heading = (text: string): DocLine => ({ text, styled: paint("heading", text, { bold: true }) });
 const blank: DocLine = { text: "" };
 
-/** Columns padded to their widest cell (the last column is not padded). */
-function table(rows: readonly string[][], header?: readonly string[]): DocLine[] {
+/**
+ * Columns padded to their widest cell (the last column is not padded). Cells may come from files
+ * and logs (a skill's description, a logged prompt): each is made terminal-safe, on one line.
+ */
+function table(given: readonly string[][], header?: readonly string[]): DocLine[] {
+  const rows = given.map((r) => r.map(displayLine));
   const all = header ? [header, ...rows] : rows;
   const widths = (all[0] ?? []).map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ""))));
   const line = (r: readonly string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat(widths[i]! - stringWidth(c)))).join("  ");

@@ -1,4 +1,4 @@
-import { sanitize } from "./state/sanitize.js";
+import { terminalSafe } from "../util/terminal-text.js";
 import type { ToolState } from "./state/types.js";
 import { clip, oneLine } from "../util/text.js";
 import type { Role } from "./theme.js";
@@ -7,7 +7,7 @@ const MAX_SUMMARY = 200;
 
 /** Text from outside (a prompt, a file name) made safe for the terminal and put on one line. */
 export function displayLine(text: string): string {
-  return oneLine(sanitize(text));
+  return oneLine(terminalSafe(text));
 }
 
 function clipSummary(text: string): string {

@@ -126,6 +126,12 @@ export class LogWriteError extends OrcaError {
   readonly exitCode = 1;
 }
 
+/** A run that can make no progress (its agents all wait, and nothing can wake one): it fails. */
+export class RunStuck extends OrcaError {
+  override readonly name: string = "RunStuck";
+  readonly exitCode = 1;
+}
+
 /**
  * Why a signal was aborted, as an OrcaError: the scope's own reason when it gave one (a budget, a
  * hook's stop), else a user's cancel.

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
@@ -95,6 +97,30 @@ describe("orca -p --yes: commands run in the sandbox", () => {
       expect(host.connections()).toBe(0);
     } finally {
       await host.close();
+    }
+  });
+
+  it("an allowed host is reached on 443 and 80, not on every port; `host:port` opens that one (issue 33)", async () => {
+    const seen: string[] = [];
+    const host = http.createServer((req, res) => {
+      seen.push(req.url ?? "");
+      res.end("hello over http\n");
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const port = (host.address() as AddressInfo).port;
+    try {
+      const curl = (path: string) => `curl -sS --max-time 10 http://localhost:${port}/${path}; echo "exit=$?"`;
+      const open = await orca([curl("any-port")], { ".orca/config.yaml": 'sandbox:\n  network:\n    allow: ["localhost"]\n' });
+      expect(open.results[0]).toContain(`localhost:${port} is not in sandbox.network.allow`);
+      expect(seen).toEqual([]);
+      await server?.close();
+      ws?.cleanup();
+      const listed = await orca([curl("listed")], { ".orca/config.yaml": `sandbox:\n  network:\n    allow: ["localhost:${port}"]\n` });
+      expect(listed.results[0]).toContain("hello over http");
+      expect(seen).toEqual(["/listed"]);
+    } finally {
+      host.closeAllConnections();
+      await new Promise((resolve) => host.close(resolve));
     }
   });
 

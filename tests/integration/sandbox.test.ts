@@ -325,17 +325,30 @@ describe("the sandbox, through the bash tool", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
-    await setup({}, { networkAllow: ["localhost"] });
+    await setup({}, { networkAllow: [`localhost:${port}`] });
     expect(sandbox.status.network).toBe("allow-list");
     try {
       const allowed = await bash(`curl -sS --max-time 10 http://localhost:${port}/ok`);
       expect(allowed.content).toContain("hello through the proxy");
       const denied = await bash(`curl -sS --max-time 10 http://127.0.0.1:${port}/denied; echo; curl -sS --max-time 5 --noproxy '*' http://localhost:${port}/direct; echo "exit=$?"`);
-      expect(denied.content).toContain("127.0.0.1 is not in sandbox.network.allow");
+      expect(denied.content).toContain(`127.0.0.1:${port} is not in sandbox.network.allow`);
       expect(denied.content).toMatch(/exit=[1-9]/);
       expect(seen).toEqual([`localhost:${port}/ok`]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("an allowed host without a port is reached on 443 and 80 only (issue 33: it was open on every port)", async () => {
+    const server = await countingServer();
+    await setup({}, { networkAllow: ["localhost"] });
+    try {
+      const plain = await bash(`curl -sS --max-time 10 http://localhost:${server.port}/; echo; curl -sS --max-time 10 -p http://localhost:${server.port}/ -o /dev/null; echo "exit=$?"`);
+      expect(plain.content).toContain(`localhost:${server.port} is not in sandbox.network.allow`);
+      expect(plain.content).toMatch(/exit=[1-9]/);
+      expect(server.connections()).toBe(0);
+    } finally {
+      await server.close();
     }
   });
 

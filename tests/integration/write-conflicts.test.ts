@@ -136,4 +136,32 @@ describe("no lost updates, through the real bin", () => {
     expect(ws.read("a.txt")).toBe("A\n");
     expect(ws.read("b.txt")).toBe("b, by the user\n");
   });
+
+  it("a command does not launder a change from outside: read, a merge lands, `bash true`, a stale write_file is refused (issue 33)", async () => {
+    ws = tempWorkspace({ "f.txt": "mine\n" });
+    const s = await server(
+      perAgent({
+        coordinator: [
+          call("read_file", { path: "f.txt" }),
+          () => {
+            // Another agent's worktree merge, or any process outside orca, changes the file now.
+            fs.writeFileSync(ws!.file("f.txt"), "merged\n");
+            return call("bash", { command: "true" });
+          },
+          call("write_file", { path: "f.txt", content: "stale\n" }),
+          { text: "done" },
+        ],
+      }),
+    );
+    const run = await runOrca(["-p", "go", "--base-url", s.url, "--yes", "--output-format", "stream-json"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(ws.read("f.txt")).toBe("merged\n");
+    expect(lastToolResult(s.requests[3]!)).toMatch(/^Error: write_file: f\.txt changed .*outside/);
+    const conflicts = run.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as EventOf<"write_conflict">)
+      .filter((e) => e.type === "write_conflict");
+    expect(conflicts).toMatchObject([{ path: "f.txt", reason: "stale", changedBy: { kind: "outside" } }]);
+  });
 });

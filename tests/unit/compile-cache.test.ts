@@ -2,33 +2,44 @@
  * bin/compile-cache.js: Node's compile cache (22.1+) is turned on in the user's own cache folder,
  * never the shared temp folder Node would pick, and a Node without it (20) is left alone.
  */
+import fs from "node:fs";
 import nodeModule from "node:module";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { compileCacheDir, enableCompileCache } from "../../bin/compile-cache.js";
+import { compileCacheDir as sessionsCompileCacheDir } from "../../src/config/code-paths.js";
+
+const temp = fs.mkdtempSync(path.join(os.tmpdir(), "orca-cc-"));
+const home = path.join(temp, "home");
+afterAll(() => fs.rmSync(temp, { recursive: true, force: true }));
 
 describe("the bin's compile cache", () => {
-  it("goes under $XDG_CACHE_HOME when it is an absolute path, else ~/.cache", () => {
+  it("goes under $XDG_RUNTIME_DIR (outside the home), else $XDG_CACHE_HOME, when absolute, else ~/.cache", () => {
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: "/run/user/1000", XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/run/user/1000", "orca", "compile-cache"));
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: "run/user", XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/var/cache/me", "orca", "compile-cache"));
     expect(compileCacheDir({ XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/var/cache/me", "orca", "compile-cache"));
     expect(compileCacheDir({ XDG_CACHE_HOME: "relative/cache" }, "/home/me")).toBe(path.join("/home/me", ".cache", "orca", "compile-cache"));
     expect(compileCacheDir({}, "/home/me")).toBe(path.join("/home/me", ".cache", "orca", "compile-cache"));
+    // The session keeps the same folder read-only to commands and refuses writable areas over it.
+    for (const env of [{ XDG_RUNTIME_DIR: "/run/user/1000" }, { XDG_CACHE_HOME: "/var/cache/me" }, { XDG_CACHE_HOME: "relative" }, {}]) expect(sessionsCompileCacheDir(env, "/home/me")).toBe(compileCacheDir(env, "/home/me"));
   });
 
   it("is turned on in that folder where Node has one, and what Node answers is passed on", () => {
     const asked: (string | undefined)[] = [];
-    const status = enableCompileCache({ enableCompileCache: (dir) => (asked.push(dir), { status: 1, directory: dir }) }, {}, "/home/me");
-    expect(asked).toEqual([path.join("/home/me", ".cache", "orca", "compile-cache")]);
+    const status = enableCompileCache({ enableCompileCache: (dir) => (asked.push(dir), { status: 1, directory: dir }) }, {}, home);
+    expect(asked).toEqual([path.join(home, ".cache", "orca", "compile-cache")]);
     expect(status).toEqual({ status: 1, directory: asked[0] });
   });
 
   it("does nothing where Node has none, and a folder Node cannot use costs only the cache", () => {
     // Node 20's node:module, as the bin passes it.
-    expect(enableCompileCache({ ...nodeModule, enableCompileCache: undefined }, {}, "/home/me")).toBeUndefined();
+    expect(enableCompileCache({ ...nodeModule, enableCompileCache: undefined }, {}, home)).toBeUndefined();
     const refusing = {
       enableCompileCache: () => {
         throw new Error("EACCES");
       },
     };
-    expect(enableCompileCache(refusing, {}, "/home/me")).toBeUndefined();
+    expect(enableCompileCache(refusing, {}, home)).toBeUndefined();
   });
 });

@@ -44,12 +44,14 @@ const bash: AnyTool = {
   execute: async () => ok(""),
 };
 
+/** An MCP tool as createMcpTool makes one: `readOnly` is its server's readOnlyHint, a claim. */
 function mcpTool(name: string, readOnly: boolean): AnyTool {
   return {
     name,
     description: name,
     params: z.object({}).passthrough(),
     readOnly: () => readOnly,
+    readOnlyClaimed: true,
     access: () => ({ reads: [], writes: [] }),
     permissionSubject: () => ({ kind: "none" }),
     execute: async () => ok(""),
@@ -234,15 +236,16 @@ describe("rule order", () => {
 });
 
 describe("modes", () => {
-  it("default: read-only calls pass (a read-only command in a read-only sandbox), everything else asks", async () => {
-    const { check, approver } = setup({ approver: new ScriptedApprover([{ decision: "once" }, { decision: "once" }, { decision: "once" }]) });
+  it("default: read-only calls pass (a read-only command in a read-only sandbox), everything else asks — an MCP server's readOnlyHint too", async () => {
+    const { check, approver } = setup({ approver: new ScriptedApprover([{ decision: "once" }, { decision: "once" }, { decision: "once" }, { decision: "once" }]) });
     await expect(check(readFile, file("src/a.ts"))).resolves.toMatchObject({ allowed: true, by: "mode" });
     await expect(check(bash, cmd("ls -la"))).resolves.toMatchObject({ allowed: true, by: "mode", sandbox: "read-only" });
-    await expect(check(mcpTool("mcp__m__read", true), {})).resolves.toMatchObject({ allowed: true, by: "mode" });
+    await check(mcpTool("mcp__m__read", true), {});
     await check(writeFile, file("x.txt"));
     await check(bash, cmd("npm install"));
     await check(mcpTool("mcp__m__write", false), {});
     expect((approver as ScriptedApprover).requests.map((r) => [r.tool, r.rule])).toEqual([
+      ["mcp__m__read", "mode:default"],
       ["write_file", "mode:default"],
       ["bash", "mode:default"],
       ["mcp__m__write", "mode:default"],
@@ -253,10 +256,10 @@ describe("modes", () => {
     const { check, approver } = setup({ mode: "accept-edits" });
     await expect(check(writeFile, file("x.txt"))).resolves.toEqual({ allowed: true, by: "mode", rule: "mode:accept-edits" });
     await expect(check(editFile, file("src/a.ts"))).resolves.toMatchObject({ allowed: true, by: "mode" });
-    await expect(check(mcpTool("mcp__m__read", true), {})).resolves.toMatchObject({ allowed: true, by: "mode" });
+    await expect(check(mcpTool("mcp__m__read", true), {})).resolves.toMatchObject({ allowed: false, rule: "mode:accept-edits" });
     await expect(check(bash, cmd("npm install"))).resolves.toMatchObject({ allowed: false, rule: "mode:accept-edits" });
     await expect(check(mcpTool("mcp__m__write", false), {})).resolves.toMatchObject({ allowed: false, rule: "mode:accept-edits" });
-    expect((approver as ScriptedApprover).requests).toHaveLength(2);
+    expect((approver as ScriptedApprover).requests).toHaveLength(3);
   });
 
   it("plan: read-only tools, and every command in a read-only sandbox; allow rules do not widen it", async () => {
@@ -278,6 +281,10 @@ describe("modes", () => {
       ["allow", true],
       ["allow", true],
     ]);
+    // A server's readOnlyHint is not orca's to vouch for: a person decides; without the hint it is refused.
+    await expect(check(mcpTool("mcp__m__read", true), {})).resolves.toMatchObject({ allowed: false, rule: "mode:plan (its server says it only reads; orca cannot check that)" });
+    await expect(check(mcpTool("mcp__m__write", false), {})).resolves.toMatchObject({ allowed: false, rule: "mode:plan", reason: "plan mode: read-only tools only" });
+    expect((approver as ScriptedApprover).requests.map((r) => r.tool)).toEqual(["mcp__m__read"]);
   });
 
   it("bypass: everything passes and ask rules are skipped, but deny rules still apply", async () => {
@@ -293,6 +300,28 @@ describe("modes", () => {
     await expect(check(writeFile, file("x.txt"))).resolves.toMatchObject({ allowed: false, by: "mode" });
     permissions.mode = "accept-edits";
     await expect(check(writeFile, file("x.txt"))).resolves.toMatchObject({ allowed: true, by: "mode" });
+  });
+});
+
+describe("an MCP server's hints are hints", () => {
+  it("a readOnlyHint tool naming a protected path or a path outside asks, whatever an allow rule says; a deny rule still applies", async () => {
+    const { check, approver } = setup({ allow: ["mcp__evil__*"], deny: ["mcp__evil__wipe"] });
+    const save = mcpTool("mcp__evil__save", true);
+    await expect(check(save, { path: ".git/hooks/pre-commit" })).resolves.toMatchObject({ allowed: false });
+    await expect(check(save, { target: "/etc/orca-outside" })).resolves.toMatchObject({ allowed: false });
+    await expect(check(save, { path: "notes/today.md" })).resolves.toMatchObject({ allowed: true, rule: "allow: mcp__evil__*" });
+    await expect(check(mcpTool("mcp__evil__wipe", true), {})).resolves.toMatchObject({ allowed: false, rule: "deny: mcp__evil__wipe" });
+    expect((approver as ScriptedApprover).requests.map((r) => r.rule.split(" — ")[0])).toEqual([
+      "protected path: .git/hooks/pre-commit",
+      "mcp__evil__save names a path outside the workspace: /etc/orca-outside",
+    ]);
+  });
+
+  it("a path a read_file deny rule hides asks when an MCP tool names it, even under an allow rule", async () => {
+    const { check, approver } = setup({ allow: ["mcp__fs__*"], deny: ["read_file(.env*)"] });
+    await expect(check(mcpTool("mcp__fs__read_text_file", true), { path: ".env.local" })).resolves.toMatchObject({ allowed: false });
+    await expect(check(mcpTool("mcp__fs__read_text_file", true), { path: "src/a.ts" })).resolves.toMatchObject({ allowed: true });
+    expect((approver as ScriptedApprover).requests.map((r) => r.rule)).toEqual(["mcp__fs__read_text_file names .env.local, whose content deny: read_file(.env*) hides"]);
   });
 });
 

@@ -9,6 +9,7 @@ import { readDenyPatterns, resolveUnreadable } from "../../src/tools/sandbox/den
 import { networkPolicy } from "../../src/tools/sandbox/index.js";
 import { Placeholders, protectedPaths, readManifest } from "../../src/tools/sandbox/protected.js";
 import { hostMatcher } from "../../src/tools/sandbox/proxy.js";
+import { configSchema } from "../../src/config/schema.js";
 import { unixSocketFilter } from "../../src/tools/sandbox/seccomp.js";
 import { isInside } from "../../src/tools/workspace.js";
 
@@ -197,12 +198,32 @@ describe("unreadable paths", () => {
 describe("network allow-list", () => {
   it("matches hosts exactly, and *.domain its subdomains only", () => {
     const allowed = hostMatcher(["registry.npmjs.org", "*.github.com"]);
-    expect(allowed("registry.npmjs.org")).toBe(true);
-    expect(allowed("REGISTRY.npmjs.org.")).toBe(true);
-    expect(allowed("api.github.com")).toBe(true);
-    expect(allowed("github.com")).toBe(false);
-    expect(allowed("evilgithub.com")).toBe(false);
-    expect(allowed("registry.npmjs.org.evil.com")).toBe(false);
+    expect(allowed("registry.npmjs.org", 443)).toBe(true);
+    expect(allowed("REGISTRY.npmjs.org.", 443)).toBe(true);
+    expect(allowed("api.github.com", 443)).toBe(true);
+    expect(allowed("github.com", 443)).toBe(false);
+    expect(allowed("evilgithub.com", 443)).toBe(false);
+    expect(allowed("registry.npmjs.org.evil.com", 443)).toBe(false);
+  });
+
+  it("an entry without a port opens 443 and 80 only; host:port opens that port only (issue 33: every port was open)", () => {
+    const allowed = hostMatcher(["registry.npmjs.org", "*.github.com", "localhost:8080", "[::1]:9000", "ci.example.com:8443"]);
+    for (const port of [443, 80]) expect(allowed("registry.npmjs.org", port)).toBe(true);
+    for (const port of [22, 25, 6379, 8080, 8443]) expect(allowed("registry.npmjs.org", port), String(port)).toBe(false);
+    expect(allowed("api.github.com", 80)).toBe(true);
+    expect(allowed("api.github.com", 22)).toBe(false);
+    expect(allowed("localhost", 8080)).toBe(true);
+    expect(allowed("localhost", 443)).toBe(false);
+    expect(allowed("::1", 9000)).toBe(true);
+    expect(allowed("::1", 443)).toBe(false);
+    expect(allowed("ci.example.com", 8443)).toBe(true);
+    expect(allowed("ci.example.com", 443)).toBe(false);
+  });
+
+  it("the config refuses an entry that is no host, or a port out of range, with one line", () => {
+    const parse = (allow: string[]) => configSchema.safeParse({ sandbox: { network: { allow } } });
+    expect(parse(["*", "example.com", "*.example.com", "example.com:8443", "[::1]:8080", "10.0.0.1"]).success).toBe(true);
+    for (const bad of ["example.com:0", "example.com:70000", "http://example.com", "example.com:", "::1", "a b"]) expect(parse([bad]).success, bad).toBe(false);
   });
 });
 

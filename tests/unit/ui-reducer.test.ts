@@ -3,7 +3,7 @@ import type { EventInput, OrcaEvent } from "../../src/events/types.js";
 import { computeLayout } from "../../src/ui/layout.js";
 import { editorReducer, emptyEditor, type EditorAction } from "../../src/ui/state/editor.js";
 import { initialState, reduce, subAgents } from "../../src/ui/state/reducer.js";
-import { sanitize } from "../../src/ui/state/sanitize.js";
+import { terminalSafe as sanitize } from "../../src/util/terminal-text.js";
 import type { DashboardState, Entry, ToolEntry } from "../../src/ui/state/types.js";
 import { initialView, viewReducer } from "../../src/ui/state/ui.js";
 import { allRows, tailRows } from "../../src/ui/wrap.js";

@@ -3,13 +3,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/events/types.js";
 import type { ToolResult } from "../../src/tools/tool.js";
-import { toolRig } from "../fixtures/tool-rig.js";
+import { toolRig, type ToolRig } from "../fixtures/tool-rig.js";
 
 /**
  * Random interleavings of agents reading, editing, rewriting and bash-writing a few shared files,
- * through the real tools, executor and scheduler on a temp workspace. The reference below is the
- * rule, written without the implementation's maps: an agent knows a file's content whole when it
- * read it, wrote it, or changed content it knew whole; write_file of an existing file needs that.
+ * through the real tools, executor and scheduler on a temp workspace — and, in the second
+ * property, of writes from outside orca (another process, a merge) and commands that write
+ * nothing. The reference below is the rule, written without the implementation's maps: an agent
+ * knows a file's content whole when it read it, wrote it, or changed content it knew whole;
+ * write_file of an existing file needs that. A change from outside is nobody's: no later command
+ * makes an agent know it.
  */
 
 const AGENTS = ["x", "y", "z"];
@@ -20,7 +23,11 @@ type Op =
   | { kind: "read"; path: string }
   | { kind: "write"; path: string; words: string[] }
   | { kind: "edit"; path: string; from: string; to: string }
-  | { kind: "bash"; path: string; words: string[] };
+  | { kind: "bash"; path: string; words: string[] }
+  /** A writing command that writes none of the files (`bash true`): the command that laundered. */
+  | { kind: "command"; path: string }
+  /** A write by a process outside orca, between rounds. */
+  | { kind: "outside"; path: string; words: string[] };
 
 const content = (words: string[]) => words.map((w) => `${w}\n`).join("");
 // One hot file and one that starts missing (so creation without a read is exercised too).
@@ -34,6 +41,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 /** One agent's turns: each turn is one assistant message of one or two calls (run in parallel). */
 const agentArb = fc.array(fc.array(opArb, { minLength: 1, maxLength: 2 }), { minLength: 2, maxLength: 5 });
+const withCommands: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: opArb },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("command" as const), path }) },
+);
+/** A round: each agent's turn (or none), run at once; then, maybe, a write from outside. */
+const roundArb = fc.record({
+  turns: fc.array(fc.option(fc.array(withCommands, { minLength: 1, maxLength: 2 }), { nil: null }), { minLength: 2, maxLength: 3 }),
+  outside: fc.option(fc.record({ kind: fc.constant("outside" as const), path, words }), { nil: null }),
+});
 
 function toCall(op: Op): { name: string; args: unknown } {
   switch (op.kind) {
@@ -45,6 +61,11 @@ function toCall(op: Op): { name: string; args: unknown } {
       return { name: "edit_file", args: { path: op.path, old_string: `${op.from}\n`, new_string: `${op.to}\n` } };
     case "bash":
       return { name: "bash", args: { command: `printf '${content(op.words).replace(/\n/g, "\\n")}' > ${op.path}` } };
+    case "command":
+      // Not a read-only command: the scheduler runs it as a write of the workspace.
+      return { name: "bash", args: { command: "true" } };
+    case "outside":
+      throw new Error("an outside write is no tool call");
   }
 }
 
@@ -62,6 +83,114 @@ interface Ran {
   result: ToolResult;
 }
 
+/** What happened, in order: calls in the order the scheduler started them, and writes from outside. */
+type Step = Ran | { op: Extract<Op, { kind: "outside" }> };
+
+const INITIAL = content(["p", "q"]);
+
+/**
+ * Replays the steps on the reference and checks every result, refusal and the files at the end.
+ * Calls on one path never overlap (and bash excludes every writer), so per path the start order
+ * is the order they happened in.
+ */
+function checkReference(order: readonly Step[], rig: ToolRig): void {
+  const conflicts = new Set(rig.events.filter((e) => e.type === "write_conflict").map((e) => (e as EventOf<"write_conflict">).callId));
+  const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? INITIAL : null]));
+  /** Paths some file tool has looked at: only those can a bash command be caught changing. */
+  const tracked = new Set<string>();
+  const knows = new Map<string, { text: string; whole: boolean }>();
+  const key = (agent: string, p: string) => `${agent}\0${p}`;
+
+  for (const step of order) {
+    const { op } = step;
+    if (op.kind === "outside") {
+      disk.set(op.path, content(op.words));
+      continue;
+    }
+    const { id, agent, result } = step as Ran;
+    const current = disk.get(op.path)!;
+    const seen = knows.get(key(agent, op.path));
+    const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content}`;
+    switch (op.kind) {
+      case "read":
+        expect(result.ok, where).toBe(current !== null);
+        if (current !== null) {
+          knows.set(key(agent, op.path), { text: current, whole: true });
+          tracked.add(op.path);
+        }
+        break;
+      case "write": {
+        const next = content(op.words);
+        const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
+        expect(result.ok, where).toBe(basedOnCurrent);
+        tracked.add(op.path);
+        if (basedOnCurrent) {
+          disk.set(op.path, next);
+          knows.set(key(agent, op.path), { text: next, whole: true });
+        } else {
+          // Refused, and the agent is told: the result it reads, and a write_conflict event.
+          expect(result.content, where).toMatch(/^Error: write_file: .*(read it again|read it first)/);
+          expect(conflicts.has(id), where).toBe(true);
+        }
+        break;
+      }
+      case "edit": {
+        if (current === null || op.from === op.to) {
+          expect(result.ok, where).toBe(false);
+          break;
+        }
+        tracked.add(op.path);
+        const changedUnder = seen !== undefined && seen.text !== current;
+        const matches = count(current, `${op.from}\n`);
+        expect(result.ok, where).toBe(matches === 1);
+        // A refused edit on a changed file is a conflict too; one on an unchanged file is not.
+        expect(conflicts.has(id), where).toBe(matches !== 1 && changedUnder);
+        if (matches !== 1) break;
+        const next = current.replace(`${op.from}\n`, `${op.to}\n`);
+        expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
+        disk.set(op.path, next);
+        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+        break;
+      }
+      case "bash": {
+        expect(result.ok, where).toBe(true);
+        const next = content(op.words);
+        if (tracked.has(op.path) && next !== current) {
+          knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+        }
+        disk.set(op.path, next);
+        break;
+      }
+      case "command":
+        // It changed nothing, so it taught no agent anything.
+        expect(result.ok, where).toBe(true);
+        break;
+    }
+  }
+
+  for (const p of PATHS) {
+    const actual = fs.existsSync(rig.file(p)) ? rig.read(p) : null;
+    expect(actual, p).toBe(disk.get(p));
+  }
+  // Only writes the reference refused were refused: no conflict without a reason.
+  for (const id of conflicts) expect(order.find((s): s is Ran => "id" in s && s.id === id)!.result.ok).toBe(false);
+}
+
+/** One assistant message of `agent`: its calls run together; each is recorded in `ran` under a fresh id. */
+async function runTurn(rig: ToolRig, ran: Map<string, Ran>, agent: string, turn: readonly Op[], nextId: () => string): Promise<void> {
+  const ids = turn.map(() => nextId());
+  const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
+  turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+}
+
+/** The calls started since event `from`, in the order the scheduler started them. */
+function started(rig: ToolRig, ran: ReadonlyMap<string, Ran>, from: number): Ran[] {
+  return rig.events
+    .slice(from)
+    .filter((e): e is EventOf<"tool_started"> => e.type === "tool_started")
+    .map((e) => ran.get(e.callId)!);
+}
+
 describe("read versions (property)", () => {
   it("no write lands on a version its agent has not seen; every refusal reaches its agent; the files end as the accepted writes in order", async () => {
     await fc.assert(
@@ -71,7 +200,7 @@ describe("read versions (property)", () => {
         async (agents, delays) => {
           const rig = toolRig({ maxConcurrency: 4 });
           try {
-            rig.write("a.txt", content(["p", "q"]));
+            rig.write("a.txt", INITIAL);
             const ran = new Map<string, Ran>();
             let n = 0;
             await Promise.all(
@@ -81,88 +210,13 @@ describe("read versions (property)", () => {
                   // A little jitter between turns so agents interleave differently from run to run.
                   const delay = delays[(a * 4 + t) % delays.length]!;
                   if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-                  const ids = turn.map(() => `c${n++}`);
-                  const results = await rig.calls(agent, turn.map((op, i) => ({ ...toCall(op), id: ids[i] })));
-                  turn.forEach((op, i) => ran.set(ids[i]!, { id: ids[i]!, agent, op, result: results[i]! }));
+                  await runTurn(rig, ran, agent, turn, () => `c${n++}`);
                 }
               }),
             );
-
-            // Replay in the order the scheduler started the calls: calls on one path never overlap
-            // (and bash excludes everything), so per path this is the order they happened in.
-            const order = rig.events.filter((e): e is EventOf<"tool_started"> => e.type === "tool_started").map((e) => ran.get(e.callId)!);
+            const order = started(rig, ran, 0);
             expect(order).toHaveLength(ran.size);
-            const conflicts = new Set(rig.events.filter((e) => e.type === "write_conflict").map((e) => (e as EventOf<"write_conflict">).callId));
-
-            const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? content(["p", "q"]) : null]));
-            /** Paths some file tool has looked at: only those can a bash command be caught changing. */
-            const tracked = new Set<string>();
-            const knows = new Map<string, { text: string; whole: boolean }>();
-            const key = (agent: string, p: string) => `${agent}\0${p}`;
-
-            for (const { id, agent, op, result } of order) {
-              const current = disk.get(op.path)!;
-              const seen = knows.get(key(agent, op.path));
-              const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content}`;
-              switch (op.kind) {
-                case "read":
-                  expect(result.ok, where).toBe(current !== null);
-                  if (current !== null) {
-                    knows.set(key(agent, op.path), { text: current, whole: true });
-                    tracked.add(op.path);
-                  }
-                  break;
-                case "write": {
-                  const next = content(op.words);
-                  const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
-                  expect(result.ok, where).toBe(basedOnCurrent);
-                  tracked.add(op.path);
-                  if (basedOnCurrent) {
-                    disk.set(op.path, next);
-                    knows.set(key(agent, op.path), { text: next, whole: true });
-                  } else {
-                    // Refused, and the agent is told: the result it reads, and a write_conflict event.
-                    expect(result.content, where).toMatch(/^Error: write_file: .*(read it again|read it first)/);
-                    expect(conflicts.has(id), where).toBe(true);
-                  }
-                  break;
-                }
-                case "edit": {
-                  if (current === null || op.from === op.to) {
-                    expect(result.ok, where).toBe(false);
-                    break;
-                  }
-                  tracked.add(op.path);
-                  const changedUnder = seen !== undefined && seen.text !== current;
-                  const matches = count(current, `${op.from}\n`);
-                  expect(result.ok, where).toBe(matches === 1);
-                  // A refused edit on a changed file is a conflict too; one on an unchanged file is not.
-                  expect(conflicts.has(id), where).toBe(matches !== 1 && changedUnder);
-                  if (matches !== 1) break;
-                  const next = current.replace(`${op.from}\n`, `${op.to}\n`);
-                  expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
-                  disk.set(op.path, next);
-                  knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
-                  break;
-                }
-                case "bash": {
-                  expect(result.ok, where).toBe(true);
-                  const next = content(op.words);
-                  if (tracked.has(op.path) && next !== current) {
-                    knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
-                  }
-                  disk.set(op.path, next);
-                  break;
-                }
-              }
-            }
-
-            for (const p of PATHS) {
-              const actual = fs.existsSync(rig.file(p)) ? rig.read(p) : null;
-              expect(actual, p).toBe(disk.get(p));
-            }
-            // Only writes the reference refused were refused: no conflict without a reason.
-            for (const id of conflicts) expect(ran.get(id)!.result.ok).toBe(false);
+            checkReference(order, rig);
           } finally {
             await rig.cleanup();
           }
@@ -172,4 +226,58 @@ describe("read versions (property)", () => {
       { numRuns: 100, interruptAfterTimeLimit: 7_000 },
     );
   }, 10_000);
+
+  it("with writes from outside orca and commands that write nothing: a command never hands an agent a change it did not see", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(roundArb, { minLength: 2, maxLength: 6 }), async (rounds) => {
+        const rig = toolRig({ maxConcurrency: 4 });
+        try {
+          rig.write("a.txt", INITIAL);
+          const ran = new Map<string, Ran>();
+          const order: Step[] = [];
+          let n = 0;
+          for (const round of rounds) {
+            const from = rig.events.length;
+            await Promise.all(
+              round.turns.map(async (turn, a) => {
+                if (!turn) return;
+                await runTurn(rig, ran, AGENTS[a]!, turn, () => `c${n++}`);
+              }),
+            );
+            order.push(...started(rig, ran, from));
+            // Every call of the round has finished: the write lands between rounds, like a merge or an editor.
+            if (round.outside) {
+              rig.write(round.outside.path, content(round.outside.words));
+              order.push({ op: round.outside });
+            }
+          }
+          expect(order.filter((s) => "id" in s)).toHaveLength(ran.size);
+          checkReference(order, rig);
+        } finally {
+          await rig.cleanup();
+        }
+      }),
+      { numRuns: 100, interruptAfterTimeLimit: 7_000 },
+    );
+  }, 10_000);
+
+  it("the laundering of issue 33: read, a change from outside, `bash true`, a stale write_file — refused, the change named as from outside", async () => {
+    const rig = toolRig();
+    try {
+      rig.write("f.txt", "mine\n");
+      expect((await rig.call("coordinator", "read_file", { path: "f.txt" })).ok).toBe(true);
+      rig.write("f.txt", "merged from a worktree\n");
+      expect((await rig.call("coordinator", "bash", { command: "true" })).ok).toBe(true);
+      const write = await rig.call("coordinator", "write_file", { path: "f.txt", content: "stale\n" });
+      expect(write.ok).toBe(false);
+      expect(rig.read("f.txt")).toBe("merged from a worktree\n");
+      const conflict = rig.events.find((e): e is EventOf<"write_conflict"> => e.type === "write_conflict");
+      expect(conflict).toMatchObject({ path: "f.txt", reason: "stale", changedBy: { kind: "outside" } });
+      // The change is logged as from outside, on the command that found it, not as the command's.
+      const command = rig.events.find((e): e is EventOf<"tool_finished"> => e.type === "tool_finished" && e.name === "bash");
+      expect(command?.versions).toEqual([{ path: "f.txt", hash: expect.any(String), change: "outside" }]);
+    } finally {
+      await rig.cleanup();
+    }
+  });
 });

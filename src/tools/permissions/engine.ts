@@ -9,7 +9,7 @@ import { errorLine } from "../../util/text.js";
 import type { StopRun, ToolHooks } from "../tool-hooks.js";
 import { Asker } from "./ask.js";
 import { autoApprovalProblem, sandboxFor } from "./command-policy.js";
-import { namedPaths, protectedReason } from "./protected-paths.js";
+import { namedPaths, outsidePaths, protectedReason } from "./protected-paths.js";
 import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
 
 /**
@@ -201,7 +201,10 @@ export class Permissions {
       return this.asker.ask({ call, subject, rule: "sandbox: run outside the sandbox (network, writes anywhere)", signal, sandbox: "none", personOnly: true });
     }
 
-    if (this.mode === "plan" && !cmd && !readOnly) return this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    if (this.mode === "plan" && !cmd && !readOnly) {
+      if (call.tool.readOnly(call.args)) return ask("mode:plan (its server says it only reads; orca cannot check that)");
+      return this.asker.denied(call, "mode", "mode:plan", "plan mode: read-only tools only");
+    }
     if (this.mode === "plan" && cmd) {
       if (hook?.decision === "ask") return ask(hook.rule, "read-only");
       if (unsure) return ask(unsure, "read-only");
@@ -250,13 +253,20 @@ export class Permissions {
     return ask(modeRule);
   }
 
-  /** Why this write must ask whatever the rules say: a protected path (file tools, MCP file tools). */
+  /**
+   * Why this write must ask whatever the rules say: a protected path (file tools, MCP file tools),
+   * or a path outside the workspace or hidden by a read_file deny rule that an MCP tool names.
+   */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
     if (subject.kind === "path") return protectedReason(subject.value);
     if (subject.kind === "none") {
+      const outside = outsidePaths(args, ws)[0];
+      if (outside !== undefined) return `${tool.name} names a path outside the workspace: ${outside}`;
       for (const rel of namedPaths(args, ws)) {
         const reason = protectedReason(rel);
         if (reason) return `${reason} (${tool.name} names it)`;
+        const hidden = this.readDenied(rel);
+        if (hidden) return `${tool.name} names ${rel}, whose content deny: ${hidden} hides`;
       }
     }
     return null;
@@ -307,10 +317,13 @@ export class Permissions {
     return this.subjectOf(call, call.args, ws);
   }
 
-  /** What the call acts on and whether it only reads; a call the tool cannot place (a path outside every root) is denied. */
+  /**
+   * What the call acts on and whether it only reads (a claim orca cannot check, an MCP server's,
+   * does not count); a call the tool cannot place (a path outside every root) is denied.
+   */
   private subjectOf(call: PermissionCheck, args: PermissionCheck["args"], ws: Workspace): { subject: Subject; readOnly: boolean } | { denied: PermissionDecision } {
     try {
-      return { subject: call.tool.permissionSubject(args, ws), readOnly: call.tool.readOnly(args) };
+      return { subject: call.tool.permissionSubject(args, ws), readOnly: call.tool.readOnlyClaimed !== true && call.tool.readOnly(args) };
     } catch (error) {
       return { denied: this.asker.denied(call, "rule", "workspace", errorLine(error)) };
     }

@@ -44,29 +44,51 @@ const PATH_KEYS = new Set(["path", "paths", "file", "files", "file_path", "filep
 /**
  * The workspace paths an MCP tool's arguments name, workspace-relative: string values (or lists
  * of them, or objects one level down, as in `edits[].path`) under a path-like key, taken from the
- * workspace root when relative, `file://` URIs included. Paths outside the workspace are the
- * server's business and left out.
+ * workspace root when relative, `file://` URIs included. Paths outside the workspace are left out
+ * here; outsidePaths() lists them.
  */
 export function namedPaths(args: unknown, workspace: Workspace): string[] {
   const out = new Set<string>();
-  const add = (value: unknown) => {
-    if (typeof value !== "string" || !value) return;
-    let p = value;
-    if (p.startsWith("file://")) {
-      try {
-        p = decodeURIComponent(new URL(p).pathname);
-      } catch {
-        return;
-      }
-    }
+  for (const p of pathArguments(args)) {
     let real: string;
     try {
       real = workspace.resolve(p);
     } catch {
-      return;
+      continue;
     }
     const rel = path.relative(workspace.root, real);
     if (!rel.startsWith("..") && !path.isAbsolute(rel)) out.add(rel || ".");
+  }
+  return [...out];
+}
+
+/**
+ * The paths an MCP tool's arguments name that land outside the workspace and its additional
+ * dirs (after `..` and symlinks): a server's own hints cannot vouch for what it does there.
+ */
+export function outsidePaths(args: unknown, workspace: Workspace): string[] {
+  const out = new Set<string>();
+  for (const p of pathArguments(args)) {
+    try {
+      workspace.resolve(p);
+    } catch {
+      out.add(p);
+    }
+  }
+  return [...out];
+}
+
+/** String values under a path-like key, `file://` URIs decoded; the workspace judges them. */
+function pathArguments(args: unknown): string[] {
+  const out: string[] = [];
+  const add = (value: unknown) => {
+    if (typeof value !== "string" || !value) return;
+    if (!value.startsWith("file://")) return void out.push(value);
+    try {
+      out.push(decodeURIComponent(new URL(value).pathname));
+    } catch {
+      // not a URI a file system could open
+    }
   };
   const visit = (value: unknown, depth: number) => {
     if (!value || typeof value !== "object" || depth > 2) return;
@@ -79,5 +101,5 @@ export function namedPaths(args: unknown, workspace: Workspace): string[] {
     }
   };
   visit(args, 0);
-  return [...out];
+  return out;
 }

@@ -4,15 +4,15 @@ import net from "node:net";
 /**
  * The HTTP proxy sandboxed commands reach the network through when `sandbox.network.allow` lists
  * hosts. It listens on a Unix socket that is mounted into the sandbox (which has no network of its
- * own) and forwards only to allowed hosts: CONNECT for HTTPS and anything tunnelled, absolute-URI
- * requests for plain HTTP. Everything else gets 403 with the reason.
+ * own) and forwards only to allowed hosts and ports: CONNECT for HTTPS and anything tunnelled,
+ * absolute-URI requests for plain HTTP. Everything else gets 403 with the reason.
  */
 export class FilteringProxy {
   private readonly sockets = new Set<net.Socket>();
 
   private constructor(
     private readonly server: http.Server,
-    private readonly allowed: (host: string) => boolean,
+    private readonly allowed: (host: string, port: number) => boolean,
   ) {}
 
   static listen(socketPath: string, allow: readonly string[]): Promise<FilteringProxy> {
@@ -37,8 +37,8 @@ export class FilteringProxy {
   private tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): void {
     client.on("error", () => {});
     const target = parseAuthority(req.url ?? "");
-    if (!target || !this.allowed(target.host)) {
-      client.end(refusal(target?.host ?? req.url ?? ""));
+    if (!target || !this.allowed(target.host, target.port)) {
+      client.end(refusal(target ? `${target.host}:${target.port}` : (req.url ?? "")));
       return;
     }
     const upstream = net.connect(target.port, target.host, () => {
@@ -62,18 +62,21 @@ export class FilteringProxy {
       return;
     }
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (url.protocol !== "http:" || !this.allowed(host)) {
-      res.writeHead(403).end(`orca sandbox proxy: ${host} is not in sandbox.network.allow\n`);
+    const port = Number(url.port || 80);
+    if (url.protocol !== "http:" || !this.allowed(host, port)) {
+      res.writeHead(403).end(`orca sandbox proxy: ${host}:${port} is not in sandbox.network.allow\n`);
       return;
     }
     const headers = { ...req.headers };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
-    const upstream = http.request({ host, port: url.port || 80, method: req.method, path: `${url.pathname}${url.search}`, headers }, (reply) => {
+    const upstream = http.request({ host, port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (reply) => {
       res.writeHead(reply.statusCode ?? 502, reply.headers);
       reply.pipe(res);
     });
     upstream.on("error", (error) => {
+      // A reply that is no HTTP leaves its socket open otherwise.
+      upstream.destroy();
       if (!res.headersSent) res.writeHead(502);
       res.end(`orca sandbox proxy: ${error.message}\n`);
     });
@@ -97,17 +100,39 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
   return port > 0 && port < 65536 ? { host: m[1]!, port } : null;
 }
 
-/** `example.com` matches itself; `*.example.com` matches its subdomains. Case does not matter. */
-export function hostMatcher(allow: readonly string[]): (host: string) => boolean {
-  const exact = new Set<string>();
-  const suffixes: string[] = [];
+/** The ports an allow-list entry without one opens: HTTPS and HTTP. */
+export const DEFAULT_PORTS: readonly number[] = [443, 80];
+
+/**
+ * `example.com` matches itself, `*.example.com` its subdomains (case does not matter), each on
+ * ports 443 and 80; `example.com:8443` (or `[::1]:8080`) on that port only.
+ */
+export function hostMatcher(allow: readonly string[]): (host: string, port: number) => boolean {
+  const exact = new Map<string, Set<number>>();
+  const suffixes: { suffix: string; ports: Set<number> }[] = [];
   for (const entry of allow) {
-    const e = entry.trim().toLowerCase();
-    if (e.startsWith("*.")) suffixes.push(e.slice(1));
-    else if (e) exact.add(e);
+    const parsed = allowEntry(entry);
+    if (!parsed) continue;
+    if (parsed.host.startsWith("*.")) suffixes.push({ suffix: parsed.host.slice(1), ports: new Set(parsed.ports) });
+    else {
+      const ports = exact.get(parsed.host) ?? new Set<number>();
+      for (const port of parsed.ports) ports.add(port);
+      exact.set(parsed.host, ports);
+    }
   }
-  return (host) => {
+  return (host, port) => {
     const h = host.toLowerCase().replace(/\.$/, "");
-    return exact.has(h) || suffixes.some((s) => h.endsWith(s) && h.length > s.length);
+    return exact.get(h)?.has(port) === true || suffixes.some((s) => h.endsWith(s.suffix) && h.length > s.suffix.length && s.ports.has(port));
   };
+}
+
+/** `host`, `*.host`, `host:port`, `[v6]`, `[v6]:port`: the host (lower case, no brackets) and its ports. */
+function allowEntry(entry: string): { host: string; ports: readonly number[] } | null {
+  const e = entry.trim().toLowerCase();
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s[\]]+))(?::(\d{1,5}))?$/.exec(e);
+  if (!m) return null;
+  const host = (m[1] ?? m[2]!).replace(/\.$/, "");
+  if (m[3] === undefined) return { host, ports: DEFAULT_PORTS };
+  const port = Number(m[3]);
+  return port > 0 && port < 65536 ? { host, ports: [port] } : null;
 }

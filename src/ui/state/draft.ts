@@ -1,4 +1,4 @@
-import { sanitize } from "./sanitize.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import type { ActiveCall, AgentView, DashboardState, Entry, TextKind, ToolEntry } from "./types.js";
 
 /*
@@ -87,7 +87,7 @@ export function pushEntries(agent: AgentView, add: Entry[], max: number, open: A
 }
 
 export function textEntries(draft: Draft, kind: TextKind, text: string): Entry[] {
-  return sanitize(text)
+  return terminalSafe(text)
     .split("\n")
     .map((line) => ({ seq: ++draft.seq, kind, text: line }));
 }

@@ -1,4 +1,4 @@
-import { sanitize } from "./sanitize.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import type { AgentView } from "./types.js";
 
 /** One call's output kept for the viewer; tools cut their output long before this. */
@@ -9,7 +9,7 @@ const MAX_PANE_OUTPUT_CHARS = 4_000_000;
 /** A finished call's output and applied diff as the viewer keeps them: sanitised, bounded. */
 export function keptOutput(content: string, diff: string | undefined): { output: string; diff: string | undefined } {
   const cut = content.length > MAX_OUTPUT_CHARS ? `${content.slice(0, MAX_OUTPUT_CHARS)}\n… cut at ${MAX_OUTPUT_CHARS} characters` : content;
-  return { output: sanitize(cut), diff: diff ? sanitize(diff) : undefined };
+  return { output: terminalSafe(cut), diff: diff ? terminalSafe(diff) : undefined };
 }
 
 /** Drops the outputs of the oldest calls once a pane holds more than its share. */

@@ -1,6 +1,6 @@
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
-import { sanitize } from "./sanitize.js";
+import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
 import type { AgentView, DashboardState, Entry, ToolEntry, ToolState } from "./types.js";
 import { zeroUsage } from "../../events/usage.js";
@@ -21,7 +21,7 @@ export function initialState(rootAgentId: string, maxLines = DEFAULT_MAX_LINES):
 
 /** Streams a delta into the open line of `kind`, starting new lines at each newline. */
 function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", raw: string, max: number): AgentView {
-  const text = sanitize(raw);
+  const text = terminalSafe(raw);
   if (!text) return agent;
   const parts = text.split("\n");
   let entries = agent.entries;
@@ -113,7 +113,7 @@ function onToolFinished(draft: Draft, e: EventOf<"tool_finished">): void {
   const status = toolStatusOf(e);
   const prior = index >= 0 ? (agent.entries[index] as ToolEntry).state : undefined;
   const state: ToolState = status === "ok" ? "ok" : status === "denied" || prior === "denied" ? "denied" : status === "cancelled" ? "cancelled" : "failed";
-  const errorText = e.ok ? undefined : sanitize(e.error ?? e.content).trim();
+  const errorText = e.ok ? undefined : terminalSafe(e.error ?? e.content).trim();
   const error = errorText?.split("\n")[0];
   const { output, diff } = keptOutput(e.content, e.diff);
   const patch = { state, durationMs: e.durationMs, error, errorText, output, diff };
@@ -154,12 +154,15 @@ function onHookFinished(draft: Draft, e: EventOf<"hook_finished">, max: number):
   }
   const said = e.systemMessage ?? (e.decision !== "none" || e.outcome !== "ok" ? e.message : undefined);
   if (e.decision === "none" && e.outcome === "ok" && !said) return;
-  const line = `⚙ hook ${what}${said ? ` — ${sanitize(said)}` : ""}`;
+  const line = `⚙ hook ${what}${said ? ` — ${terminalSafe(said)}` : ""}`;
   draft.setAgent(pushEntries(agent, textEntries(draft, e.outcome === "ok" ? "notice" : "error", line), max, null));
 }
 
 /** The dashboard's state after one event. Pure: the input state is never modified. */
-export function reduce(state: DashboardState, event: OrcaEvent): DashboardState {
+export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
+  // Every string of an event (a label, a tool or agent name, an error) may come from a model or
+  // a server: each is made terminal-safe once, here, whatever part of the screen shows it.
+  const event = terminalSafeDeep(raw);
   const draft = new Draft(state);
   const max = state.maxLines;
   switch (event.type) {

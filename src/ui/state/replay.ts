@@ -1,6 +1,7 @@
 import type { OrcaEvent } from "../../events/types.js";
 import { initialState, placeholder, reduce } from "./reducer.js";
 import { coalesce } from "./coalesce.js";
+import { terminalSafe } from "../../util/terminal-text.js";
 import type { AgentView, DashboardState, Entry, ToolState } from "./types.js";
 
 /** Said on a tool line whose call never finished before the process stopped. */
@@ -42,7 +43,7 @@ export function notice(state: DashboardState, text: string, ts: number): Dashboa
   const id = state.rootAgentId;
   const root: AgentView = state.agents[id] ?? placeholder(state, id, ts);
   const seq = state.seq + 1;
-  const entries = [...root.entries, { seq, kind: "notice" as const, text }];
+  const entries = [...root.entries, { seq, kind: "notice" as const, text: terminalSafe(text) }];
   const cut = Math.max(0, entries.length - state.maxLines);
   return {
     ...state,

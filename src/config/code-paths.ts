@@ -1,0 +1,49 @@
+import path from "node:path";
+import { ConfigError } from "../util/errors.js";
+
+/**
+ * The places orca loads code or settings from, outside any workspace: Node's compile cache of
+ * orca's bundle (bin/compile-cache.js), the user's config, agents, skills and hooks, the data dir
+ * (the trust store) and the package itself. What a sandboxed command could write there would run
+ * as the user on a later start, outside any sandbox — so no writable area may cover one.
+ */
+export interface CodePath {
+  path: string;
+  what: string;
+}
+
+/** bin/compile-cache.js's folder, computed the same way (a unit test holds the two equal). */
+export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
+  const absolute = (p: string | undefined): p is string => typeof p === "string" && path.isAbsolute(p);
+  const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+  return path.join(base, "orca", "compile-cache");
+}
+
+export function codePaths(opts: { env: NodeJS.ProcessEnv; home: string; dataDir: string; packageDir: string }): CodePath[] {
+  return [
+    { path: compileCacheDir(opts.env, opts.home), what: "orca's compile cache (code orca runs)" },
+    { path: path.join(opts.home, ".config", "orca"), what: "your orca config, agents, skills and hooks" },
+    { path: opts.dataDir, what: "orca's data dir (the trust store)" },
+    { path: opts.packageDir, what: "orca's own code" },
+  ];
+}
+
+function covers(dir: string, target: string): boolean {
+  const rel = path.relative(dir, target);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+/**
+ * Refuses a writable area (`sandbox.writable`, `permissions.additional_dirs`) that covers one of
+ * the code paths, with one line saying which and why. Relative entries are taken from the workspace.
+ */
+export function checkWritableAreas(entries: { key: string; values: readonly string[] }[], workspace: string, home: string, paths: readonly CodePath[]): void {
+  for (const { key, values } of entries) {
+    for (const value of values) {
+      const expanded = value === "~" ? home : value.startsWith("~/") ? path.join(home, value.slice(2)) : value;
+      const dir = path.resolve(workspace, expanded);
+      const hit = paths.find((p) => covers(dir, p.path));
+      if (hit) throw new ConfigError(`${key}: "${value}" covers ${hit.what} (${hit.path}): a command could plant what orca later runs as you; name a folder beside it instead`);
+    }
+  }
+}

