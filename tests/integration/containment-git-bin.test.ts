@@ -157,6 +157,10 @@ describe("orca's own git runs nothing a sandboxed command wrote", () => {
     ws = repo();
     await run(ws);
     expect(fs.existsSync(marker)).toBe(false);
+    // The sandbox keeps every admin dir's commondir read-only; orca's git would refuse a changed one anyway.
+    const helper = toolResults(requestsOf(server, "helper-1")[1]!)[0]!;
+    expect(helper).toMatch(/commondir: Read-only file system/);
+    expect(helper).not.toMatch(/\/evil$/m);
   });
 
   it("a nested repository recorded in the index as a gitlink: the snapshot before the next isolated agent runs nothing in it", async () => {

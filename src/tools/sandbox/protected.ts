@@ -83,8 +83,7 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
   const commondir = path.join(gitDir, "commondir");
   if (lstat(commondir)) {
     // A linked worktree's git dir: its settings live in the common dir it names.
-    protect(commondir, null);
-    protect(path.join(gitDir, "config.worktree"), null);
+    protectAdminFiles(gitDir, protect);
     const common = readCommonDir(gitDir, commondir);
     if (common) protectGitDir(common, isWritable, out, protect, seen);
     return;
@@ -94,6 +93,26 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
   protect(path.join(gitDir, "config"), { kind: "file", content: "" });
   protect(path.join(gitDir, "config.worktree"), null);
   protect(path.join(gitDir, "hooks"), { kind: "dir" });
+  // Every linked worktree's admin dir: orca's git and the user's read where its config is from there.
+  for (const name of readdirOrEmpty(path.join(gitDir, "worktrees"))) {
+    const admin = path.join(gitDir, "worktrees", name);
+    if (!lstat(admin)?.isDirectory()) continue;
+    if (isWritable(admin)) out.pins.push(admin);
+    protectAdminFiles(admin, protect);
+  }
+}
+
+/** The files of a linked worktree's admin dir that say where its repository and config are. */
+function protectAdminFiles(admin: string, protect: Protect): void {
+  for (const file of ["commondir", "gitdir", "config.worktree"]) protect(path.join(admin, file), null);
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function gitDirOf(dotGitFile: string): string | null {
