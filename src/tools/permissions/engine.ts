@@ -252,7 +252,7 @@ export class Permissions {
 
   /** Why this write must ask whatever the rules say: a protected path (file tools, MCP file tools). */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
-    if (subject.kind === "path") return protectedReason(subject.value);
+    if (subject.kind === "path") return protectedReason(subject.value, ws);
     if (subject.kind === "none") {
       for (const rel of namedPaths(args, ws)) {
         const reason = protectedReason(rel);
