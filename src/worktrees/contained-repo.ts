@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { git, GitError } from "./git.js";
-import type { RepoPaths } from "./git-env.js";
+import type { RepoPaths } from "../util/git-env.js";
 
 /**
  * A repository made ready for orca's git: its dirs given outright, and the drivers its config

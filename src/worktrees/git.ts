@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { containedEnvironment, type RepoPaths } from "./git-env.js";
+import { containedEnvironment, type RepoPaths } from "../util/git-env.js";
 
 /**
  * git as a child process, the one way orca talks to a repository (DESIGN §14). Nothing a

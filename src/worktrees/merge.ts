@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { isInside, type Workspace } from "../tools/workspace.js";
 import { git, gitBytes, gitRun } from "./git.js";
-import type { RepoPaths } from "./git-env.js";
+import type { RepoPaths } from "../util/git-env.js";
 
 /**
  * Brings a worktree's changes (base..head) into the main working tree with a 3-way merge per

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { gitBytes, git, type GitOptions } from "./git.js";
-import type { RepoPaths } from "./git-env.js";
+import type { RepoPaths } from "../util/git-env.js";
 
 /**
  * `git add -A`, done so that nothing in the work tree decides what runs or what is recorded:

@@ -5,7 +5,7 @@ import PQueue from "p-queue";
 import type { Workspace } from "../tools/workspace.js";
 import { checkAdminDir, openRepo } from "./contained-repo.js";
 import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
-import type { RepoPaths } from "./git-env.js";
+import type { RepoPaths } from "../util/git-env.js";
 import { applyPlans, changesBetween, planMerge, repoRelative, type Change, type MergeOutcome } from "./merge.js";
 import { stageWorkTree, type Skip } from "./stage.js";
 

@@ -223,4 +223,29 @@ describe("denied files stay out of git", () => {
     // The isolated agent did not see it either.
     expect(toolResults(requestsOf(server, "wt-shell-1")[1]!)[0]).not.toContain(".env");
   });
+
+  it("a committed .env.tracked: git show REV:path, git log -p and git diff ask (refused headless); what names no denied file runs unasked", async () => {
+    server = await startScriptedServer([
+      ...["git show HEAD:.env.tracked", "git log -p", "git diff HEAD~1", "git log --oneline", "git show HEAD:a.txt", "git log -p -- a.txt"].map((command) => bash(command)),
+      { text: "done" },
+    ]);
+    ws = repo({ ".orca/config.yaml": 'permissions:\n  deny: ["read_file(.env*)"]\n', ".env.tracked": "SECRET=hunter2-committed\n" });
+    fs.writeFileSync(ws.file("a.txt"), "two\n");
+    git(ws.dir, "commit", "-qam", "second");
+    const result = await run(ws);
+    expect(result.stdout).not.toContain("hunter2");
+    for (const r of server.requests) expect(JSON.stringify(r.body.messages)).not.toContain("hunter2");
+    const decisions = result.stdout
+      .split("\n")
+      .filter((l) => l.includes('"permission_decided"'))
+      .map((l) => JSON.parse(l) as { decision: string; rule: string });
+    expect(decisions.map((d) => [d.decision, d.rule])).toEqual([
+      ["deny", "mode:default (names .env.tracked, which read_file(.env*) hides)"],
+      ["deny", "mode:default (prints content from git, where .env.tracked is tracked and read_file(.env*) hides it)"],
+      ["deny", "mode:default (prints content from git, where .env.tracked is tracked and read_file(.env*) hides it)"],
+      ["allow", "mode:default"],
+      ["allow", "mode:default"],
+      ["allow", "mode:default"],
+    ]);
+  });
 });
