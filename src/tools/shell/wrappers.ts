@@ -76,22 +76,47 @@ function skipAssignments(args: Words, from: number): number {
   return i;
 }
 
-/** Wrappers that run the rest of their arguments as a command, after their own options. */
-const WRAPPERS: Record<string, OptionSpec & { assignments?: boolean; positional?: number; openEnded?: boolean; lookup?: string; defaultCommand?: string }> = {
+interface WrapperSpec extends OptionSpec {
+  /** `VAR=value` words may come before the command (sudo, env). */
+  assignments?: boolean;
+  /** Words after the options that are not the command: a lock file, a CPU mask, a priority. */
+  positional?: number;
+  openEnded?: boolean;
+  /** Options that make it look a command up instead of running it (`command -v`). */
+  lookup?: string;
+  /** What it runs with no command given (xargs: echo). */
+  defaultCommand?: string;
+  /** Options whose value is shell code it runs: `flock -c`, `script -c`, `tar --to-command`, `tar -I`. */
+  code?: { short?: string; long?: readonly string[] };
+  /** Only its code options run anything: no other word of it is ever a command (script, tar). */
+  codeOnly?: boolean;
+  /** Given no command (nor code), it runs a shell that reads its input: what runs is unseen. */
+  shellByDefault?: boolean;
+  /** A command line with it that runs `rm f`: the test unwraps every entry with it. */
+  example: string;
+}
+
+/**
+ * Programs that run another command: the rest of their arguments after their own options, or
+ * shell code given to an option. One table, so that each is read the same way and a test can
+ * unwrap every entry (tests/unit/shell-wrappers.test.ts).
+ */
+export const WRAPPERS: Record<string, WrapperSpec> = {
   sudo: {
     flags: "AbEHiKklnPSsVv",
     withValue: "CDghpRrTtUu",
     long: ["--askpass", "--background", "--preserve-env", "--set-home", "--login", "--remove-timestamp", "--reset-timestamp", "--non-interactive", "--preserve-groups", "--stdin", "--shell"],
     longWithValue: ["--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"],
     assignments: true,
+    example: "sudo -u root X=1 rm f",
   },
-  doas: { flags: "ns", withValue: "uC" },
-  env: { flags: "i0v", withValue: "uC", long: ["--ignore-environment", "--null", "--debug"], longWithValue: ["--unset", "--chdir"], assignments: true },
-  nice: { withValue: "n", longWithValue: ["--adjustment"], numeric: true },
-  nohup: {},
-  timeout: { flags: "v", withValue: "sk", long: ["--foreground", "--preserve-status", "--verbose"], longWithValue: ["--signal", "--kill-after"], positional: 1 },
-  time: { flags: "pvqa", withValue: "fo", long: ["--verbose", "--portability", "--quiet", "--append"], longWithValue: ["--format", "--output"] },
-  stdbuf: { withValue: "ioe", longWithValue: ["--input", "--output", "--error"] },
+  doas: { flags: "ns", withValue: "uC", example: "doas -u root rm f" },
+  env: { flags: "i0v", withValue: "uC", long: ["--ignore-environment", "--null", "--debug"], longWithValue: ["--unset", "--chdir"], assignments: true, example: "env -i A=1 rm f" },
+  nice: { withValue: "n", longWithValue: ["--adjustment"], numeric: true, example: "nice -n 5 rm f" },
+  nohup: { example: "nohup rm f" },
+  timeout: { flags: "v", withValue: "sk", long: ["--foreground", "--preserve-status", "--verbose"], longWithValue: ["--signal", "--kill-after"], positional: 1, example: "timeout -s KILL 5 rm f" },
+  time: { flags: "pvqa", withValue: "fo", long: ["--verbose", "--portability", "--quiet", "--append"], longWithValue: ["--format", "--output"], example: "time -p rm f" },
+  stdbuf: { withValue: "ioe", longWithValue: ["--input", "--output", "--error"], example: "stdbuf -o0 rm f" },
   xargs: {
     flags: "0rtpxo",
     withValue: "nLIdaPsE",
@@ -99,17 +124,94 @@ const WRAPPERS: Record<string, OptionSpec & { assignments?: boolean; positional?
     longWithValue: ["--max-args", "--max-lines", "--replace", "--delimiter", "--arg-file", "--max-procs", "--max-chars", "--eof", "--process-slot-var"],
     openEnded: true,
     defaultCommand: "echo",
+    example: "xargs -0 rm f",
   },
-  command: { flags: "p", lookup: "vV" },
-  builtin: {},
-  exec: { flags: "cl", withValue: "a" },
-  ionice: { flags: "t", withValue: "cnpPu" },
-  setsid: { flags: "cfw", long: ["--ctty", "--fork", "--wait"] },
-  chronic: { flags: "ev" },
-  unbuffer: {},
-  busybox: {},
-  coproc: {},
+  command: { flags: "p", lookup: "vV", example: "command -p rm f" },
+  builtin: { example: "builtin rm f" },
+  exec: { flags: "cl", withValue: "a", example: "exec -a x rm f" },
+  ionice: { flags: "t", withValue: "cnpPu", example: "ionice -c 3 rm f" },
+  setsid: { flags: "cfw", long: ["--ctty", "--fork", "--wait"], example: "setsid -f rm f" },
+  chronic: { flags: "ev", example: "chronic rm f" },
+  unbuffer: { example: "unbuffer rm f" },
+  busybox: { example: "busybox rm f" },
+  coproc: { example: "coproc rm f" },
+  flock: {
+    flags: "sxeunoFv",
+    withValue: "wEc",
+    long: ["--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork", "--verbose"],
+    longWithValue: ["--timeout", "--wait", "--conflict-exit-code", "--command"],
+    positional: 1,
+    code: { short: "c", long: ["--command"] },
+    example: "flock -n lockfile rm f",
+  },
+  taskset: { flags: "acp", long: ["--all-tasks", "--cpu-list", "--pid"], positional: 1, example: "taskset -c 1 rm f" },
+  chrt: {
+    flags: "abdfiormpvR",
+    withValue: "TPD",
+    long: ["--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--max", "--pid", "--verbose", "--reset-on-fork"],
+    longWithValue: ["--sched-runtime", "--sched-period", "--sched-deadline"],
+    positional: 1,
+    example: "chrt -o 0 rm f",
+  },
+  unshare: {
+    flags: "muinpUCTfrc",
+    withValue: "RwSG",
+    long: ["--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--kill-child", "--mount-proc", "--map-root-user", "--map-current-user", "--map-auto", "--keep-caps", "--mount-binfmt"],
+    longWithValue: ["--propagation", "--setgroups", "--root", "--wd", "--setuid", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime"],
+    shellByDefault: true,
+    example: "unshare -r --fork rm f",
+  },
+  script: {
+    flags: "aefqEmh",
+    withValue: "cotTIOBE",
+    code: { short: "c", long: ["--command"] },
+    codeOnly: true,
+    shellByDefault: true,
+    example: "script -qc 'rm f' /dev/null",
+  },
+  tar: {
+    code: { short: "IF", long: ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--checkpoint-action"] },
+    codeOnly: true,
+    example: "tar -xf a.tar --to-command='rm f'",
+  },
 };
+
+/**
+ * The shell code `args` give to the wrapper's code options (`-c CODE`, `-cCODE`, `--command=CODE`,
+ * `--command CODE`); "unknown" when one is only known at run time. tar's
+ * `--checkpoint-action=exec=CODE` runs CODE; its other actions run nothing.
+ */
+function codeOf(spec: WrapperSpec, args: Words): string[] | "unknown" {
+  const code = spec.code;
+  if (!code) return [];
+  const out: string[] = [];
+  const take = (value: string | null | undefined, option: string): boolean => {
+    if (value === null || value === undefined) return false;
+    if (option === "--checkpoint-action") {
+      if (value.startsWith("exec=")) out.push(value.slice(5));
+    } else out.push(value);
+    return true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === null) continue;
+    if (a.startsWith("--")) {
+      const [name] = a.split("=", 1);
+      if (!code.long?.includes(name!)) continue;
+      if (!take(a.includes("=") ? a.slice(name!.length + 1) : args[++i], name!)) return "unknown";
+      continue;
+    }
+    if (!a.startsWith("-") || a.length < 2) continue;
+    for (let j = 1; j < a.length; j++) {
+      if (!code.short?.includes(a[j]!)) continue;
+      if (!take(j === a.length - 1 ? args[++i] : a.slice(j + 1), `-${a[j]}`)) return "unknown";
+      break;
+    }
+  }
+  // Old-style `tar xIf prog a.tar`: the option letters without a dash, their values after them.
+  if (spec.codeOnly && args[0] && !args[0].startsWith("-") && code.short && [...code.short].some((c) => args[0]!.includes(c))) return "unknown";
+  return out;
+}
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
 
@@ -191,8 +293,19 @@ function step(inv: Invocation, out: Unwrapped): Invocation[] {
   return [];
 }
 
-function unwrapOne(base: string, spec: (typeof WRAPPERS)[string], args: Words, openEnded: boolean, out: Unwrapped): Invocation[] {
+function unwrapOne(base: string, spec: WrapperSpec, args: Words, openEnded: boolean, out: Unwrapped): Invocation[] {
   if (spec.lookup && args.some((a) => a !== null && new RegExp(`^-[A-Za-z]*[${spec.lookup}]`).test(a))) return [];
+  const code = codeOf(spec, args);
+  if (code === "unknown") {
+    out.uncertain.push(`${base}: the code it runs is only known at run time`);
+    return [];
+  }
+  out.scripts.push(...code);
+  if (spec.codeOnly) {
+    if (spec.shellByDefault && code.length === 0) out.uncertain.push(`${base} runs a shell that reads its input`);
+    return [];
+  }
+  if (code.length) return [];
   if (base === "env" && args.some((a) => a !== null && (a === "-S" || a.startsWith("--split-string") || /^-[^-]*S/.test(a)))) {
     out.uncertain.push("env -S splits a string into a command");
     return [];
@@ -206,6 +319,7 @@ function unwrapOne(base: string, spec: (typeof WRAPPERS)[string], args: Words, o
   at += spec.positional ?? 0;
   const rest = args.slice(at);
   const ended = openEnded || spec.openEnded === true;
+  if (rest.length === 0 && spec.shellByDefault) out.uncertain.push(`${base} runs a shell that reads its input`);
   if (rest.length === 0) return spec.defaultCommand ? [{ argv: [spec.defaultCommand], openEnded: true }] : [];
   // `coproc NAME cmd…` or `coproc cmd…`: both readings.
   if (base === "coproc" && rest.length > 1) return [{ argv: rest, openEnded: ended }, { argv: rest.slice(1), openEnded: ended }];
