@@ -81,8 +81,8 @@ export interface SessionSetup {
   ignored: ProjectSetting[];
   /**
    * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
-   * `hooks.settleSubagents` before a forced exit. Hooks run in the command sandbox when it is
-   * open (unless `sandbox.hooks: false`).
+   * `hooks.settleSubagents` before a forced exit. A workspace's hooks run in the command sandbox
+   * when it is open (unless `sandbox.hooks: false`); the user's own run as the user.
    */
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
