@@ -31,7 +31,8 @@ export function protectedReason(relative: string, workspace?: Workspace): string
   // A path in an additional dir is named absolute: it is judged from that dir, as the sandbox does.
   if (workspace && path.isAbsolute(relative)) {
     const dir = workspace.additionalDirs.find((d) => isInside(d, relative));
-    if (dir) return protectedReason(path.relative(dir, relative) || ".")?.replace(`: ${path.relative(dir, relative)}`, `: ${relative}`) ?? null;
+    const inDir = dir ? protectedReason(path.relative(dir, relative) || ".")?.replace(`: ${path.relative(dir, relative)}`, `: ${relative}`) : null;
+    if (inDir) return inDir;
   }
   // Compared without case: on a case-insensitive file system (macOS) `.GIT/config` is `.git/config`.
   const segments = relative
