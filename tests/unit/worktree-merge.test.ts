@@ -113,4 +113,32 @@ describe("worktree merge", () => {
     expect(fs.readFileSync(path.join(root, "out.txt"), "utf8")).toBe("out\n");
     expect(fs.readFileSync(path.join(root, "ws", "in.txt"), "utf8")).toBe("in\n");
   });
+
+  it("a branch's gitlink and its symlink pointing out of the workspace are refused, each with why; nothing is written", async () => {
+    const { root, base, head } = setup({ "a.txt": "a\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "a.txt"), "a, changed\n");
+      fs.symlinkSync("/etc/passwd", path.join(r, "evil"));
+      // A nested repository: `git add -A` records it as a gitlink.
+      fs.mkdirSync(path.join(r, "sub"));
+      git(path.join(r, "sub"), "init", "-q");
+      git(path.join(r, "sub"), "commit", "-q", "--allow-empty", "-m", "nested");
+    });
+    const out = await merge(root, base, head);
+    expect(out.applied).toEqual([]);
+    expect(out.outside).toEqual(["evil"]);
+    expect(out.refused).toEqual([{ path: "sub", why: "a nested repository (gitlink) is never merged" }]);
+    expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("a\n");
+    expect(fs.existsSync(path.join(root, "evil"))).toBe(false);
+  });
+
+  it("a directory of the main tree that is a symlink (to .git) is never written through", async () => {
+    const { root, base, head } = setup({ "a.txt": "a\n" }, (r) => {
+      fs.mkdirSync(path.join(r, "foo", "hooks"), { recursive: true });
+      fs.writeFileSync(path.join(r, "foo", "hooks", "pre-commit"), "#!/bin/sh\nexit 1\n");
+    });
+    fs.symlinkSync(".git", path.join(root, "foo"));
+    const out = await merge(root, base, head);
+    expect(out.refused).toEqual([{ path: "foo/hooks/pre-commit", why: "foo is a symlink in the main tree; the merge follows none" }]);
+    expect(fs.existsSync(path.join(root, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
 });
