@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { broadMatch, compileCommandPattern } from "../../src/tools/command-match.js";
 import { analyseCommand, loadShellParser } from "../../src/tools/shell/index.js";
-import { WRAPPERS } from "../../src/tools/shell/wrappers.js";
+import { WRAPPERS } from "../../src/tools/shell/wrapper-table.js";
 
 beforeAll(() => loadShellParser());
 
