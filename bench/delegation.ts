@@ -141,5 +141,5 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   console.log(`${SUBTASKS} sub-tasks, one agent serially           ${String(result.serial_ms).padStart(7)}   (${(serial / parallel).toFixed(2)}x parallel)`);
   console.log(`cancel → every scope stopped              ${String(result.cancel_stop_ms).padStart(7)}   (target ≤ 500 ms; orphans: ${result.orphans})`);
   console.log(`background delegate → its result          ${String(result.background_return_ms).padStart(7)}   (median of ${background.length}; the sub-agent answers 300 ms later)`);
-  console.log(`worktree setup, 1,000-file repo           ${String(result.worktree_setup_ms).padStart(7)}   (median of ${worktree.length}; target ≤ 300 ms; max ${Math.round(Math.max(...worktree))})`);
+  console.log(`worktree setup, 1,000-file repo           ${String(result.worktree_setup_ms).padStart(7)}   (median of ${worktree.length}; target ≤ 300 ms; min ${Math.round(Math.min(...worktree))}, max ${Math.round(Math.max(...worktree))})`);
 }

@@ -26,7 +26,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
     if (event.type === "usage" && event.cost !== undefined) cost = (cost ?? 0) + event.cost;
     printEvent(event, format, io, session.rootAgentId, session.redactor);
   });
-  for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
+  for (const warning of started.warnings) io.stderr.write(`orca: warning: ${session.redactor.redactJson(warning)}\n`);
 
   let interrupted = 0;
   const quit = () => {
@@ -68,11 +68,12 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   if (format === "text") {
     // stdout carries only the model's words, so `orca -p … > file` never captures an error line;
     // why a run stopped is already on stderr.
-    if (result.answer) io.stdout.write(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`);
+    const answer = result.answer ? session.redactor.redactJson(result.answer) : "";
+    if (answer) io.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
     io.stdout.write(
-      `${JSON.stringify({
+      `${session.redactor.redactJson(JSON.stringify({
         result: result.result,
         status: result.status,
         session_id: session.id,
@@ -80,7 +81,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
         agents: session.agents().map((a) => ({ id: a.id, name: a.name, ...(a.label ? { label: a.label } : {}), parent_id: a.parentId ?? null, status: a.status, steps: a.steps, usage: a.usage })),
         duration_ms: result.durationMs,
         log: session.logFile,
-      })}\n`,
+      }))}\n`,
     );
   }
   return code;
@@ -94,7 +95,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
 function printEvent(event: OrcaEvent, format: OutputFormat, io: HeadlessIo, rootId: string, redactor: Redactor): void {
   if (format === "stream-json") io.stdout.write(`${redactor.redactJson(JSON.stringify(event))}\n`);
   const line = stderrLine(event, rootId);
-  if (line !== null) io.stderr.write(`${line}\n`);
+  if (line !== null) io.stderr.write(`${redactor.redactJson(line)}\n`);
 }
 
 function stderrLine(event: OrcaEvent, rootId: string): string | null {

@@ -221,7 +221,7 @@ export const configSchema = z.strictObject({
       read_only: z.array(z.string().min(1)).default([]),
       /** Paths commands cannot read at all; read_file(PATTERN) deny rules are added to these. */
       deny_read: z.array(z.string().min(1)).default(DEFAULT_SANDBOX_DENY_READ),
-      /** Hooks' commands run in the workspace-write sandbox, as allowed commands do; false: as you. */
+      /** A workspace's hooks run in the workspace-write sandbox, as allowed commands do (the user's own run as the user); false: all as you. */
       hooks: z.boolean().default(true),
     })
     .prefault({}),

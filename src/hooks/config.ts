@@ -34,6 +34,12 @@ export interface ConfiguredHook {
   if?: string;
   statusMessage?: string;
   source: HookSource;
+  /**
+   * Whose code it is: the user's own (user config, --config, ~/.claude/settings.json) runs as the
+   * user, as Claude Code runs it; a workspace's (its .orca/config.yaml, .claude/settings*.json,
+   * any file inside it) runs in the command sandbox when `sandbox.hooks` is on.
+   */
+  origin?: "user" | "workspace";
   /** Handlers with the same key run once per occurrence, however many groups list them. */
   key: string;
 }
@@ -100,7 +106,16 @@ export function loadHooks(opts: LoadHooksOptions): LoadedHooks {
     hooks.push(...parsed.hooks);
     warnings.push(...parsed.warnings);
   }
+  for (const hook of hooks) hook.origin = originOf(hook.source, opts.workspace);
   return { hooks, warnings, importClaude, claudeFiles };
+}
+
+function originOf(source: HookSource, workspace: string): "user" | "workspace" {
+  if (source.kind === "claude-project" || source.kind === "claude-local") return "workspace";
+  if (source.kind === "claude-user") return "user";
+  // A config file inside the workspace is the workspace's, whoever named it: its agents can write there.
+  const rel = path.relative(path.resolve(workspace), path.resolve(source.path));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)) ? "workspace" : "user";
 }
 
 /** orca's own hooks; a matcher that is no valid regular expression stops orca, as any config error. */

@@ -132,7 +132,26 @@ export class Hooks {
     const outcome: PreToolUseOutcome = { decision: result.decision, reason: result.reason && cap(result.reason), rule, additionalContext: result.additionalContext, stop: result.stop };
     if (result.updatedInput) outcome.updatedInput = orcaToolInput(call.name, result.updatedInput, call.args, this.opts.session.cwd);
     if (result.decision === "deny") this.recordDecision(agent, call, "deny", rule!, outcome.reason);
+    else this.reportFailed(agent, call, runs);
     return outcome;
+  }
+
+  /**
+   * A PreToolUse hook that could not decide (not found, crashed, timed out) lets its call through:
+   * said every time, in the transcript and on stderr, naming the hook and the call.
+   */
+  private reportFailed(agent: HookAgent, call: HookToolCall, runs: readonly HookRun[]): void {
+    for (const { hook, verdict } of runs) {
+      if ((verdict.outcome !== "error" && verdict.outcome !== "timeout") || verdict.exit2) continue;
+      const why = verdict.warning ?? (verdict.stderr.trim().split("\n")[0] || "it failed");
+      this.opts.emit({
+        type: "error",
+        agentId: agent.id,
+        parentId: agent.parentId,
+        where: "hooks",
+        message: `hook PreToolUse (${hookCommandLine(hook)}) could not run (${cap(why)}); the ${call.name} call ${callSummary(call)} went on without its decision`,
+      });
+    }
   }
 
   /**
@@ -352,4 +371,11 @@ function updatedOutput(toolName: string, verdicts: readonly HookVerdict[]): stri
     return JSON.stringify(value);
   }
   return undefined;
+}
+
+/** The call as a person would recognise it: a command's text, else its arguments, cut short. */
+function callSummary(call: HookToolCall): string {
+  const args = call.args as { command?: unknown } | undefined;
+  const text = typeof args?.command === "string" ? args.command : JSON.stringify(call.args ?? {});
+  return `\`${text.length > 200 ? `${text.slice(0, 200)}…` : text}\``;
 }

@@ -153,7 +153,9 @@ export class HookRunner {
     let result: HookProcessResult;
     try {
       const spec = this.spawnSpec(hook);
-      result = await runHookProcess(this.wrap ? await this.wrap(spec) : spec, {
+      // The user's own hooks run as the user; a workspace's (or one of unknown origin) in the sandbox.
+      const wrap = hook.origin === "user" ? undefined : this.wrap;
+      result = await runHookProcess(wrap ? await wrap(spec) : spec, {
         input,
         timeoutMs,
         signal: occurrence.signal,

@@ -1,6 +1,6 @@
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { ThinkingBlock } from "../events/types.js";
-import { parseArguments } from "./assembler.js";
+import { jsonDepth, MAX_ARGUMENT_DEPTH, parseArguments } from "./assembler.js";
 import { type ModelEvent, type RequestUsage } from "./model.js";
 import { ModelError } from "../util/errors.js";
 
@@ -235,6 +235,8 @@ export class AnthropicAssembler {
 
   private input(block: Block): unknown {
     const raw = this.rawInput(block);
+    // Too deep to send back (see parseArguments): the call was refused, its input is not repeated.
+    if (jsonDepth(raw) > MAX_ARGUMENT_DEPTH) return {};
     try {
       return raw ? (JSON.parse(raw) as unknown) : {};
     } catch {

@@ -125,6 +125,29 @@ export class StreamAssembler {
   }
 }
 
+/**
+ * Deeper than any real tool's arguments. An object nested thousands of levels deep would overflow
+ * the stack of every JSON.stringify after it (the session log, the history sent back), ending the run.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** How deep the arrays and objects of a JSON text nest, read without recursion (strings skipped). */
+export function jsonDepth(raw: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 /** Arguments are parsed, or the parse error is reported next to the raw text — never `{}` for bad JSON. */
 export function parseArguments(
   id: string,
@@ -132,6 +155,8 @@ export function parseArguments(
   raw: string,
 ): { id: string; name: string; raw: string; args?: unknown; parseError?: string } {
   if (raw === "") return { id, name, raw, args: {} };
+  const depth = jsonDepth(raw);
+  if (depth > MAX_ARGUMENT_DEPTH) return { id, name, raw, parseError: `nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted` };
   try {
     return { id, name, raw, args: JSON.parse(raw) as unknown };
   } catch (error) {

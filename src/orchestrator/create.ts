@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isDirectory } from "../util/fs.js";
 import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
 import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
@@ -82,8 +83,8 @@ export interface SessionSetup {
   ignored: ProjectSetting[];
   /**
    * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
-   * `hooks.settleSubagents` before a forced exit. Hooks run in the command sandbox when it is
-   * open (unless `sandbox.hooks: false`).
+   * `hooks.settleSubagents` before a forced exit. A workspace's hooks run in the command sandbox
+   * when it is open (unless `sandbox.hooks: false`); the user's own run as the user.
    */
   hooks: Hooks;
   /** Synchronous last-resort cleanup for process 'exit': kills shells and MCP children. */
@@ -115,7 +116,8 @@ export function loadEnvironment(
   const providers = new Providers(loaded.config, opts.env ?? process.env);
   const modelErrors = checkAgentModels(agents, providers);
   const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });
-  const mcpJson = project ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
+  // A .mcp.json directory is the sandbox's stand-in for a missing file (tools/sandbox/protected.ts), never a server list.
+  const mcpJson = project && !isDirectory(path.join(workspaceRoot, ".mcp.json")) ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
   const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });

@@ -1,6 +1,9 @@
 import path from "node:path";
 import { toolFinished } from "../events/constructors.js";
 import type { EmitFn } from "../events/types.js";
+import { contentHash } from "../tools/file-version.js";
+import { protectedReason } from "../tools/permissions/protected-paths.js";
+import type { FileVersions } from "../tools/versions.js";
 import { CancelledError, type Scheduler } from "../tools/scheduler.js";
 import { Workspace } from "../tools/workspace.js";
 import { errorLine } from "../util/text.js";
@@ -25,6 +28,13 @@ export class Isolation {
       workspace: Workspace;
       scheduler: Scheduler;
       emit: EmitFn;
+      /** The session's read versions: the merge's writes are recorded like write_file's. */
+      versions?: FileVersions;
+      /**
+       * Asks about one protected path the merge would write, as write_file's permission check does
+       * (a person decides; headless refuses). Null when allowed, else why not.
+       */
+      approveProtected?: (agent: AgentState, relative: string, signal: AbortSignal) => Promise<string | null>;
     },
   ) {}
 
@@ -69,6 +79,11 @@ export class Isolation {
         merge,
         labels: { ours: "main", theirs: agent.id },
         withPaths: (paths, fn) => this.scheduled(agent, paths, fn, signal),
+        vet: (files) => this.vet(agent, files, signal),
+        wrote: (file, bytes) => {
+          const hash = bytes ? contentHash(bytes) : null;
+          this.deps.versions?.recordChange(agent.id, file, hash, "write_file", hash ? { hash } : null);
+        },
       });
     } catch (error) {
       const message = error instanceof CancelledError || signal.aborted ? "the merge was cancelled" : `git failed: ${errorLine(error)}`;
@@ -81,11 +96,12 @@ export class Isolation {
       this.deps.emit({ ...base, type: "worktree", action: "kept", message });
       return { note: `worktree: not merged (it ended ${status}); branch ${wt.branch} in ${wt.path} keeps its work. Resuming it continues there and merges when it ends done.`, conflict: false };
     }
-    if (result.conflicts.length || result.outside.length) {
-      const files = rel([...result.conflicts, ...result.outside]);
+    if (result.conflicts.length || result.outside.length || result.refused.length) {
+      const files = rel([...result.conflicts, ...result.outside, ...result.refused.map((r) => r.path)]);
       const why = [
         result.conflicts.length ? `conflicts with the main tree in ${rel(result.conflicts).join(", ")}` : "",
         result.outside.length ? `changes outside the workspace: ${result.outside.join(", ")}` : "",
+        ...result.refused.map((r) => `${rel([r.path])[0]}: ${r.why}`),
       ].filter(Boolean).join("; ");
       this.deps.emit({ ...base, type: "worktree", action: "conflict", files, message: `not merged: ${why}; branch ${wt.branch} kept` });
       return {
@@ -101,6 +117,19 @@ export class Isolation {
     return { note: `worktree: ${message} (worktree removed)`, conflict: false };
   }
 
+  /** Protected paths among the merge's files go to the permission check, one by one, as write_file's would. */
+  private async vet(agent: AgentState, files: string[], signal: AbortSignal): Promise<Array<{ path: string; why: string }>> {
+    const refused: Array<{ path: string; why: string }> = [];
+    for (const file of files) {
+      const relative = this.deps.workspace.relative(file);
+      const reason = protectedReason(relative);
+      if (!reason) continue;
+      const denied = this.deps.approveProtected ? await this.deps.approveProtected(agent, relative, signal) : reason;
+      if (denied !== null) refused.push({ path: file, why: `${reason.split(" — ")[0]}, not written (${denied})` });
+    }
+    return refused;
+  }
+
   /** The merge as one scheduled call of the agent's, shown in its pane like a tool call. */
   private async scheduled(agent: AgentState, paths: string[], fn: () => Promise<MergeOutcome>, signal: AbortSignal): Promise<MergeOutcome> {
     const callId = `merge-${agent.id}-${++this.merges}`;
@@ -112,7 +141,7 @@ export class Isolation {
     let error: string | undefined;
     try {
       const value = await this.deps.scheduler.run(call, fn, signal);
-      const refused = [...value.conflicts, ...value.outside];
+      const refused = [...value.conflicts, ...value.outside, ...value.refused.map((r) => r.path)];
       ok = refused.length === 0;
       if (ok) content = `merged ${value.applied.length} file${value.applied.length === 1 ? "" : "s"}`;
       else error = `not merged: ${refused.join(", ")}`;

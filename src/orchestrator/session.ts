@@ -125,10 +125,12 @@ export class Session implements SessionApi {
       hooks: deps.hooks,
       isolation: deps.worktreeDir
         ? new Isolation({
-            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace }),
+            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel) !== undefined }),
             workspace: deps.workspace,
             scheduler: this.scheduler,
             emit: this.bus.emit,
+            versions: this.versions,
+            approveProtected: (agent, relative, signal) => this.approveMergeWrite(agent, relative, signal),
           })
         : null,
     });
@@ -147,6 +149,15 @@ export class Session implements SessionApi {
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
+  }
+
+  /** A merge-back's write of a protected path, judged as write_file's would be: null when allowed, else why not. */
+  private async approveMergeWrite(agent: AgentState, relative: string, signal: AbortSignal): Promise<string | null> {
+    const tool = this.registry.get("write_file");
+    if (!tool) return "there is no write_file tool to judge it";
+    const call = { callId: `merge-${agent.id}-${relative}`, agentId: agent.id, parentId: agent.parentId, agentName: agent.definition.name, tool, args: { path: relative, content: "" } };
+    const decision = await this.permissions.check(call, signal);
+    return decision.allowed ? null : decision.reason;
   }
 
   get permissionMode(): PermissionMode {

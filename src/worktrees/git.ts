@@ -1,9 +1,14 @@
 import { execFile } from "node:child_process";
+import { containedEnvironment, type RepoPaths } from "../util/git-env.js";
 
 /**
- * git as a child process, the one way orca talks to a repository. Every call runs without the
- * user's git hooks (orca's own bookkeeping must not start a project's post-checkout scripts) and
- * without an inherited GIT_DIR / GIT_INDEX_FILE that would point it at another repository.
+ * git as a child process, the one way orca talks to a repository (DESIGN §14). Nothing a
+ * sandboxed command or a cloned repository can write may make these calls run code: every call
+ * gets the environment and config of git-env.ts (no system or global config, no hooks, fsmonitor,
+ * pager, editor, credential helper, ssh, network or submodule recursion), and a call on a
+ * repository orca has checked (`repo`) also gets that repository's filter, diff and merge
+ * drivers switched off by name, with its git dir, common dir and work tree given outright
+ * rather than read from files an agent could rewrite.
  */
 
 export class GitError extends Error {
@@ -19,12 +24,12 @@ export class GitError extends Error {
 
 export interface GitOptions {
   cwd: string;
-  /** Added to the cleaned environment (GIT_INDEX_FILE for a private index, an author). */
+  /** Added to the contained environment (GIT_INDEX_FILE for a private index, an author). */
   env?: Record<string, string>;
   signal?: AbortSignal;
+  /** The checked repository the call is about (see openRepo): its dirs and its drivers switched off. */
+  repo?: RepoPaths;
 }
-
-const INHERITED_GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
 
 /** orca's commits (a snapshot, an agent's work) carry its own name, not the user's. */
 export const ORCA_AUTHOR: Record<string, string> = {
@@ -34,12 +39,6 @@ export const ORCA_AUTHOR: Record<string, string> = {
   GIT_COMMITTER_EMAIL: "orca@localhost",
 };
 
-function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", ...extra };
-  for (const name of INHERITED_GIT_VARS) if (!(name in extra)) delete env[name];
-  return env;
-}
-
 export interface GitRun {
   code: number;
   stdout: Buffer;
@@ -47,12 +46,12 @@ export interface GitRun {
 }
 
 /** Runs git and returns its exit code and output, whatever the code; rejects only if git cannot run. */
-export function gitRun(args: string[], opts: GitOptions): Promise<GitRun> {
+export function gitRun(args: string[], opts: GitOptions, input?: Buffer | string): Promise<GitRun> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
-      ["-c", "core.hooksPath=/dev/null", ...args],
-      { cwd: opts.cwd, env: environment(opts.env), signal: opts.signal, encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
+      args,
+      { cwd: opts.cwd, env: containedEnvironment(opts.repo, opts.env), signal: opts.signal, encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error && typeof (error as NodeJS.ErrnoException).code === "number" ? ((error as unknown as { code: number }).code) : error ? null : 0;
         if (error && code === null) {
@@ -62,19 +61,22 @@ export function gitRun(args: string[], opts: GitOptions): Promise<GitRun> {
         resolve({ code: code ?? 0, stdout, stderr: stderr.toString("utf8") });
       },
     );
+    // git may exit before reading all of it (an error): that is reported by its exit code.
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(input ?? "");
   });
 }
 
 /** Runs git; its stdout as text (trailing newline removed), or a GitError with git's first error line. */
-export async function git(args: string[], opts: GitOptions): Promise<string> {
-  const run = await gitRun(args, opts);
+export async function git(args: string[], opts: GitOptions, input?: Buffer | string): Promise<string> {
+  const run = await gitRun(args, opts, input);
   if (run.code !== 0) throw failure(args, run);
   return run.stdout.toString("utf8").replace(/\n$/, "");
 }
 
 /** Like git(), but the raw bytes of stdout (file contents). */
-export async function gitBytes(args: string[], opts: GitOptions): Promise<Buffer> {
-  const run = await gitRun(args, opts);
+export async function gitBytes(args: string[], opts: GitOptions, input?: Buffer | string): Promise<Buffer> {
+  const run = await gitRun(args, opts, input);
   if (run.code !== 0) throw failure(args, run);
   return run.stdout;
 }

@@ -2,8 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isInside, WorkspaceError, type Workspace } from "../tools/workspace.js";
+import { isInside, type Workspace } from "../tools/workspace.js";
 import { git, gitBytes, gitRun } from "./git.js";
+import type { RepoPaths } from "../util/git-env.js";
 
 /**
  * Brings a worktree's changes (base..head) into the main working tree with a 3-way merge per
@@ -30,15 +31,18 @@ export interface MergeOutcome {
   conflicts: string[];
   /** Repository-relative paths outside the main workspace (or behind a symlink leading out of it). */
   outside: string[];
+  /** Paths that were not merged for another reason (a symlink in the way, a gitlink, a protected path refused), each with why. */
+  refused: Array<{ path: string; why: string }>;
 }
 
 const ZERO = /^0+$/;
 const REGULAR = new Set(["100644", "100755"]);
 const SYMLINK = "120000";
+const GITLINK = "160000";
 
 /** Every path base..head changes, without rename detection (a rename is a delete and an add). */
-export async function changesBetween(repo: string, base: string, head: string): Promise<Change[]> {
-  const raw = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", base, head], { cwd: repo });
+export async function changesBetween(repo: RepoPaths, base: string, head: string): Promise<Change[]> {
+  const raw = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", base, head], { cwd: repo.workTree, repo });
   const parts = raw.split("\0");
   const changes: Change[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
@@ -49,64 +53,88 @@ export async function changesBetween(repo: string, base: string, head: string): 
 }
 
 /** A file as it is (or is not) somewhere: its kind and bytes. */
-interface Version {
+export interface Version {
   kind: "missing" | "file" | "exec" | "link" | "other";
   bytes: Buffer;
 }
 
-type Plan = { path: string; write: Version };
+/** One file the merge will write (or delete), absolute. */
+export interface Plan {
+  path: string;
+  write: Version;
+}
+
+export interface MergePlan {
+  plans: Plan[];
+  conflicts: string[];
+  outside: string[];
+  refused: Array<{ path: string; why: string }>;
+}
 
 /**
- * `workspace` is the main workspace: a change outside it (the agent's bash wrote there) or behind
- * a symlink of the main tree that leads out of it is never written; it makes the merge fail.
+ * What merging `changes` into the main tree would write, without writing anything. `workspace`
+ * is the main workspace: a change outside it (the agent's bash wrote there), one whose directory
+ * in the main tree is reached through a symlink (any component: the merge follows none), a
+ * symlink of the branch's that points out of the workspace, and a gitlink are never written.
  */
-export async function mergeInto(repo: string, workspace: Workspace, changes: Change[], labels: { ours: string; theirs: string }): Promise<MergeOutcome> {
-  const plans: Plan[] = [];
-  const conflicts: string[] = [];
-  const outside: string[] = [];
+export async function planMerge(repo: RepoPaths, workspace: Workspace, changes: Change[], labels: { ours: string; theirs: string }): Promise<MergePlan> {
+  const out: MergePlan = { plans: [], conflicts: [], outside: [], refused: [] };
   for (const change of changes) {
-    const target = inside(workspace, path.join(repo, ...change.path.split("/")));
-    if (target === null) {
-      outside.push(change.path);
+    const target = path.join(repo.workTree, ...change.path.split("/"));
+    if (target === workspace.root || !isInside(workspace.root, target)) {
+      out.outside.push(change.path);
+      continue;
+    }
+    if (change.baseMode === GITLINK || change.headMode === GITLINK) {
+      out.refused.push({ path: change.path, why: "a nested repository (gitlink) is never merged" });
+      continue;
+    }
+    const blocked = symlinkOnTheWay(workspace.root, target);
+    if (blocked) {
+      out.refused.push({ path: change.path, why: `${path.relative(repo.workTree, blocked)} is a symlink in the main tree; the merge follows none` });
       continue;
     }
     const [base, theirs] = await Promise.all([blob(repo, change.baseMode, change.baseSha), blob(repo, change.headMode, change.headSha)]);
+    if (theirs.kind === "link" && !isInside(workspace.root, path.resolve(path.dirname(target), theirs.bytes.toString()))) {
+      out.outside.push(change.path);
+      continue;
+    }
     const ours = onDisk(target);
     if (same(ours, theirs)) continue; // Already so in the main tree.
     if (same(ours, base)) {
-      plans.push({ path: target, write: theirs });
+      out.plans.push({ path: target, write: theirs });
       continue;
     }
     const textual = ours.kind !== "missing" && base.kind !== "missing" && theirs.kind !== "missing" && isRegular(ours) && isRegular(base) && isRegular(theirs);
     const merged = textual ? await mergeFile(repo, target, base.bytes, theirs.bytes, labels) : null;
-    if (merged === null) conflicts.push(change.path);
+    if (merged === null) out.conflicts.push(change.path);
     // The agent's mode change wins; otherwise the main tree's mode stays.
-    else plans.push({ path: target, write: { kind: base.kind !== theirs.kind ? theirs.kind : ours.kind, bytes: merged } });
+    else out.plans.push({ path: target, write: { kind: base.kind !== theirs.kind ? theirs.kind : ours.kind, bytes: merged } });
   }
-  if (conflicts.length || outside.length) return { applied: [], conflicts, outside };
-  for (const plan of plans) write(plan.path, plan.write);
-  return { applied: plans.map((p) => path.relative(repo, p.path).split(path.sep).join("/")), conflicts, outside };
+  return out;
 }
 
 /**
- * The path to write for `target`, its directory resolved through symlinks (its last component
- * is not: a link there is replaced, never followed); null when that lands outside the workspace.
+ * The first directory on the way from `root` to `target` that is a symlink, or null. A missing
+ * one is fine (the merge makes it). The last component is not looked at: a link there is
+ * replaced by the rename, never followed.
  */
-function inside(workspace: Workspace, target: string): string | null {
-  if (path.resolve(target) === workspace.root || !isInside(workspace.root, path.resolve(target))) return null;
-  try {
-    const dir = workspace.resolve(path.dirname(target));
-    return isInside(workspace.root, dir) ? path.join(dir, path.basename(target)) : null;
-  } catch (error) {
-    if (error instanceof WorkspaceError) return null;
-    throw error;
+export function symlinkOnTheWay(root: string, target: string): string | null {
+  const parts = path.relative(root, target).split(path.sep);
+  let current = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    current = path.join(current, parts[i]!);
+    const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+    if (!stat) return null;
+    if (stat.isSymbolicLink()) return current;
   }
+  return null;
 }
 
-async function blob(repo: string, mode: string, sha: string): Promise<Version> {
+async function blob(repo: RepoPaths, mode: string, sha: string): Promise<Version> {
   if (ZERO.test(sha) || ZERO.test(mode)) return { kind: "missing", bytes: Buffer.alloc(0) };
   if (!REGULAR.has(mode) && mode !== SYMLINK) return { kind: "other", bytes: Buffer.from(sha) };
-  const bytes = await gitBytes(["cat-file", "blob", sha], { cwd: repo });
+  const bytes = await gitBytes(["cat-file", "blob", sha], { cwd: repo.workTree, repo });
   return { kind: mode === SYMLINK ? "link" : mode === "100755" ? "exec" : "file", bytes };
 }
 
@@ -129,22 +157,54 @@ function same(a: Version, b: Version): boolean {
 }
 
 /** git merge-file on the three versions; null when it conflicts or cannot merge (binary). */
-async function mergeFile(repo: string, ours: string, base: Buffer, theirs: Buffer, labels: { ours: string; theirs: string }): Promise<Buffer | null> {
+async function mergeFile(repo: RepoPaths, ours: string, base: Buffer, theirs: Buffer, labels: { ours: string; theirs: string }): Promise<Buffer | null> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-merge-"));
   try {
     const basePath = path.join(dir, "base");
     const theirsPath = path.join(dir, "theirs");
     fs.writeFileSync(basePath, base);
     fs.writeFileSync(theirsPath, theirs);
-    const run = await gitRun(["merge-file", "-p", "-L", labels.ours, "-L", "base", "-L", labels.theirs, ours, basePath, theirsPath], { cwd: repo });
+    const run = await gitRun(["merge-file", "-p", "-L", labels.ours, "-L", "base", "-L", labels.theirs, ours, basePath, theirsPath], { cwd: repo.workTree, repo });
     return run.code === 0 ? run.stdout : null;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Writes through a temporary file and a rename, so no reader ever sees half a file. */
-function write(file: string, version: Version): void {
+/** planMerge, then, only when nothing was in the way, every plan written: all or nothing. */
+export async function mergeInto(repo: RepoPaths, workspace: Workspace, changes: Change[], labels: { ours: string; theirs: string }): Promise<MergeOutcome> {
+  const plan = await planMerge(repo, workspace, changes, labels);
+  const { conflicts, outside, refused } = plan;
+  if (conflicts.length || outside.length || refused.length) return { applied: [], conflicts, outside, refused };
+  const written = applyPlans(workspace.root, plan.plans);
+  return { applied: written.written.map((p) => repoRelative(repo, p)), conflicts, outside, refused: written.refused.map((r) => ({ ...r, path: repoRelative(repo, r.path) })) };
+}
+
+export const repoRelative = (repo: RepoPaths, abs: string): string => path.relative(repo.workTree, abs).split(path.sep).join("/");
+
+/**
+ * Writes every plan, each only if no component of its path became a symlink meanwhile (the
+ * scheduler holds the paths, but a background shell is not scheduled). Returns the paths written.
+ */
+export function applyPlans(root: string, plans: readonly Plan[]): { written: string[]; refused: Array<{ path: string; why: string }> } {
+  const written: string[] = [];
+  const refused: Array<{ path: string; why: string }> = [];
+  for (const plan of plans) {
+    const blocked = symlinkOnTheWay(root, plan.path);
+    if (blocked) refused.push({ path: plan.path, why: `${path.relative(root, blocked)} became a symlink` });
+    else {
+      writeVersion(plan.path, plan.write);
+      written.push(plan.path);
+    }
+  }
+  return { written, refused };
+}
+
+/**
+ * The one place the merge puts bytes on disk: through a temporary file in the same directory and
+ * a rename, so no reader ever sees half a file, and a link at the path is replaced, not followed.
+ */
+function writeVersion(file: string, version: Version): void {
   if (version.kind === "missing") {
     fs.rmSync(file, { force: true });
     return;
@@ -154,13 +214,12 @@ function write(file: string, version: Version): void {
   if (version.kind === "link") {
     fs.symlinkSync(version.bytes.toString(), temp);
   } else {
-    fs.writeFileSync(temp, version.bytes, { mode: version.kind === "exec" ? 0o755 : 0o644 });
+    fs.writeFileSync(temp, version.bytes, { mode: version.kind === "exec" ? 0o755 : 0o644, flag: "wx" });
     // An existing file keeps its permission bits unless the exec bit is what changed.
-    try {
-      const mode = fs.statSync(file).mode & 0o777;
+    const existing = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (existing?.isFile()) {
+      const mode = existing.mode & 0o777;
       fs.chmodSync(temp, version.kind === "exec" ? mode | 0o111 : mode & ~0o111);
-    } catch {
-      // A new file: the mode given above.
     }
   }
   fs.renameSync(temp, file);

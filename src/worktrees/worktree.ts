@@ -3,8 +3,11 @@ import fs from "node:fs";
 import path from "node:path";
 import PQueue from "p-queue";
 import type { Workspace } from "../tools/workspace.js";
+import { checkAdminDir, openRepo } from "./contained-repo.js";
 import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
-import { changesBetween, mergeInto, type MergeOutcome } from "./merge.js";
+import type { RepoPaths } from "../util/git-env.js";
+import { applyPlans, changesBetween, planMerge, repoRelative, type Change, type MergeOutcome } from "./merge.js";
+import { stageWorkTree, type Skip } from "./stage.js";
 
 /**
  * One git worktree per isolated sub-agent: a new branch `orca/<session>/<agent>` checked out in
@@ -28,6 +31,8 @@ export interface Worktree {
    * calls in the worktree name it, never trusting the `.git` file there, which the agent could rewrite.
    */
   gitDir: string;
+  /** The main repository's git dir, which the admin dir's `commondir` must name. */
+  commonDir: string;
   branch: string;
   /** The commit the agent's changes are measured from. */
   base: string;
@@ -40,6 +45,9 @@ export type Opened = { worktree: Worktree; reused: boolean; note?: string } | { 
 /** More untracked files than this (a build folder nobody ignored) are left out of the snapshot. */
 export const UNTRACKED_LIMIT = 2000;
 
+/** What the caller says about the files a merge is about to write (absolute): those it refuses, each with why. */
+export type MergeVet = (files: string[]) => Promise<Array<{ path: string; why: string }>>;
+
 export interface FinishResult extends MergeOutcome {
   /** The branch's commit holding the agent's work; null when it changed nothing. */
   head: string | null;
@@ -49,6 +57,8 @@ interface Repository {
   repo: string;
   head: string;
   headTree: string;
+  /** The git dir of the working tree the workspace is in. */
+  gitDir: string;
   /** The shared git directory (where .git/worktrees/ is). */
   commonDir: string;
   indexFile: string;
@@ -65,16 +75,16 @@ export async function repositoryOf(dir: string, signal?: AbortSignal): Promise<R
     () => 0,
   );
   try {
-    lines = (await git(["rev-parse", "--show-toplevel", "--git-common-dir", "--git-path", "index", "HEAD", "HEAD^{tree}"], { cwd: dir, signal })).split("\n");
+    lines = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--git-path", "index", "HEAD", "HEAD^{tree}"], { cwd: dir, signal })).split("\n");
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
     if (error.code === null) return { unavailable: "git is not installed" };
     const inRepo = await git(["rev-parse", "--show-toplevel"], { cwd: dir, signal }).then(Boolean, () => false);
     return { unavailable: inRepo ? "the repository has no commit yet" : "the workspace is not in a git repository" };
   }
-  const [top, common, index, head, headTree] = lines;
-  if (!top || !common || !index || !head || !headTree) return { unavailable: "the workspace is not in a git repository's working tree" };
-  return { repo: fs.realpathSync(top), head, headTree, commonDir: path.resolve(dir, common), indexFile: path.resolve(dir, index), untracked: await untracked };
+  const [top, gitDir, common, index, head, headTree] = lines;
+  if (!top || !gitDir || !common || !index || !head || !headTree) return { unavailable: "the workspace is not in a git repository's working tree" };
+  return { repo: fs.realpathSync(top), head, headTree, gitDir, commonDir: path.resolve(dir, common), indexFile: path.resolve(dir, index), untracked: await untracked };
 }
 
 export function repoKey(repo: string): string {
@@ -98,8 +108,20 @@ export class WorktreeManager {
       sessionId: string;
       /** The main workspace. */
       workspace: Workspace;
+      /** Whether a read deny hides a workspace-relative path: such a file is never recorded in a commit. */
+      readDenied?: (relative: string) => boolean;
     },
   ) {}
+
+  /** What stageWorkTree leaves out: files a read deny hides, judged from `root` (a workspace). */
+  private skipFor(workTree: string, root: string): Skip {
+    const denied = this.opts.readDenied;
+    if (!denied) return () => false;
+    return (rel) => {
+      const abs = path.join(workTree, ...rel.split("/"));
+      return abs !== root && path.relative(root, abs).startsWith("..") ? false : denied(path.relative(root, abs));
+    };
+  }
 
   /** The agent's worktree: the one it had (a resumed agent), or a new one. */
   async open(agentId: string, signal?: AbortSignal): Promise<Opened> {
@@ -111,14 +133,18 @@ export class WorktreeManager {
     const branch = `${BRANCH_PREFIX}${this.opts.sessionId}/${agentId}`;
     const baseRef = `${BASE_REF_PREFIX}${this.opts.sessionId}/${agentId}`;
     const workspaceRoot = path.join(wtPath, path.relative(repo, this.opts.workspace.root));
-    const opts = { cwd: repo, signal };
-    const known = adminDirOf(found.commonDir, wtPath);
+    const main = await openMain(found, signal);
+    const opts = { cwd: repo, signal, repo: main };
+    const { commonDir } = found;
+    const known = adminDirOf(commonDir, wtPath);
     if (known) {
+      checkAdminDir(known, commonDir, wtPath);
       const base = await git(["rev-parse", "--verify", "-q", baseRef], opts).catch(() => git(["rev-parse", branch], opts));
       await this.admin.add(() => this.lock(repo, wtPath));
-      return { worktree: { repo, path: wtPath, gitDir: known, branch, base, workspaceRoot }, reused: true };
+      return { worktree: { repo, path: wtPath, gitDir: known, commonDir, branch, base, workspaceRoot }, reused: true };
     }
-    const { base, note } = await snapshot(found, `orca: uncommitted changes when ${agentId} started`, signal);
+    const skip = this.skipFor(repo, this.opts.workspace.root);
+    const { base, note } = await snapshot(found, main, skip, `orca: uncommitted changes when ${agentId} started`, signal);
     fs.mkdirSync(path.dirname(wtPath), { recursive: true });
     const add = (lock: string[]) => addWorktree(["--quiet", ...lock], { branch, path: wtPath, base }, opts);
     await Promise.all([
@@ -132,9 +158,10 @@ export class WorktreeManager {
       ),
       git(["update-ref", baseRef, base], opts),
     ]);
-    const gitDir = adminDirOf(found.commonDir, wtPath);
+    const gitDir = adminDirOf(commonDir, wtPath);
     if (!gitDir) throw new Error(`git worktree add did not register ${wtPath}`);
-    return { worktree: { repo, path: wtPath, gitDir, branch, base, workspaceRoot }, reused: false, ...(note ? { note } : {}) };
+    checkAdminDir(gitDir, commonDir, wtPath);
+    return { worktree: { repo, path: wtPath, gitDir, commonDir, branch, base, workspaceRoot }, reused: false, ...(note ? { note } : {}) };
   }
 
   /**
@@ -144,22 +171,48 @@ export class WorktreeManager {
    */
   finish(
     wt: Worktree,
-    opts: { message: string; merge: boolean; labels: { ours: string; theirs: string }; withPaths(paths: string[], fn: () => Promise<MergeOutcome>): Promise<MergeOutcome> },
+    opts: {
+      message: string;
+      merge: boolean;
+      labels: { ours: string; theirs: string };
+      withPaths(paths: string[], fn: () => Promise<MergeOutcome>): Promise<MergeOutcome>;
+      /** Asked before anything is written (protected paths go to the permission check here). */
+      vet?: MergeVet;
+      /** Told of each file the merge wrote (null bytes: deleted), for the read versions. */
+      wrote?: (file: string, bytes: Buffer | null) => void;
+    },
   ): Promise<FinishResult> {
     return this.merges.add(async () => {
       try {
-        const head = await commitAll(wt, opts.message);
-        const none: FinishResult = { head, applied: [], conflicts: [], outside: [] };
+        checkAdminDir(wt.gitDir, wt.commonDir, wt.path);
+        const head = await commitAll(wt, opts.message, this.skipFor(wt.path, wt.workspaceRoot));
+        const none: FinishResult = { head, applied: [], conflicts: [], outside: [], refused: [] };
         if (!head || !opts.merge) return none;
-        const changes = await changesBetween(wt.repo, wt.base, head);
+        const found = await repositoryOf(this.opts.workspace.root);
+        if ("unavailable" in found) throw new GitError(`the main repository: ${found.unavailable}`, null, "");
+        const main = await openMain(found);
+        const changes = await changesBetween(main, wt.base, head);
         if (!changes.length) return none;
-        const paths = changes.map((c) => path.join(wt.repo, ...c.path.split("/")));
-        const merged = await opts.withPaths(paths, () => mergeInto(wt.repo, this.opts.workspace, changes, opts.labels));
+        const paths = changes.map((c) => path.join(main.workTree, ...c.path.split("/")));
+        const merged = await opts.withPaths(paths, () => this.merge(main, changes, opts));
         return { head, ...merged };
       } finally {
         await this.admin.add(() => git(["worktree", "unlock", wt.path], { cwd: wt.repo })).catch(() => undefined);
       }
     });
+  }
+
+  /** The merge itself, inside the scheduler's hold on its paths: plan, vet, write, record. */
+  private async merge(main: RepoPaths, changes: Change[], opts: { labels: { ours: string; theirs: string }; vet?: MergeVet; wrote?: (file: string, bytes: Buffer | null) => void }): Promise<MergeOutcome> {
+    const plan = await planMerge(main, this.opts.workspace, changes, opts.labels);
+    const { conflicts, outside } = plan;
+    const rel = (p: string) => repoRelative(main, p);
+    if (conflicts.length || outside.length || plan.refused.length) return { applied: [], conflicts, outside, refused: plan.refused };
+    const vetoed = opts.vet ? await opts.vet(plan.plans.map((p) => p.path)) : [];
+    if (vetoed.length) return { applied: [], conflicts, outside, refused: vetoed.map((v) => ({ ...v, path: rel(v.path) })) };
+    const { written, refused } = applyPlans(this.opts.workspace.root, plan.plans);
+    for (const p of plan.plans) if (written.includes(p.path)) opts.wrote?.(p.path, p.write.kind === "missing" ? null : p.write.bytes);
+    return { applied: written.map(rel), conflicts, outside, refused: refused.map((r) => ({ ...r, path: rel(r.path) })) };
   }
 
   /** Deletes the worktree, its branch and its base ref (after a clean merge: nothing is lost). */
@@ -246,37 +299,43 @@ function adminDirOf(commonDir: string, wtPath: string): string | null {
   return null;
 }
 
+/** The main repository, checked and made ready for orca's git (contained-repo.ts). */
+async function openMain(found: Repository, signal?: AbortSignal): Promise<RepoPaths> {
+  if (path.resolve(found.gitDir) !== path.resolve(found.commonDir)) checkAdminDir(found.gitDir, found.commonDir, found.repo);
+  return openRepo({ gitDir: found.gitDir, commonDir: found.commonDir, workTree: found.repo }, signal);
+}
+
 /**
  * HEAD plus the main tree's uncommitted changes (modified, deleted and untracked files that are
- * not ignored; no untracked file when there are too many) as a commit on top of HEAD; HEAD itself
- * when there are none. A copy of the index is used, so the user's index is untouched and
- * unchanged files are not hashed again.
+ * not ignored; no untracked file when there are too many; never a file a read deny hides, nor a
+ * nested repository) as a commit on top of HEAD; HEAD itself when there are none. A copy of the
+ * index is used, so the user's index is untouched and unchanged files are not hashed again.
  */
-async function snapshot(repo: Repository, message: string, signal?: AbortSignal): Promise<{ base: string; note?: string }> {
+async function snapshot(repo: Repository, main: RepoPaths, skip: Skip, message: string, signal?: AbortSignal): Promise<{ base: string; note?: string }> {
   const tooMany = repo.untracked > UNTRACKED_LIMIT;
   const privateIndex = `${repo.indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
   try {
     if (fs.existsSync(repo.indexFile)) fs.copyFileSync(repo.indexFile, privateIndex);
-    const env = { GIT_INDEX_FILE: privateIndex };
-    await git(["add", tooMany ? "-u" : "-A"], { cwd: repo.repo, env, signal });
-    const tree = await git(["write-tree"], { cwd: repo.repo, env, signal });
+    await stageWorkTree(main, { index: privateIndex, untracked: !tooMany, skip, signal });
+    const tree = await git(["write-tree"], { cwd: repo.repo, repo: main, env: { GIT_INDEX_FILE: privateIndex }, signal });
     const note = tooMany ? `its worktree has none of the ${repo.untracked} untracked files of the main tree (more than ${UNTRACKED_LIMIT}; add them to .gitignore or commit them)` : undefined;
     if (tree === repo.headTree) return { base: repo.head, note };
-    return { base: await git(["commit-tree", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, env: ORCA_AUTHOR, signal }), note };
+    return { base: await git(["commit-tree", "--no-gpg-sign", tree, "-p", repo.head, "-m", message], { cwd: repo.repo, repo: main, env: ORCA_AUTHOR, signal }), note };
   } finally {
     fs.rmSync(privateIndex, { force: true });
   }
 }
 
 /** Commits everything in the worktree onto its branch; the new head, or null when nothing changed. */
-async function commitAll(wt: Worktree, message: string): Promise<string | null> {
-  const opts = { cwd: wt.path, env: { GIT_DIR: wt.gitDir, GIT_WORK_TREE: wt.path } };
-  await git(["add", "-A"], opts);
+async function commitAll(wt: Worktree, message: string, skip: Skip): Promise<string | null> {
+  const repo = await openRepo({ gitDir: wt.gitDir, commonDir: wt.commonDir, workTree: wt.path });
+  const opts = { cwd: wt.path, repo };
+  await stageWorkTree(repo, { untracked: true, skip });
   const tree = await git(["write-tree"], opts);
   const head = await git(["rev-parse", "HEAD"], opts);
   const headTree = await git(["rev-parse", "HEAD^{tree}"], opts);
   if (tree === headTree) return head === wt.base ? null : head;
-  const commit = await git(["commit-tree", tree, "-p", head, "-m", message], { ...opts, env: { ...opts.env, ...ORCA_AUTHOR } });
+  const commit = await git(["commit-tree", "--no-gpg-sign", tree, "-p", head, "-m", message], { ...opts, env: ORCA_AUTHOR });
   await git(["update-ref", `refs/heads/${wt.branch}`, commit, head], opts);
   return commit;
 }

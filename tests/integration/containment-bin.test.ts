@@ -231,7 +231,7 @@ describe("a read_file deny holds for every tool that reads content", () => {
 });
 
 describe("a bash(rm *) deny holds however rm is spelled", () => {
-  const spellings = ["/bin/rm f", "/usr/bin/rm f", "\\rm f", "r\\m f", "'rm' f", "sh -c 'rm f'", "bash -c \"nice rm f\"", "echo f | xargs rm", "nice rm f", "{ rm f; }", "if true; then rm f; fi", "(rm f)", "echo $(rm f)", "find . -name f -exec rm {} +", "command rm f", "env rm f", "timeout 5 rm f", "time rm f"];
+  const spellings = ["/bin/rm f", "/usr/bin/rm f", "\\rm f", "r\\m f", "'rm' f", "sh -c 'rm f'", "bash -c \"nice rm f\"", "echo f | xargs rm", "nice rm f", "{ rm f; }", "if true; then rm f; fi", "(rm f)", "echo $(rm f)", "find . -name f -exec rm {} +", "command rm f", "env rm f", "timeout 5 rm f", "time rm f", "flock lockfile rm f", "taskset 1 rm f", "script -qc 'rm f' /dev/null", "chrt -o 0 rm f", "unshare -r rm f", "tar --to-command='rm f' -cf /dev/null f"];
 
   it("even with --yes", async () => {
     const { ws, decisions } = await orca(

@@ -235,7 +235,27 @@ describe("isolation: worktree", () => {
     // All or nothing: the harmless file of the same merge is not written either.
     expect(fs.existsSync(ws.file("ok.txt"))).toBe(false);
     const result = toolResults(requestsOf(server, "coordinator")[1]!)[0]!;
-    expect(result).toMatch(/worktree: NOT merged — changes outside the workspace: link\/x/);
+    expect(result).toMatch(/worktree: NOT merged — link\/x: link is a symlink in the main tree; the merge follows none/);
+  });
+
+  it("merge-back is recorded in the read versions: the coordinator's later rewrite from its old read is refused, naming the agent", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [{ name: "read_file", args: { path: "f.txt" } }] },
+          { toolCalls: [delegate("line one")] },
+          { toolCalls: [{ name: "write_file", args: { path: "f.txt", content: "stale rewrite\n" } }] },
+          { text: "done" },
+        ],
+        "wt-editor-1": [edit("one", "ONE"), { text: "edited" }],
+      }),
+    );
+    ws = repo({ "f.txt": "one\ntwo\n" });
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--permission-mode", "accept-edits", "--output-format", "stream-json"], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(ws.read("f.txt")).toBe("ONE\ntwo\n");
+    const refused = toolResults(requestsOf(server, "coordinator")[3]!).at(-1)!;
+    expect(refused).toMatch(/f\.txt changed since you read it \(.*wt-editor/);
   });
 
   it("outside a git repository it shares the workspace and says so", async () => {

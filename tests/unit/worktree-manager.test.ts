@@ -115,4 +115,35 @@ describe("WorktreeManager", () => {
     expect(git(root, "branch", "--list", "orca/*")).toBe("");
     expect(git(root, "for-each-ref", "refs/orca/")).toBe("");
   });
+
+  it("an admin dir whose commondir leads to a copy of the repository with a core.fsmonitor is refused before any git runs in it", async () => {
+    const { root, manager } = repo({ "a.txt": "a\n" });
+    const { wt } = await open(manager, "editor-1");
+    fs.writeFileSync(path.join(wt.path, "a.txt"), "a, by the agent\n");
+    const marker = path.join(dir!, "fsmonitor-ran");
+    const evil = path.join(dir!, "evil");
+    fs.cpSync(path.join(root, ".git"), evil, { recursive: true });
+    fs.appendFileSync(path.join(evil, "config"), `[core]\n\tfsmonitor = "touch ${marker}"\n`);
+    fs.writeFileSync(path.join(wt.gitDir, "commondir"), `${evil}\n`);
+    await expect(manager.finish(wt, { ...noMerge, message: "work" })).rejects.toThrow(/has a commondir that leads elsewhere; orca will not use it/);
+    expect(fs.existsSync(marker)).toBe(false);
+    fs.writeFileSync(path.join(wt.gitDir, "commondir"), "../..\n");
+    fs.writeFileSync(path.join(wt.gitDir, "gitdir"), `${path.join(evil, "x", ".git")}\n`);
+    await expect(manager.finish(wt, { ...noMerge, message: "work" })).rejects.toThrow(/has a gitdir that leads elsewhere/);
+  });
+
+  it("a filter driver in the repository's config, named by a .gitattributes, runs neither in the snapshot nor in the worktree's checkout or commit", async () => {
+    const { root, manager } = repo({ "a.txt": "a\n", ".gitattributes": "*.txt filter=evil\n" });
+    const marker = path.join(dir!, "filter-ran");
+    for (const key of ["clean", "smudge"]) git(root, "config", `filter.evil.${key}`, `touch ${marker}; cat`);
+    git(root, "config", "filter.evil.process", `touch ${marker}`);
+    git(root, "config", "filter.evil.required", "true");
+    fs.writeFileSync(path.join(root, "a.txt"), "a, changed\n");
+    const { wt } = await open(manager, "editor-1");
+    expect(fs.readFileSync(path.join(wt.path, "a.txt"), "utf8")).toBe("a, changed\n");
+    fs.writeFileSync(path.join(wt.path, "a.txt"), "a, by the agent\n");
+    const done = await manager.finish(wt, { ...noMerge, message: "work" });
+    expect(done.head).not.toBeNull();
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Workspace } from "../../src/tools/workspace.js";
+import { openRepo } from "../../src/worktrees/contained-repo.js";
 import { changesBetween, mergeInto } from "../../src/worktrees/merge.js";
 
 let dir: string | undefined;
@@ -40,8 +41,11 @@ function setup(files: Record<string, string>, agent: (root: string) => void): { 
   return { root, base, head };
 }
 
+const repoAt = (root: string) => openRepo({ gitDir: path.join(root, ".git"), commonDir: path.join(root, ".git"), workTree: root });
+
 async function merge(root: string, base: string, head: string) {
-  return mergeInto(root, new Workspace(root), await changesBetween(root, base, head), { ours: "main", theirs: "agent" });
+  const repo = await repoAt(root);
+  return mergeInto(repo, new Workspace(root), await changesBetween(repo, base, head), { ours: "main", theirs: "agent" });
 }
 
 describe("worktree merge", () => {
@@ -71,7 +75,7 @@ describe("worktree merge", () => {
   it("a change the main tree already has is not a conflict", async () => {
     const { root, base, head } = setup({ "a.txt": "x\n" }, (r) => fs.writeFileSync(path.join(r, "a.txt"), "y\n"));
     fs.writeFileSync(path.join(root, "a.txt"), "y\n");
-    expect(await merge(root, base, head)).toEqual({ applied: [], conflicts: [], outside: [] });
+    expect(await merge(root, base, head)).toEqual({ applied: [], conflicts: [], outside: [], refused: [] });
   });
 
   it("one conflicting file stops the whole merge: no file is written, none half-merged", async () => {
@@ -81,7 +85,7 @@ describe("worktree merge", () => {
     });
     fs.writeFileSync(path.join(root, "a.txt"), "1\nuser\n3\n");
     const out = await merge(root, base, head);
-    expect(out).toEqual({ applied: [], conflicts: ["a.txt"], outside: [] });
+    expect(out).toEqual({ applied: [], conflicts: ["a.txt"], outside: [], refused: [] });
     expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("1\nuser\n3\n");
     expect(fs.readFileSync(path.join(root, "b.txt"), "utf8")).toBe("b\n");
   });
@@ -103,9 +107,38 @@ describe("worktree merge", () => {
       fs.writeFileSync(path.join(r, "ws", "in.txt"), "in, changed\n");
       fs.writeFileSync(path.join(r, "out.txt"), "out, changed\n");
     });
-    const out = await mergeInto(root, new Workspace(path.join(root, "ws")), await changesBetween(root, base, head), { ours: "main", theirs: "agent" });
-    expect(out).toEqual({ applied: [], conflicts: [], outside: ["out.txt"] });
+    const repo = await repoAt(root);
+    const out = await mergeInto(repo, new Workspace(path.join(root, "ws")), await changesBetween(repo, base, head), { ours: "main", theirs: "agent" });
+    expect(out).toEqual({ applied: [], conflicts: [], outside: ["out.txt"], refused: [] });
     expect(fs.readFileSync(path.join(root, "out.txt"), "utf8")).toBe("out\n");
     expect(fs.readFileSync(path.join(root, "ws", "in.txt"), "utf8")).toBe("in\n");
+  });
+
+  it("a branch's gitlink and its symlink pointing out of the workspace are refused, each with why; nothing is written", async () => {
+    const { root, base, head } = setup({ "a.txt": "a\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "a.txt"), "a, changed\n");
+      fs.symlinkSync("/etc/passwd", path.join(r, "evil"));
+      // A nested repository: `git add -A` records it as a gitlink.
+      fs.mkdirSync(path.join(r, "sub"));
+      git(path.join(r, "sub"), "init", "-q");
+      git(path.join(r, "sub"), "commit", "-q", "--allow-empty", "-m", "nested");
+    });
+    const out = await merge(root, base, head);
+    expect(out.applied).toEqual([]);
+    expect(out.outside).toEqual(["evil"]);
+    expect(out.refused).toEqual([{ path: "sub", why: "a nested repository (gitlink) is never merged" }]);
+    expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("a\n");
+    expect(fs.existsSync(path.join(root, "evil"))).toBe(false);
+  });
+
+  it("a directory of the main tree that is a symlink (to .git) is never written through", async () => {
+    const { root, base, head } = setup({ "a.txt": "a\n" }, (r) => {
+      fs.mkdirSync(path.join(r, "foo", "hooks"), { recursive: true });
+      fs.writeFileSync(path.join(r, "foo", "hooks", "pre-commit"), "#!/bin/sh\nexit 1\n");
+    });
+    fs.symlinkSync(".git", path.join(root, "foo"));
+    const out = await merge(root, base, head);
+    expect(out.refused).toEqual([{ path: "foo/hooks/pre-commit", why: "foo is a symlink in the main tree; the merge follows none" }]);
+    expect(fs.existsSync(path.join(root, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import type { SandboxRequest } from "../sandbox/types.js";
 import type { ShellAnalysis } from "../shell/index.js";
 import type { Workspace } from "../workspace.js";
+import { gitContentReads, trackedFiles } from "./git-content.js";
 
 /**
  * What auto-approval of a bash command rests on, besides the sandbox: the command names no path
@@ -22,7 +23,24 @@ export interface AutoApprovalCheck {
 
 /** Why the command must not run unasked, or null. */
 export function autoApprovalProblem(analysis: ShellAnalysis, check: AutoApprovalCheck): string | null {
+  let tracked: string[] | null = null;
   for (const command of analysis.commands) {
+    for (const run of command.runs) {
+      const reads = gitContentReads(run);
+      if (reads === null) continue;
+      if (reads === "all") {
+        tracked ??= trackedFiles(check.workspace.root);
+        for (const file of tracked) {
+          const rule = check.readDenied(file);
+          if (rule) return `prints content from git, where ${file} is tracked and ${rule} hides it`;
+        }
+        continue;
+      }
+      for (const p of reads.paths) {
+        const problem = pathProblem(p, check);
+        if (problem) return problem;
+      }
+    }
     const targets = command.redirects.map((r) => r.target).filter((t) => t !== null);
     for (const word of [...command.words.slice(1), ...targets]) {
       if (word.value === null) {

@@ -258,7 +258,7 @@ export class Permissions {
    * or a path outside the workspace or hidden by a read_file deny rule that an MCP tool names.
    */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
-    if (subject.kind === "path") return protectedReason(subject.value);
+    if (subject.kind === "path") return protectedReason(subject.value, ws);
     if (subject.kind === "none") {
       const outside = outsidePaths(args, ws)[0];
       if (outside !== undefined) return `${tool.name} names a path outside the workspace: ${outside}`;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Workspace } from "../workspace.js";
+import { isInside, type Workspace } from "../workspace.js";
 
 /**
  * Paths whose content makes something run later, outside any sandbox: git's config and hooks,
@@ -17,14 +17,23 @@ const PROTECTED: readonly { name: string; why: string }[] = [
   { name: ".idea", why: "holds IDE run configurations" },
 ];
 
+/** The protected names, `.git` aside: the sandbox keeps them read-only in every writable root (sandbox/protected.ts). */
+export const PROTECTED_NAMES: readonly string[] = PROTECTED.map((p) => p.name).filter((n) => n !== ".git");
+
 /** At the workspace root only: a shell or git reads them when the workspace is a home directory. */
-const PROTECTED_AT_ROOT = [".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".gitmodules"];
+export const PROTECTED_AT_ROOT = [".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".gitconfig", ".gitmodules"];
 
 /**
  * Why writing `relative` (workspace-relative, symlinks resolved) must ask, or null. Any path
  * segment counts, so a nested repository's `.git/hooks` is protected too.
  */
-export function protectedReason(relative: string): string | null {
+export function protectedReason(relative: string, workspace?: Workspace): string | null {
+  // A path in an additional dir is named absolute: it is judged from that dir, as the sandbox does.
+  if (workspace && path.isAbsolute(relative)) {
+    const dir = workspace.additionalDirs.find((d) => isInside(d, relative));
+    const inDir = dir ? protectedReason(path.relative(dir, relative) || ".")?.replace(`: ${path.relative(dir, relative)}`, `: ${relative}`) : null;
+    if (inDir) return inDir;
+  }
   // Compared without case: on a case-insensitive file system (macOS) `.GIT/config` is `.git/config`.
   const segments = relative
     .split(/[\\/]+/)

@@ -1,16 +1,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isDirectory, realpathOr } from "../../util/fs.js";
+import { PROTECTED_AT_ROOT, PROTECTED_NAMES } from "../permissions/protected-paths.js";
 
 /**
  * Paths a sandboxed command may not change even inside the workspace: each one makes something
  * run later, outside the sandbox — orca's own settings and agents, MCP server commands, other
- * agents' and editors' settings, git's configuration and hooks.
+ * agents' and editors' settings, git's configuration and hooks. The names are the file tools'
+ * (permissions/protected-paths.ts): one list, so a command and write_file get the same answer.
  */
-export const PROTECTED_NAMES = [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea"] as const;
+export { PROTECTED_NAMES };
 
-/** Protected when present (a workspace that is a home directory): a shell or git runs what they say. */
-const PROTECTED_IF_PRESENT = [".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv", ".gitconfig"] as const;
+/**
+ * Protected when present (a workspace that is a home directory): a shell or git runs what they
+ * say. Not made when missing: an empty `.bashrc` in every writable root would be a stray file.
+ */
+const PROTECTED_IF_PRESENT = PROTECTED_AT_ROOT;
 
 /**
  * A protected path that does not exist yet. A read-only mount needs something to mount on, so
@@ -54,6 +59,10 @@ export function protectedPaths(root: string, isWritable: (p: string) => boolean,
   return out;
 }
 
+export function joinProtection(list: readonly Protection[]): Protection {
+  return { pins: list.flatMap((p) => p.pins), readOnly: list.flatMap((p) => p.readOnly), placeholders: list.flatMap((p) => p.placeholders) };
+}
+
 type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
 
 function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect): void {
@@ -81,12 +90,15 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
   seen.add(gitDir);
   if (isWritable(gitDir)) out.pins.push(gitDir);
   const commondir = path.join(gitDir, "commondir");
-  if (lstat(commondir)) {
-    // A linked worktree's git dir: its settings live in the common dir it names.
-    protect(commondir, null);
-    protect(path.join(gitDir, "config.worktree"), null);
-    const common = readCommonDir(gitDir, commondir);
-    if (common) protectGitDir(common, isWritable, out, protect, seen);
+  // A `commondir` naming the git dir itself (the stand-in made below) is no linked worktree's:
+  // taking it for one would leave this dir's config and hooks unprotected from then on.
+  const common = lstat(commondir) ? readCommonDir(gitDir, commondir) : null;
+  if (common !== null && common !== realpathOr(gitDir)) {
+    // A linked worktree's git dir: its settings live in the common dir it names (a config or
+    // hooks of its own, should it have them, are kept too).
+    protectAdminFiles(gitDir, protect);
+    for (const own of ["config", "hooks"]) protect(path.join(gitDir, own), null);
+    protectGitDir(common, isWritable, out, protect, seen);
     return;
   }
   // `commondir` would redirect git to another directory's config: "." keeps it here.
@@ -94,6 +106,26 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
   protect(path.join(gitDir, "config"), { kind: "file", content: "" });
   protect(path.join(gitDir, "config.worktree"), null);
   protect(path.join(gitDir, "hooks"), { kind: "dir" });
+  // Every linked worktree's admin dir: orca's git and the user's read where its config is from there.
+  for (const name of readdirOrEmpty(path.join(gitDir, "worktrees"))) {
+    const admin = path.join(gitDir, "worktrees", name);
+    if (!lstat(admin)?.isDirectory()) continue;
+    if (isWritable(admin)) out.pins.push(admin);
+    protectAdminFiles(admin, protect);
+  }
+}
+
+/** The files of a linked worktree's admin dir that say where its repository and config are. */
+function protectAdminFiles(admin: string, protect: Protect): void {
+  for (const file of ["commondir", "gitdir", "config.worktree"]) protect(path.join(admin, file), null);
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function gitDirOf(dotGitFile: string): string | null {

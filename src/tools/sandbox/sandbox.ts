@@ -8,7 +8,7 @@ import { bwrapArgs } from "./bwrap-args.js";
 import { expandHome, resolveUnreadable } from "./deny-read.js";
 import { probeBwrap } from "./probe.js";
 import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
-import { Placeholders, protectedPaths } from "./protected.js";
+import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
@@ -156,9 +156,12 @@ export class Sandbox {
     if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
     const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
+    const isWritable = (p: string) => writableAreas.some((dir) => isInside(dir, p));
+    // One list for every writable root: the workspace (or worktree), additional_dirs, sandbox.writable.
+    const roots = [root, ...setup.writable.filter((dir) => !isInside(root, dir))];
     const protection =
       mode === "workspace-write"
-        ? protectedPaths(root, (p) => writableAreas.some((dir) => isInside(dir, p)), setup.readOnly)
+        ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [])))
         : { pins: [], readOnly: [], placeholders: [] };
     try {
       this.placeholders.ensure(protection.placeholders);

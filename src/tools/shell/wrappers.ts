@@ -6,6 +6,8 @@
  * uncertain: the caller then cannot say what runs.
  */
 
+import { WRAPPERS, type OptionSpec, type WrapperSpec } from "./wrapper-table.js";
+
 /** One program run, with its arguments (null: a word only known at run time). */
 export interface Invocation {
   argv: (string | null)[];
@@ -24,16 +26,6 @@ export interface Unwrapped {
 
 type Words = (string | null)[];
 
-interface OptionSpec {
-  /** Short options without a value. */
-  flags?: string;
-  /** Short options that take a value (attached, or the next word). */
-  withValue?: string;
-  long?: readonly string[];
-  longWithValue?: readonly string[];
-  /** `nice -10`: a number as an option. */
-  numeric?: boolean;
-}
 
 /** How far the options go: the index of the first word after them, or a reason it cannot tell. */
 function skipOptions(args: Words, spec: OptionSpec): number | string {
@@ -76,40 +68,42 @@ function skipAssignments(args: Words, from: number): number {
   return i;
 }
 
-/** Wrappers that run the rest of their arguments as a command, after their own options. */
-const WRAPPERS: Record<string, OptionSpec & { assignments?: boolean; positional?: number; openEnded?: boolean; lookup?: string; defaultCommand?: string }> = {
-  sudo: {
-    flags: "AbEHiKklnPSsVv",
-    withValue: "CDghpRrTtUu",
-    long: ["--askpass", "--background", "--preserve-env", "--set-home", "--login", "--remove-timestamp", "--reset-timestamp", "--non-interactive", "--preserve-groups", "--stdin", "--shell"],
-    longWithValue: ["--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"],
-    assignments: true,
-  },
-  doas: { flags: "ns", withValue: "uC" },
-  env: { flags: "i0v", withValue: "uC", long: ["--ignore-environment", "--null", "--debug"], longWithValue: ["--unset", "--chdir"], assignments: true },
-  nice: { withValue: "n", longWithValue: ["--adjustment"], numeric: true },
-  nohup: {},
-  timeout: { flags: "v", withValue: "sk", long: ["--foreground", "--preserve-status", "--verbose"], longWithValue: ["--signal", "--kill-after"], positional: 1 },
-  time: { flags: "pvqa", withValue: "fo", long: ["--verbose", "--portability", "--quiet", "--append"], longWithValue: ["--format", "--output"] },
-  stdbuf: { withValue: "ioe", longWithValue: ["--input", "--output", "--error"] },
-  xargs: {
-    flags: "0rtpxo",
-    withValue: "nLIdaPsE",
-    long: ["--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty"],
-    longWithValue: ["--max-args", "--max-lines", "--replace", "--delimiter", "--arg-file", "--max-procs", "--max-chars", "--eof", "--process-slot-var"],
-    openEnded: true,
-    defaultCommand: "echo",
-  },
-  command: { flags: "p", lookup: "vV" },
-  builtin: {},
-  exec: { flags: "cl", withValue: "a" },
-  ionice: { flags: "t", withValue: "cnpPu" },
-  setsid: { flags: "cfw", long: ["--ctty", "--fork", "--wait"] },
-  chronic: { flags: "ev" },
-  unbuffer: {},
-  busybox: {},
-  coproc: {},
-};
+/**
+ * The shell code `args` give to the wrapper's code options (`-c CODE`, `-cCODE`, `--command=CODE`,
+ * `--command CODE`); "unknown" when one is only known at run time. tar's
+ * `--checkpoint-action=exec=CODE` runs CODE; its other actions run nothing.
+ */
+function codeOf(spec: WrapperSpec, args: Words): string[] | "unknown" {
+  const code = spec.code;
+  if (!code) return [];
+  const out: string[] = [];
+  const take = (value: string | null | undefined, option: string): boolean => {
+    if (value === null || value === undefined) return false;
+    if (option === "--checkpoint-action") {
+      if (value.startsWith("exec=")) out.push(value.slice(5));
+    } else out.push(value);
+    return true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === null) continue;
+    if (a.startsWith("--")) {
+      const [name] = a.split("=", 1);
+      if (!code.long?.includes(name!)) continue;
+      if (!take(a.includes("=") ? a.slice(name!.length + 1) : args[++i], name!)) return "unknown";
+      continue;
+    }
+    if (!a.startsWith("-") || a.length < 2) continue;
+    for (let j = 1; j < a.length; j++) {
+      if (!code.short?.includes(a[j]!)) continue;
+      if (!take(j === a.length - 1 ? args[++i] : a.slice(j + 1), `-${a[j]}`)) return "unknown";
+      break;
+    }
+  }
+  // Old-style `tar xIf prog a.tar`: the option letters without a dash, their values after them.
+  if (spec.codeOnly && args[0] && !args[0].startsWith("-") && code.short && [...code.short].some((c) => args[0]!.includes(c))) return "unknown";
+  return out;
+}
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
 
@@ -191,8 +185,19 @@ function step(inv: Invocation, out: Unwrapped): Invocation[] {
   return [];
 }
 
-function unwrapOne(base: string, spec: (typeof WRAPPERS)[string], args: Words, openEnded: boolean, out: Unwrapped): Invocation[] {
+function unwrapOne(base: string, spec: WrapperSpec, args: Words, openEnded: boolean, out: Unwrapped): Invocation[] {
   if (spec.lookup && args.some((a) => a !== null && new RegExp(`^-[A-Za-z]*[${spec.lookup}]`).test(a))) return [];
+  const code = codeOf(spec, args);
+  if (code === "unknown") {
+    out.uncertain.push(`${base}: the code it runs is only known at run time`);
+    return [];
+  }
+  out.scripts.push(...code);
+  if (spec.codeOnly) {
+    if (spec.shellByDefault && code.length === 0) out.uncertain.push(`${base} runs a shell that reads its input`);
+    return [];
+  }
+  if (code.length) return [];
   if (base === "env" && args.some((a) => a !== null && (a === "-S" || a.startsWith("--split-string") || /^-[^-]*S/.test(a)))) {
     out.uncertain.push("env -S splits a string into a command");
     return [];
@@ -206,6 +211,7 @@ function unwrapOne(base: string, spec: (typeof WRAPPERS)[string], args: Words, o
   at += spec.positional ?? 0;
   const rest = args.slice(at);
   const ended = openEnded || spec.openEnded === true;
+  if (rest.length === 0 && spec.shellByDefault) out.uncertain.push(`${base} runs a shell that reads its input`);
   if (rest.length === 0) return spec.defaultCommand ? [{ argv: [spec.defaultCommand], openEnded: true }] : [];
   // `coproc NAME cmd…` or `coproc cmd…`: both readings.
   if (base === "coproc" && rest.length > 1) return [{ argv: rest, openEnded: ended }, { argv: rest.slice(1), openEnded: ended }];
