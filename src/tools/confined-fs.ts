@@ -115,15 +115,26 @@ function openRoot(root: string): Folder {
   return new Folder(fd, root, "");
 }
 
-/** Refuses a symlink at `at`, which an open with O_NOFOLLOW reported as ELOOP or ENOTDIR. */
-function symlinkOr(err: unknown, at: string, relative: string): unknown {
+/**
+ * The error of an open with O_NOFOLLOW, as said to the model: ELOOP is a symlink at the last
+ * component (even if it is gone again by now); ENOTDIR is one when O_DIRECTORY met a symlink.
+ */
+function symlinkOr(err: unknown, folder: Folder, at: string, relative: string): unknown {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code !== "ELOOP" && code !== "ENOTDIR") return err;
-  try {
-    if (fs.lstatSync(at).isSymbolicLink()) return new SymlinkRefused(relative);
-  } catch {
-    // Gone meanwhile: the open's own error says enough.
-  }
+  if (code === "ELOOP") return new SymlinkRefused(relative);
+  if (code === "ENOTDIR" && isSymlink(at)) return new SymlinkRefused(relative);
+  return realPaths(err, folder);
+}
+
+/** An fs error names the /proc path it was given: say the folder's real path instead. */
+function realPaths(err: unknown, folder: Folder): unknown {
+  if (!(err instanceof Error) || !walksByDescriptor()) return err;
+  const proc = `/proc/self/fd/${folder.fd}/`;
+  const real = `${folder.real}${path.sep}`;
+  err.message = err.message.split(proc).join(real);
+  const e = err as NodeJS.ErrnoException & { dest?: string };
+  if (e.path?.startsWith(proc)) e.path = real + e.path.slice(proc.length);
+  if (e.dest?.startsWith(proc)) e.dest = real + e.dest.slice(proc.length);
   return err;
 }
 
@@ -134,7 +145,7 @@ function openFolder(parent: Folder, name: string, relative: string): Folder {
   try {
     return new Folder(fs.openSync(at, DIR_FLAGS), path.join(parent.real, name), relative);
   } catch (err) {
-    throw symlinkOr(err, at, relative);
+    throw symlinkOr(err, parent, at, relative);
   }
 }
 
@@ -183,7 +194,7 @@ function makeFolder(parent: Folder, name: string): void {
     // mkdir never follows a symlink at its last component (it fails with EEXIST).
     fs.mkdirSync(parent.entry(name));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw realPaths(err, parent);
     return;
   }
   // The new entry must survive a crash as much as the file that goes in it.
@@ -203,7 +214,7 @@ export async function openConfinedForRead(workspace: Workspace, abs: string): Pr
     try {
       return await fsp.open(at, READ_FLAGS);
     } catch (err) {
-      throw symlinkOr(err, at, relative);
+      throw symlinkOr(err, folder, at, relative);
     }
   } finally {
     folder.close();
@@ -268,6 +279,8 @@ export async function writeFileAtomic(workspace: Workspace, abs: string, data: B
       if (!renamed) removeQuietly(tempAt);
     }
     return { created: existing === null };
+  } catch (err) {
+    throw realPaths(err, folder);
   } finally {
     folder.close();
   }
@@ -296,6 +309,8 @@ export async function removeConfined(workspace: Workspace, abs: string): Promise
     fs.unlinkSync(at);
     await fsyncFd(folder.fd);
     return true;
+  } catch (err) {
+    throw realPaths(err, folder);
   } finally {
     folder.close();
   }
