@@ -10,13 +10,15 @@
  *
  * Latencies are simulated with setTimeout, so wall times include timer slack (about 1 ms a call).
  * The last workload pushes 10,000 zero-latency calls through the Scheduler to measure its own cost;
- * then what the read-version check adds to one write_file (bench/version-cost.ts).
+ * then what the read-version check adds to one write_file (bench/version-cost.ts), and what one
+ * write_file and edit_file cost end to end, with the fsyncs of a crash-safe write (bench/write-cost.ts).
  */
 import { performance } from "node:perf_hooks";
 import type { Access } from "../src/events/types.js";
 import { accessConflicts, normaliseAccess } from "../src/tools/conflicts.js";
 import { Scheduler, type ScheduledCall } from "../src/tools/scheduler.js";
 import { measureVersionCost, versionedTasks } from "./version-cost.js";
+import { measureWriteCost } from "./write-cost.js";
 
 interface BenchCall {
   agentId: string;
@@ -241,6 +243,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   const burst = Math.min(...(await sequence(3, (k) => burstUsPerCall(overheadCalls(10_000, 42 + k)))));
   const stream = Math.min(...(await sequence(3, (k) => streamUsPerCall(overheadCalls(10_000, 42 + k)))));
   const cost = await measureVersionCost();
+  const writes = await measureWriteCost();
 
   if (json) {
     const round = (x: number) => Math.round(x * 10) / 10;
@@ -253,6 +256,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
         overhead_us_per_call: round(burst),
         version_check_us_per_write: { stat_fast_path: round(cost.fastUs), rehash: round(cost.rehashUs) },
         exclusive_scan_us_per_known_file: round(cost.scanUsPerFile),
+        write_tools_us: writes,
       }),
     );
     return;
@@ -282,6 +286,12 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   console.log(`    stat vouches (seen > 50 ms after its last change)   ${cost.fastUs.toFixed(1)} us/write`);
   console.log(`    re-hash (changed < 50 ms before it was seen)        ${cost.rehashUs.toFixed(1)} us/write`);
   console.log(`    scans before + after a write-bash command          ${cost.scanUsPerFile.toFixed(1)} us per file the session knows`);
+  console.log("");
+  const spreadOf = (s: { min: number; median: number; max: number }) => `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)}`;
+  console.log(`(f) one call's execute on a 4 KB file it has read, us min / median / max (n=${writes.disk.write.n}):`);
+  console.log(`    write_file on disk   ${spreadOf(writes.disk.write)}      in memory (tmpfs)  ${spreadOf(writes.memory.write)}`);
+  console.log(`    edit_file on disk    ${spreadOf(writes.disk.edit)}      in memory (tmpfs)  ${spreadOf(writes.memory.edit)}`);
+  console.log(`    fsync on disk: a fresh 4 KB file ${spreadOf(writes.fsync.file)}, its folder ${spreadOf(writes.fsync.dir)}`);
   console.log("");
   const checks: Array<[string, boolean]> = [
     ["per-path within 1.15x of ideal on (a)-(c)", ["a", "b", "c"].every((k) => results[k].per_path <= 1.15 * results[k].ideal)],

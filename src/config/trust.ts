@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { writeFileAtomicSync } from "../util/atomic-write.js";
 import { ConfigError } from "../util/errors.js";
 import { definesHooks } from "./hooks.js";
 import { agentFileNames, settingEntries } from "./setting-files.js";
@@ -88,10 +89,8 @@ export class TrustStore {
     const trusted = this.list();
     if (trusted.some((folder) => covers(canonical(folder), target))) return;
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    // Written whole and renamed into place: a crash never leaves half a file that locks the user out.
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify({ trusted: [...trusted, target] }, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, this.file);
+    // Written whole, synced and renamed into place: a crash never leaves half a file that locks the user out.
+    writeFileAtomicSync(this.file, `${JSON.stringify({ trusted: [...trusted, target] }, null, 2)}\n`, { mode: 0o600 });
   }
 }
 

@@ -11,8 +11,11 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  * the file is synced around tool calls, where the world changes: before a call starts, everything
  * logged so far — the previous calls' results included — is on disk. A result is synced by the
  * next call's start rather than at once, which halves the syncs; losing one to a power cut makes
- * resume report that call as "result unknown", which is the safe answer anyway.
+ * resume report that call as "result unknown", which is the safe answer anyway. A file_write is
+ * synced before the file is replaced: resume reads "no file_write" as "the call wrote nothing".
  */
+const SYNCED = new Set<OrcaEvent["type"]>(["tool_started", "file_write", "session_finished"]);
+
 export class SessionLog {
   private fd: number | null;
   /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
@@ -51,7 +54,7 @@ export class SessionLog {
       // A write may be partial (a file size limit reached mid-line): what is left is written again,
       // which either completes the line or fails with the reason.
       for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
-      if (event.type === "tool_started" || event.type === "session_finished") fs.fdatasyncSync(this.fd);
+      if (SYNCED.has(event.type)) fs.fdatasyncSync(this.fd);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });

@@ -111,6 +111,16 @@ function defineEventSchemas() {
       configPath: z.string().nullable(),
       version: z.string(),
       resumedFrom: z.string().optional(),
+      /**
+       * This run logs a file_write before each write_file / edit_file lands, so an interrupted
+       * call of this run without one never touched its file. Absent in older logs.
+       */
+      writesAnnounced: z.literal(true).optional(),
+      /**
+       * What this resume told the model for calls the previous run left unfinished, where it could
+       * tell more than "result unknown" (a write applied or not): later resumes tell the same.
+       */
+      interrupted: z.array(z.object({ callId: z.string(), result: z.string() })).optional(),
     }),
     z.object({ ...base, type: z.literal("user_message"), text: z.string() }),
     z.object({
@@ -169,6 +179,25 @@ function defineEventSchemas() {
       diff: z.string().optional(),
       /** The file versions this call saw or made, so a resumed session rebuilds every agent's. */
       versions: z.array(fileTouchSchema).optional(),
+    }),
+    z.object({
+      ...base,
+      /**
+       * A file is about to be replaced: logged after the checks, before its temporary file is
+       * created and renamed over it. Resume tells an interrupted write "applied" or "not applied"
+       * from the file's hash; the next start removes `temp` if a crash left it.
+       */
+      type: z.literal("file_write"),
+      /** The call that writes (absent for orca's own writes, such as a merge-back). */
+      callId: z.string().optional(),
+      tool: z.string(),
+      /** Workspace-relative (absolute when outside the workspace root). */
+      path: z.string(),
+      /** Content hash before (null: the file did not exist) and after the write. */
+      before: z.string().nullable(),
+      after: z.string(),
+      /** The temporary file, in the same folder as `path`. */
+      temp: z.string(),
     }),
     z.object({
       ...base,

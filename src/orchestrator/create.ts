@@ -23,6 +23,7 @@ import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
+import { removeLeftoverTemps } from "./leftover-temps.js";
 import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
@@ -245,6 +246,8 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const resume = opts.resume;
   // Before anything of this run starts: what a crashed run of this session left running is ended.
   const leftovers = resume ? await reapProcesses(unendedProcesses(resume.events)) : [];
+  // And the temporary files of writes a crash cut short, in this session and any other crashed one.
+  await removeLeftoverTemps(dataDir(config, loadedEnv.home), resume?.events);
   const sessionId = resume?.sessionId ?? opts.sessionId ?? newSessionId();
   if (resume) warnings.push(...describeSkipped(resume.file, resume.skipped));
   const hooks = new Hooks({
@@ -297,6 +300,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       logFile: resume?.file ?? path.join(dataDir(config, loadedEnv.home), "sessions", `${sessionId}.jsonl`),
       logLock: resume?.lock,
       leftovers,
+      interrupted: resume?.rebuilt.described,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,

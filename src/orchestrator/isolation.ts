@@ -80,6 +80,17 @@ export class Isolation {
         labels: { ours: "main", theirs: agent.id },
         withPaths: (paths, fn) => this.scheduled(agent, paths, fn, signal),
         vet: (files) => this.vet(agent, files, signal),
+        // Logged before the temporary file exists, like write_file's: the next start removes one a crash left.
+        announce: (plan, temp) =>
+          this.deps.emit({
+            type: "file_write",
+            agentId: agent.id,
+            tool: "merge_worktree",
+            path: this.deps.workspace.relative(plan.path),
+            before: plan.before.kind === "missing" ? null : contentHash(plan.before.bytes),
+            after: contentHash(plan.write.bytes),
+            temp: this.deps.workspace.relative(temp),
+          }),
         wrote: (file, bytes) => {
           const hash = bytes ? contentHash(bytes) : null;
           this.deps.versions?.recordChange(agent.id, file, hash, "write_file", hash ? { hash } : null);

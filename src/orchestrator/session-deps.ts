@@ -50,4 +50,6 @@ export interface SessionDeps {
   worktreeDir?: string;
   /** A resumed session's processes its crashed run left (ended or found gone): start() logs their end. */
   leftovers?: ReapOutcome[];
+  /** What the resume told the model for interrupted calls it could describe (session_started keeps it). */
+  interrupted?: { callId: string; result: string }[];
 }

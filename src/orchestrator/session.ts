@@ -220,6 +220,9 @@ export class Session implements SessionApi {
       model: this.modelName,
       configPath: this.deps.configPath,
       version: this.deps.version,
+      // write_file and edit_file log a file_write before they replace a file (tools/builtin/file-writes.ts).
+      writesAnnounced: true,
+      ...(this.deps.interrupted?.length ? { interrupted: this.deps.interrupted } : {}),
       ...extra,
     });
     this.mcpWatcher?.announce();

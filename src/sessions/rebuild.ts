@@ -1,4 +1,4 @@
-import type { AgentStatus, FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
+import type { AgentStatus, EventOf, FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage } from "../model/model.js";
 import { applyCompaction } from "./history.js";
@@ -11,6 +11,20 @@ import { applyCompaction } from "./history.js";
 
 /** What the model is told for a call that started (or was about to) when the process died. */
 export const INTERRUPTED_RESULT = "interrupted; result unknown — check the current state before re-running";
+
+/** A call the log shows started (or about to) and never finished: what resume knows of it. */
+export interface InterruptedCall {
+  call: ToolCall;
+  /** The file_write the call logged before replacing its file, if it got that far. */
+  write?: EventOf<"file_write">;
+  /** The run that made the call logs a file_write before every write: none means nothing was written. */
+  writesAnnounced: boolean;
+}
+
+export interface RebuildOptions {
+  /** The result the model is told for an interrupted call (default INTERRUPTED_RESULT). */
+  interruptedResult?: (call: InterruptedCall, workspace: string) => string;
+}
 
 export interface RebuiltAgent {
   id: string;
@@ -39,25 +53,47 @@ export interface RebuiltSession {
   agents: RebuiltAgent[];
   /** What each logged tool call saw and changed, in log order: replayed into the read versions. */
   fileTouches: { agentId: string; ts: number; touches: FileTouch[] }[];
+  /** Interrupted calls this rebuild described for the first time (not "result unknown"): for session_started. */
+  described: { callId: string; result: string }[];
 }
 
 interface Builder {
   agent: RebuiltAgent;
-  /** The last assistant message's calls, waiting for their results. */
-  pending: { calls: ToolCall[]; results: Map<string, string> } | null;
+  /** The last assistant message's calls, waiting for their results, and whether its run announced writes. */
+  pending: { calls: ToolCall[]; results: Map<string, string>; writesAnnounced: boolean } | null;
   /** Between agent_started (or a follow-up task) and agent_finished. */
   running: boolean;
 }
 
-export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
+export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): RebuiltSession {
   const first = events.find((e) => e.type === "session_started");
   if (!first || first.type !== "session_started") throw new Error("the log has no session_started event");
   const builders = new Map<string, Builder>();
   const fileTouches: RebuiltSession["fileTouches"] = [];
+  const writes = new Map<string, EventOf<"file_write">>();
+  // What an earlier resume told for an interrupted call: told again, whatever the file says now.
+  const told = new Map<string, string>();
+  const described: RebuiltSession["described"] = [];
+  const describe = (call: ToolCall, writesAnnounced: boolean): string => {
+    const said = told.get(call.id);
+    if (said !== undefined) return said;
+    const result = opts.interruptedResult?.({ call, write: writes.get(call.id), writesAnnounced }, first.workspace) ?? INTERRUPTED_RESULT;
+    if (result !== INTERRUPTED_RESULT) described.push({ callId: call.id, result });
+    return result;
+  };
+  const flush = (b: Builder): void => flushRound(b, describe);
+  let writesAnnounced = false;
 
   for (const event of events) {
     const b = builders.get(event.agentId);
     switch (event.type) {
+      case "session_started":
+        writesAnnounced = event.writesAnnounced === true;
+        for (const { callId, result } of event.interrupted ?? []) told.set(callId, result);
+        break;
+      case "file_write":
+        if (event.callId !== undefined) writes.set(event.callId, event);
+        break;
       case "agent_started": {
         // A root that never got past agent_started before a crash starts again from scratch.
         const usage = b?.agent.usage ?? zeroUsage();
@@ -95,7 +131,7 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
         if (!b) break;
         flush(b);
         b.agent.history.push({ role: "assistant", content: event.content, toolCalls: event.toolCalls, ...(event.thinking ? { thinking: event.thinking } : {}) });
-        if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map() };
+        if (event.toolCalls.length) b.pending = { calls: event.toolCalls, results: new Map(), writesAnnounced };
         break;
       case "tool_finished":
         if (event.versions?.length) fileTouches.push({ agentId: event.agentId, ts: event.ts, touches: event.versions });
@@ -135,16 +171,20 @@ export function rebuildSession(events: OrcaEvent[]): RebuiltSession {
     rootAgentId: first.agentId,
     agents: [...builders.values()].map((b) => b.agent),
     fileTouches,
+    described,
   };
 }
 
 /** Appends one result per call of the open round, in call order, as the loop does. */
-function flush(b: Builder): void {
+function flushRound(b: Builder, interrupted: (call: ToolCall, writesAnnounced: boolean) => string): void {
   if (!b.pending) return;
   for (const call of b.pending.calls) {
-    const content = b.pending.results.get(call.id);
-    if (content === undefined) b.agent.interruptedCalls.push(call.id);
-    b.agent.history.push({ role: "tool", toolCallId: call.id, content: content ?? INTERRUPTED_RESULT });
+    let content = b.pending.results.get(call.id);
+    if (content === undefined) {
+      b.agent.interruptedCalls.push(call.id);
+      content = interrupted(call, b.pending.writesAnnounced);
+    }
+    b.agent.history.push({ role: "tool", toolCallId: call.id, content });
   }
   b.pending = null;
 }

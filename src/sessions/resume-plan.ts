@@ -3,6 +3,7 @@ import { ConfigError } from "../util/errors.js";
 import { lockSessionLog, readLog, type ReadLogResult } from "../events/log.js";
 import type { PidLock } from "../util/pid-lock.js";
 import type { OrcaEvent } from "../events/types.js";
+import { interruptedWriteResult } from "./interrupted-writes.js";
 import { rebuildSession, type RebuiltSession } from "./rebuild.js";
 import { findSession, latestSession, type SessionInfo } from "./store.js";
 
@@ -69,7 +70,7 @@ export function loadSession(file: string): Omit<ResumePlan, "picked"> {
   repairTornTail(file);
   let rebuilt: RebuiltSession;
   try {
-    rebuilt = rebuildSession(events);
+    rebuilt = rebuildSession(events, { interruptedResult: interruptedWriteResult });
   } catch (error) {
     throw new ConfigError(`cannot resume ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }

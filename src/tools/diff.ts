@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import { openConfinedIfExists } from "./confined-fs.js";
 import type { Workspace } from "./workspace.js";
 
 /**
@@ -7,7 +7,7 @@ import type { Workspace } from "./workspace.js";
  */
 
 /** Files above this size get no preview: a dialog cannot show them and diffing them is not cheap. */
-const PREVIEW_MAX_BYTES = 256 * 1024;
+export const PREVIEW_MAX_BYTES = 256 * 1024;
 const PREVIEW_MAX_LINES = 400;
 
 /**
@@ -16,16 +16,26 @@ const PREVIEW_MAX_LINES = 400;
  */
 export async function readForPreview(workspace: Workspace, relativePath: string): Promise<{ before: string | null | "too-big"; label: string }> {
   const absolute = workspace.resolve(relativePath);
-  return { before: await readSmall(absolute), label: workspace.relative(absolute) };
+  return { before: await readSmall(workspace, absolute), label: workspace.relative(absolute) };
 }
 
-async function readSmall(file: string): Promise<string | null | "too-big"> {
+/** Read without following a symlink: a link swapped in after the check shows no preview, not its target. */
+async function readSmall(workspace: Workspace, file: string): Promise<string | null | "too-big"> {
+  let handle;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > PREVIEW_MAX_BYTES) return "too-big";
-    return await fs.readFile(file, "utf8");
+    handle = await openConfinedIfExists(workspace, file);
   } catch {
-    return null;
+    return "too-big";
+  }
+  if (!handle) return null;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size > PREVIEW_MAX_BYTES) return "too-big";
+    return await handle.readFile("utf8");
+  } catch {
+    return "too-big";
+  } finally {
+    await handle.close();
   }
 }
 

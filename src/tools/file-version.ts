@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import { createReadStream, readFileSync, type Stats } from "node:fs";
 import fs from "node:fs/promises";
+import { contentHash } from "../util/content-hash.js";
 
 /** Size, times and inode: equal ones let a check skip re-hashing the file. */
 export interface StatKey {
@@ -18,9 +19,7 @@ const SYNC_UP_TO = 256 * 1024;
 // Above this size, streamed rather than read whole.
 const STREAM_ABOVE = 8 * 1024 * 1024;
 
-export function contentHash(data: Buffer | string): string {
-  return crypto.createHash("sha256").update(data).digest("hex").slice(0, 32);
-}
+export { contentHash };
 
 /**
  * A stat vouches for content only if it was taken well after the file's last change: two writes

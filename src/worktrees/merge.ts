@@ -1,8 +1,9 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { removeConfined, SymlinkRefused, writeFileAtomic } from "../tools/confined-fs.js";
 import { isInside, type Workspace } from "../tools/workspace.js";
+import { tempName } from "../util/atomic-write.js";
 import { git, gitBytes, gitRun } from "./git.js";
 import type { RepoPaths } from "../util/git-env.js";
 
@@ -61,8 +62,16 @@ export interface Version {
 /** One file the merge will write (or delete), absolute. */
 export interface Plan {
   path: string;
+  /** What the main tree holds now (what the write replaces). */
+  before: Version;
   write: Version;
 }
+
+/**
+ * Told of each temporary file a merge-back write is about to create, before it exists, so the
+ * caller can log it (file_write) and the next start can remove it after a crash.
+ */
+export type WriteAnnouncer = (plan: Plan, temp: string) => void;
 
 export interface MergePlan {
   plans: Plan[];
@@ -102,14 +111,14 @@ export async function planMerge(repo: RepoPaths, workspace: Workspace, changes: 
     const ours = onDisk(target);
     if (same(ours, theirs)) continue; // Already so in the main tree.
     if (same(ours, base)) {
-      out.plans.push({ path: target, write: theirs });
+      out.plans.push({ path: target, before: ours, write: theirs });
       continue;
     }
     const textual = ours.kind !== "missing" && base.kind !== "missing" && theirs.kind !== "missing" && isRegular(ours) && isRegular(base) && isRegular(theirs);
     const merged = textual ? await mergeFile(repo, target, base.bytes, theirs.bytes, labels) : null;
     if (merged === null) out.conflicts.push(change.path);
     // The agent's mode change wins; otherwise the main tree's mode stays.
-    else out.plans.push({ path: target, write: { kind: base.kind !== theirs.kind ? theirs.kind : ours.kind, bytes: merged } });
+    else out.plans.push({ path: target, before: ours, write: { kind: base.kind !== theirs.kind ? theirs.kind : ours.kind, bytes: merged } });
   }
   return out;
 }
@@ -176,7 +185,7 @@ export async function mergeInto(repo: RepoPaths, workspace: Workspace, changes: 
   const plan = await planMerge(repo, workspace, changes, labels);
   const { conflicts, outside, refused } = plan;
   if (conflicts.length || outside.length || refused.length) return { applied: [], conflicts, outside, refused };
-  const written = applyPlans(workspace.root, plan.plans);
+  const written = await applyPlans(workspace, plan.plans);
   return { applied: written.written.map((p) => repoRelative(repo, p)), conflicts, outside, refused: written.refused.map((r) => ({ ...r, path: repoRelative(repo, r.path) })) };
 }
 
@@ -186,41 +195,51 @@ export const repoRelative = (repo: RepoPaths, abs: string): string => path.relat
  * Writes every plan, each only if no component of its path became a symlink meanwhile (the
  * scheduler holds the paths, but a background shell is not scheduled). Returns the paths written.
  */
-export function applyPlans(root: string, plans: readonly Plan[]): { written: string[]; refused: Array<{ path: string; why: string }> } {
+export async function applyPlans(workspace: Workspace, plans: readonly Plan[], announce?: WriteAnnouncer): Promise<{ written: string[]; refused: Array<{ path: string; why: string }> }> {
   const written: string[] = [];
   const refused: Array<{ path: string; why: string }> = [];
   for (const plan of plans) {
-    const blocked = symlinkOnTheWay(root, plan.path);
-    if (blocked) refused.push({ path: plan.path, why: `${path.relative(root, blocked)} became a symlink` });
-    else {
-      writeVersion(plan.path, plan.write);
+    const blocked = symlinkOnTheWay(workspace.root, plan.path);
+    if (blocked) {
+      refused.push({ path: plan.path, why: `${path.relative(workspace.root, blocked)} became a symlink` });
+      continue;
+    }
+    try {
+      await writeVersion(workspace, plan, announce);
       written.push(plan.path);
+    } catch (err) {
+      // The walk found a symlink swapped in after the check above (or the write failed): that file
+      // is refused with git's own words for it, never written through the link.
+      refused.push({ path: plan.path, why: err instanceof SymlinkRefused ? "a symlink appeared on its path" : (err as Error).message });
     }
   }
   return { written, refused };
 }
 
 /**
- * The one place the merge puts bytes on disk: through a temporary file in the same directory and
- * a rename, so no reader ever sees half a file, and a link at the path is replaced, not followed.
+ * The one place the merge puts bytes on disk: the same confined, crash-safe path as write_file
+ * (tools/confined-fs.ts: no symlink followed in any component, a temporary file renamed over the
+ * target, fsynced). A branch's own symlink (already checked to point inside the workspace) is the
+ * one thing written another way: a link made beside the target and renamed over it.
  */
-function writeVersion(file: string, version: Version): void {
+async function writeVersion(workspace: Workspace, plan: Plan, announce?: WriteAnnouncer): Promise<void> {
+  const { path: file, write: version } = plan;
   if (version.kind === "missing") {
-    fs.rmSync(file, { force: true });
+    await removeConfined(workspace, file);
     return;
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.orca-${crypto.randomBytes(4).toString("hex")}`);
   if (version.kind === "link") {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const temp = path.join(path.dirname(file), tempName());
     fs.symlinkSync(version.bytes.toString(), temp);
-  } else {
-    fs.writeFileSync(temp, version.bytes, { mode: version.kind === "exec" ? 0o755 : 0o644, flag: "wx" });
-    // An existing file keeps its permission bits unless the exec bit is what changed.
-    const existing = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (existing?.isFile()) {
-      const mode = existing.mode & 0o777;
-      fs.chmodSync(temp, version.kind === "exec" ? mode | 0o111 : mode & ~0o111);
-    }
+    fs.renameSync(temp, file);
+    return;
   }
-  fs.renameSync(temp, file);
+  // An existing file keeps its permission bits unless the exec bit is what changed.
+  await writeFileAtomic(workspace, file, version.bytes, {
+    createParents: true,
+    mode: version.kind === "exec" ? 0o755 : 0o644,
+    exec: version.kind === "exec",
+    ...(announce ? { onTemp: (temp: string) => announce(plan, temp) } : {}),
+  });
 }

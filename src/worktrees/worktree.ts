@@ -6,7 +6,7 @@ import type { Workspace } from "../tools/workspace.js";
 import { checkAdminDir, openRepo } from "./contained-repo.js";
 import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
 import type { RepoPaths } from "../util/git-env.js";
-import { applyPlans, changesBetween, planMerge, repoRelative, type Change, type MergeOutcome } from "./merge.js";
+import { applyPlans, changesBetween, planMerge, repoRelative, type Change, type MergeOutcome, type WriteAnnouncer } from "./merge.js";
 import { stageWorkTree, type Skip } from "./stage.js";
 
 /**
@@ -180,6 +180,8 @@ export class WorktreeManager {
       vet?: MergeVet;
       /** Told of each file the merge wrote (null bytes: deleted), for the read versions. */
       wrote?: (file: string, bytes: Buffer | null) => void;
+      /** Told of each temporary file a write is about to create (see WriteAnnouncer). */
+      announce?: WriteAnnouncer;
     },
   ): Promise<FinishResult> {
     return this.merges.add(async () => {
@@ -203,14 +205,14 @@ export class WorktreeManager {
   }
 
   /** The merge itself, inside the scheduler's hold on its paths: plan, vet, write, record. */
-  private async merge(main: RepoPaths, changes: Change[], opts: { labels: { ours: string; theirs: string }; vet?: MergeVet; wrote?: (file: string, bytes: Buffer | null) => void }): Promise<MergeOutcome> {
+  private async merge(main: RepoPaths, changes: Change[], opts: { labels: { ours: string; theirs: string }; vet?: MergeVet; wrote?: (file: string, bytes: Buffer | null) => void; announce?: WriteAnnouncer }): Promise<MergeOutcome> {
     const plan = await planMerge(main, this.opts.workspace, changes, opts.labels);
     const { conflicts, outside } = plan;
     const rel = (p: string) => repoRelative(main, p);
     if (conflicts.length || outside.length || plan.refused.length) return { applied: [], conflicts, outside, refused: plan.refused };
     const vetoed = opts.vet ? await opts.vet(plan.plans.map((p) => p.path)) : [];
     if (vetoed.length) return { applied: [], conflicts, outside, refused: vetoed.map((v) => ({ ...v, path: rel(v.path) })) };
-    const { written, refused } = applyPlans(this.opts.workspace.root, plan.plans);
+    const { written, refused } = await applyPlans(this.opts.workspace, plan.plans, opts.announce);
     for (const p of plan.plans) if (written.includes(p.path)) opts.wrote?.(p.path, p.write.kind === "missing" ? null : p.write.bytes);
     return { applied: written.map(rel), conflicts, outside, refused: refused.map((r) => ({ ...r, path: rel(r.path) })) };
   }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Workspace } from "../../src/tools/workspace.js";
 import { openRepo } from "../../src/worktrees/contained-repo.js";
-import { changesBetween, mergeInto } from "../../src/worktrees/merge.js";
+import { applyPlans, changesBetween, mergeInto, planMerge } from "../../src/worktrees/merge.js";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -140,5 +140,33 @@ describe("worktree merge", () => {
     const out = await merge(root, base, head);
     expect(out.refused).toEqual([{ path: "foo/hooks/pre-commit", why: "foo is a symlink in the main tree; the merge follows none" }]);
     expect(fs.existsSync(path.join(root, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
+
+  it("writes like write_file: each file through a temporary file in its own folder, announced before it exists, renamed over the target; the mode kept but for the exec bit", async () => {
+    const { root, base, head } = setup({ "a.txt": "old\n", "deep/b.sh": "echo 1\n" }, (r) => {
+      fs.writeFileSync(path.join(r, "a.txt"), "new\n");
+      fs.writeFileSync(path.join(r, "deep", "b.sh"), "echo 2\n");
+      fs.chmodSync(path.join(r, "deep", "b.sh"), 0o755);
+    });
+    fs.chmodSync(path.join(root, "a.txt"), 0o600);
+    const inodeBefore = fs.statSync(path.join(root, "a.txt")).ino;
+    const repo = await repoAt(root);
+    const ws = new Workspace(root);
+    const plan = await planMerge(repo, ws, await changesBetween(repo, base, head), { ours: "main", theirs: "agent" });
+    const announced: Array<{ file: string; temp: string; existed: boolean }> = [];
+    const out = await applyPlans(ws, plan.plans, (p, temp) => announced.push({ file: p.path, temp, existed: fs.existsSync(temp) }));
+    expect(out.refused).toEqual([]);
+    expect(announced.map((a) => path.relative(root, a.file)).sort()).toEqual(["a.txt", "deep/b.sh"]);
+    for (const a of announced) {
+      expect(path.dirname(a.temp)).toBe(path.dirname(a.file));
+      expect(path.basename(a.temp)).toMatch(/^\.orca-tmp-/);
+      expect(a.existed).toBe(false);
+      expect(fs.existsSync(a.temp)).toBe(false);
+    }
+    expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("new\n");
+    // Replaced, not rewritten in place: a crash leaves the old file or the new one.
+    expect(fs.statSync(path.join(root, "a.txt")).ino).not.toBe(inodeBefore);
+    expect(fs.statSync(path.join(root, "a.txt")).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(root, "deep", "b.sh")).mode & 0o111).not.toBe(0);
   });
 });

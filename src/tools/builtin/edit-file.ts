@@ -1,9 +1,10 @@
-import type { Stats } from "node:fs";
-import fs from "node:fs/promises";
 import { z } from "zod";
+import { contentHash } from "../../util/content-hash.js";
+import { writeFileAtomic } from "../confined-fs.js";
 import { readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
 import type { Workspace } from "../workspace.js";
+import { announceWrite, currentFile, type CurrentFile } from "./file-writes.js";
 import { fsFailure, looksBinary, pathSubject, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
@@ -42,19 +43,20 @@ export function editFileTool(): Tool<EditFileArgs> {
       if (args.old_string === args.new_string) {
         return fail("edit_file: old_string and new_string are identical; nothing to change");
       }
-      let data: Buffer;
-      let stat: Stats;
+      // Read through the same walk the write takes: no symlink is followed, and the stat and the
+      // bytes come from one open file.
+      let current: CurrentFile | null;
       try {
-        // The stat comes first: a change racing the read then makes it disagree with the content.
-        stat = await fs.stat(abs);
-        if (stat.isDirectory()) return fail(`edit_file: ${args.path} is a directory`);
-        data = await fs.readFile(abs);
+        current = await currentFile(ctx, abs, Number.POSITIVE_INFINITY);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-          return fail(`edit_file: ${args.path} does not exist; use write_file to create it`);
-        }
+        if (ctx.signal.aborted) return fail("edit_file: cancelled", undefined, "cancelled");
         return fsFailure("edit_file", args.path, err);
       }
+      if (!current) return fail(`edit_file: ${args.path} does not exist; use write_file to create it`);
+      const { stat } = current;
+      if (stat.isDirectory()) return fail(`edit_file: ${args.path} is a directory`);
+      if (!current.data || current.hash === null) return fail(`edit_file: ${args.path} is not a regular file`);
+      const data = current.data;
       if (looksBinary(data)) return fail(`edit_file: ${args.path} is a binary file`);
       const original = data.toString("utf8");
       // Check and write are one scheduled call, serialised with every other call on this path.
@@ -86,8 +88,9 @@ export function editFileTool(): Tool<EditFileArgs> {
       const updated = positions.length === 1
         ? original.slice(0, positions[0]) + newString + original.slice(positions[0] + oldString.length)
         : original.split(oldString).join(newString);
+      const updatedBytes = Buffer.from(updated, "utf8");
       try {
-        await fs.writeFile(abs, updated, "utf8");
+        await writeFileAtomic(ctx.workspace, abs, updatedBytes, { onTemp: announceWrite(ctx, "edit_file", abs, current.hash, contentHash(updatedBytes)) });
       } catch (err) {
         return fsFailure("edit_file", args.path, err);
       }

@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { fail, ok, type Tool } from "../tool.js";
+import { isTempName } from "../../util/atomic-write.js";
 import { fsFailure, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 
 const params = z.object({
@@ -30,7 +31,8 @@ export function listDirTool(): Tool<ListDirArgs> {
       try {
         const stat = await fs.stat(abs);
         if (!stat.isDirectory()) return fail(`list_dir: ${display} is a file; use read_file to read it`);
-        entries = await fs.readdir(abs, { withFileTypes: true });
+        // A write in progress (or one a crash cut short) is orca's business, not the agent's.
+        entries = (await fs.readdir(abs, { withFileTypes: true })).filter((e) => !isTempName(e.name));
       } catch (err) {
         return fsFailure("list_dir", display, err);
       }

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
-import fs from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { openConfinedForRead } from "../confined-fs.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
@@ -33,18 +34,24 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
       const abs = resolved.path;
       let data: Buffer;
       let stat: Stats;
+      let handle: FileHandle | undefined;
       try {
-        stat = await fs.stat(abs);
+        // Opened without following a symlink: what was checked is what is read.
+        handle = await openConfinedForRead(ctx.workspace, abs);
+        stat = await handle.stat();
         if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
+        if (!stat.isFile()) return fail(`read_file: ${args.path} is not a regular file`);
         if (stat.size > MAX_FILE_BYTES) {
           return fail(
             `read_file: ${args.path} is ${stat.size} bytes, too large to read; use bash with head, tail, sed -n or grep`,
           );
         }
-        data = await fs.readFile(abs, { signal: ctx.signal });
+        data = await handle.readFile({ signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return fail("read_file: cancelled", undefined, "cancelled");
         return fsFailure("read_file", args.path, err);
+      } finally {
+        await handle?.close();
       }
       if (looksBinary(data)) {
         return fail(`read_file: ${args.path} is a binary file (${data.length} bytes); read_file shows text files only`);

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { glob } from "tinyglobby";
+import { TEMP_PREFIX } from "../../util/atomic-write.js";
 
 /** Folders no search wants by default; a pattern that names one opts back in. */
 const DEFAULT_IGNORED = ["node_modules", ".git"];
@@ -24,7 +25,8 @@ export function findFiles(root: string, pattern: string, signal?: AbortSignal): 
     onlyFiles: true,
     // A symlinked folder may lead outside the workspace, or in a circle.
     followSymbolicLinks: false,
-    ignore: defaultIgnores(pattern),
+    // orca's temporary files (a write in progress, or one a crash cut short) are never results.
+    ignore: [...defaultIgnores(pattern), `**/${TEMP_PREFIX}*`],
     signal,
   });
 }

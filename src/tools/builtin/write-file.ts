@@ -1,10 +1,10 @@
-import type { Stats } from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
-import { readForPreview, unifiedDiff } from "../diff.js";
+import { contentHash } from "../../util/content-hash.js";
+import { writeFileAtomic } from "../confined-fs.js";
+import { PREVIEW_MAX_BYTES, readForPreview, unifiedDiff } from "../diff.js";
 import { fail, ok, type Tool } from "../tool.js";
 import type { Workspace } from "../workspace.js";
+import { announceWrite, currentFile, type CurrentFile } from "./file-writes.js";
 import { fsFailure, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
 
 const params = z.object({
@@ -28,15 +28,18 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       if (resolved.error) return resolved.error;
       const abs = resolved.path;
       if (ctx.signal.aborted) return fail("write_file: cancelled", undefined, "cancelled");
-      let stat: Stats | null = null;
+      // What is there now, through the same walk the write takes: no symlink is followed.
+      let current: CurrentFile | null;
       try {
-        stat = await fs.stat(abs);
-        if (stat.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
-        // A FIFO or device would block or never end the version check's read (and the write).
-        if (!stat.isFile()) return fail(`write_file: ${args.path} is not a regular file`);
+        current = await currentFile(ctx, abs, PREVIEW_MAX_BYTES);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") return fsFailure("write_file", args.path, err);
+        if (ctx.signal.aborted) return fail("write_file: cancelled", undefined, "cancelled");
+        return fsFailure("write_file", args.path, err);
       }
+      const stat = current?.stat ?? null;
+      if (stat?.isDirectory()) return fail(`write_file: ${args.path} is a directory`);
+      // A FIFO or device would block or never end the version check's read (and the write).
+      if (stat && !stat.isFile()) return fail(`write_file: ${args.path} is not a regular file`);
       // Check and write are one scheduled call, serialised with every other call on this path.
       if (ctx.versions) {
         let check;
@@ -49,13 +52,13 @@ export function writeFileTool(): Tool<WriteFileArgs> {
       }
       if (ctx.signal.aborted) return fail("write_file: cancelled", undefined, "cancelled");
       const previousSize = stat ? stat.size : null;
-      // What was there, for the applied diff the dashboard shows (too big or unreadable: no diff).
-      const { before } = await readForPreview(ctx.workspace, args.path).catch(() => ({ before: "too-big" as const }));
       // Encoded once: the same bytes are written and hashed.
       const data = Buffer.from(args.content, "utf8");
       try {
-        await fs.mkdir(path.dirname(abs), { recursive: true });
-        await fs.writeFile(abs, data);
+        await writeFileAtomic(ctx.workspace, abs, data, {
+          createParents: true,
+          onTemp: announceWrite(ctx, "write_file", abs, current?.hash ?? null, contentHash(data)),
+        });
       } catch (err) {
         return fsFailure("write_file", args.path, err);
       }
@@ -66,7 +69,9 @@ export function writeFileTool(): Tool<WriteFileArgs> {
         previousSize === null
           ? `Created ${rel} (${plural(bytes, "byte")})`
           : `Overwrote ${rel} (${plural(bytes, "byte")}, was ${plural(previousSize, "byte")})`;
-      const diff = before === "too-big" || Buffer.byteLength(args.content) > 256 * 1024 ? undefined : unifiedDiff(before ?? "", args.content, rel, before === null);
+      // The applied diff the dashboard shows (too big, or not text we kept: no diff).
+      const before = current === null ? "" : current.data?.toString("utf8");
+      const diff = before === undefined || bytes > PREVIEW_MAX_BYTES ? undefined : unifiedDiff(before, args.content, rel, current === null);
       return ok(summary, { path: abs, filesChanged: [abs], created: previousSize === null, bytes, ...(diff ? { diff } : {}) });
     },
   };

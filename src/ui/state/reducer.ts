@@ -308,6 +308,7 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish({ conflicts: state.conflicts + 1 });
     }
     case "hook_started":
+    case "file_write":
     case "process_started":
     case "process_ended":
       return state;
