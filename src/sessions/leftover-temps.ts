@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { OrcaEvent } from "../events/types.js";
 import { PidLock } from "../util/pid-lock.js";
-import { sessionsDir } from "./store.js";
+import { sessionFileNames, sessionsDir } from "./store.js";
 
 /**
  * Temporary files a crash left behind. A file tool logs file_write, naming its temporary file,
@@ -64,12 +64,7 @@ export function tempsInLog(file: string): NamedTemps {
  */
 export function lockCrashedSessions(dataDir: string): { file: string; lock: PidLock }[] {
   const dir = sessionsDir(dataDir);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl.lock"));
-  } catch {
-    return [];
-  }
+  const names = sessionFileNames(dataDir, ".jsonl.lock");
   const out: { file: string; lock: PidLock }[] = [];
   for (const name of names) {
     const lockFile = path.join(dir, name);

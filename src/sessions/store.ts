@@ -39,17 +39,20 @@ export function sessionFile(dataDir: string, id: string): string {
   return path.join(sessionsDir(dataDir), `${id}.jsonl`);
 }
 
-/** Every readable session, most recently active first. */
-export function listSessions(dataDir: string): SessionInfo[] {
-  const dir = sessionsDir(dataDir);
-  let names: string[];
+/** The names in the sessions folder that end with `suffix` (none when the folder cannot be read). */
+export function sessionFileNames(dataDir: string, suffix: string): string[] {
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+    return fs.readdirSync(sessionsDir(dataDir)).filter((n) => n.endsWith(suffix));
   } catch {
     return [];
   }
+}
+
+/** Every readable session, most recently active first. */
+export function listSessions(dataDir: string): SessionInfo[] {
+  const dir = sessionsDir(dataDir);
   const infos: SessionInfo[] = [];
-  for (const name of names) {
+  for (const name of sessionFileNames(dataDir, ".jsonl")) {
     const info = readSessionInfo(path.join(dir, name));
     if (info) infos.push(info);
   }
