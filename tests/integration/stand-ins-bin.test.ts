@@ -91,6 +91,19 @@ describe("stand-ins are there only while a sandboxed process runs", () => {
     expect(tree()).toEqual(["bg-done", "fg.txt", "go"]);
   }, 60_000);
 
+  it("a workspace's hook, sandboxed after the command has ended, has its own stand-ins: it cannot make the paths either", async () => {
+    const attempt = "echo '{}' > .mcp.json; mkdir .claude .vscode";
+    ws = tempWorkspace({
+      ".orca/hooks/after.sh": `#!/usr/bin/env bash\nfor _ in $(seq 50); do ${attempt}; done 2>/dev/null\necho ran > "$CLAUDE_PROJECT_DIR/hook-ran"\n`,
+      ".orca/config.yaml": "hooks:\n  PostToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: 'bash \"$CLAUDE_PROJECT_DIR\"/.orca/hooks/after.sh'\n",
+    });
+    const orca = await startOrca([bash("echo hi > out.txt")]);
+    await vi.waitFor(() => expect(orca.server.requests.length).toBe(2), { timeout: 30_000 });
+    await treeBecomes([".orca", "hook-ran", "out.txt"]);
+    await orca.stop("SIGTERM");
+    expect(tree()).toEqual([".orca", "hook-ran", "out.txt"]);
+  }, 60_000);
+
   it.each(["SIGTERM", "SIGHUP"] as const)("%s to orca during a command leaves nothing behind", async (signal) => {
     const orca = await startOrca([bash("touch started; sleep 30.0606")]);
     await vi.waitFor(() => expect(fs.existsSync(ws!.file("started"))).toBe(true), { timeout: 30_000 });
