@@ -5,6 +5,7 @@
  * after each command, after orca has ended on a signal.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { lastToolResult, runOrca, tempWorkspace, type OrcaRun, type TempWorkspace } from "../fixtures/harness.js";
@@ -30,13 +31,23 @@ const tree = () => fs.readdirSync(ws!.dir).sort();
 const treeBecomes = (names: string[]) => vi.waitFor(() => expect(tree(), "the user's tree").toEqual(names), { timeout: 10_000, interval: 20 });
 const isStandIn = (name: string) => fs.statSync(ws!.file(name), { throwIfNoEntry: false })?.isDirectory() === true && fs.readdirSync(ws!.file(name)).length === 0;
 
+/**
+ * A temp dir of the test's own for orca's session dirs: another orca starting meanwhile (tests run
+ * in parallel) would otherwise clean up what an orca under test failed to, and hide it.
+ */
+function privateTmp(): { TMPDIR: string } {
+  const dir = path.join(ws!.home, "tmp");
+  fs.mkdirSync(dir, { recursive: true });
+  return { TMPDIR: dir };
+}
+
 /** orca -p --yes on a scripted model that answers `replies` and then hangs; `stop` ends it with a signal. */
 async function startOrca(replies: ScriptedReply[]): Promise<{ server: ScriptedServer; stop(signal: NodeJS.Signals): Promise<OrcaRun> }> {
   const server = await startScriptedServer([...replies, { kind: "hang" }]);
   servers.push(server);
   ws ??= tempWorkspace();
   let pid = 0;
-  const running = runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, onSpawn: (p) => (pid = p), timeoutMs: 60_000 });
+  const running = runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, env: privateTmp(), onSpawn: (p) => (pid = p), timeoutMs: 60_000 });
   return {
     server,
     stop: (signal) => {
@@ -120,7 +131,7 @@ it("a second orca beside a session whose .mcp.json stand-in is in place starts w
   expect(isStandIn(".mcp.json")).toBe(true);
   const second = await startScriptedServer([{ text: "hello" }]);
   servers.push(second);
-  const run = await runOrca(["-p", "hi", "--base-url", second.url], { ws: ws! });
+  const run = await runOrca(["-p", "hi", "--base-url", second.url], { ws: ws!, env: privateTmp() });
   fs.writeFileSync(ws!.file("go"), "");
   await vi.waitFor(() => expect(first.server.requests.length).toBe(2), { timeout: 30_000 });
   await first.stop("SIGTERM");
