@@ -33,10 +33,13 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
     started.killChildrenSync();
     process.exit(130);
   };
-  const onSigint = () => {
+  // SIGHUP too: a closed terminal (or a CI runner's hang-up) gets the same orderly end as SIGTERM,
+  // which takes the sandbox's stand-ins out of the workspace; Node's default would leave them.
+  const onSigint = (signal: NodeJS.Signals) => {
     interrupted++;
     if (interrupted === 1) {
-      io.stderr.write("orca: cancelling… (Ctrl+C again to quit)\n");
+      // Nobody reads a hung-up terminal, and writing to it fails.
+      if (signal !== "SIGHUP") io.stderr.write("orca: cancelling… (Ctrl+C again to quit)\n");
       session.cancel();
     } else if (interrupted === 2) {
       // Cut short: every sub-agent that started still gets its SubagentStop, within a deadline.
@@ -47,6 +50,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  process.on("SIGHUP", onSigint);
   // Node ends a process whose event loop is empty even while a run is unfinished (exit 13, nothing
   // said): the run failed to make progress, and says so instead.
   const onStuck = () => session.failStuckRun(STUCK);
@@ -59,6 +63,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
     process.off("beforeExit", onStuck);
   }
   const code = exitCodeFor(result.status);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { groupAlive, signalGroup, waitGroupGone, type SpawnSpec } from "../util/process-group.js";
+import { followSandbox, groupAlive, signalGroup, waitGroupGone, type SpawnSpec } from "../util/process-group.js";
 import type { HookProcessResult } from "./output.js";
 
 /**
@@ -51,13 +51,21 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
     const stdout = new Capture(STDOUT_LIMIT);
     const stderr = new Capture(STDERR_LIMIT);
     if (opts.signal?.aborted) {
+      spec.lease?.exited();
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut, cancelled: true });
       return;
     }
-    // fd 3 and 4 only when asked for: a seccomp filter, bwrap's pid report (read and dropped).
+    // fd 3 and 4 only when asked for: a seccomp filter, bwrap's pid report (for the sandbox's lease).
     const extra: Array<"pipe" | "ignore"> = spec.fd3 || spec.infoFd ? [spec.fd3 ? "pipe" : "ignore", ...(spec.infoFd ? ["pipe" as const] : [])] : [];
     // stdin, stdout and stderr are always pipes; the extra descriptors only widen the static type.
-    const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["pipe", "pipe", "pipe", ...extra] }) as ChildProcessWithoutNullStreams;
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["pipe", "pipe", "pipe", ...extra] }) as ChildProcessWithoutNullStreams;
+    } catch (error) {
+      spec.lease?.exited();
+      throw error;
+    }
+    followSandbox(child, spec);
     const pgid = child.pid;
     if (pgid !== undefined) opts.track?.(pgid, true);
     let killTimer: NodeJS.Timeout | undefined;
@@ -110,7 +118,6 @@ export function runHookProcess(spec: SpawnSpec, opts: RunProcessOptions): Promis
       fd3.on("error", () => {});
       fd3.end(spec.fd3);
     }
-    if (spec.infoFd) (child.stdio[4] as NodeJS.ReadableStream | null)?.resume();
     child.on("error", (error) => void finish(null, (error as NodeJS.ErrnoException).code ?? error.message));
     child.on("exit", (code, signal) => {
       // A background child may hold the pipes open forever: give them a moment, then stop waiting.

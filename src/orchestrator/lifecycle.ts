@@ -19,7 +19,7 @@ import type { AgentState } from "./agents.js";
 export function sandboxedHooks(sandbox: Pick<Sandbox, "wrap">): WrapCommand {
   return async (spec) => {
     const wrapped = await sandbox.wrap(shellCommandOf(spec), "workspace-write");
-    return { file: wrapped.file, args: wrapped.args, cwd: spec.cwd, env: { ...spec.env, ...wrapped.env }, ...(wrapped.fd3 ? { fd3: wrapped.fd3 } : {}), infoFd: true };
+    return { file: wrapped.file, args: wrapped.args, cwd: spec.cwd, env: { ...spec.env, ...wrapped.env }, ...(wrapped.fd3 ? { fd3: wrapped.fd3 } : {}), infoFd: true, lease: wrapped.lease };
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 
 /**
@@ -17,8 +18,51 @@ export interface SpawnSpec {
   env: NodeJS.ProcessEnv;
   /** Written to the child's fd 3 (bubblewrap reads its seccomp filter there). */
   fd3?: Buffer;
-  /** A pipe on the child's fd 4 (bubblewrap reports its sandbox's pid there: --info-fd); hooks drain it unread. */
+  /** A pipe on the child's fd 4 (bubblewrap reports its sandbox's pid there: --info-fd). */
   infoFd?: boolean;
+  /** The sandbox's hold on what the command relies on (its stand-ins): told of the process's life by the spawner. */
+  lease?: SandboxLease;
+}
+
+/**
+ * What a sandbox needs to know of a process started in it to know when nothing of it is left: its
+ * host pid, its sandbox's init (bwrap --info-fd), and that it has exited or never started. Whoever
+ * spawns a spec with a lease reports these, through `followSandbox`, or calls `exited` when it
+ * does not spawn after all.
+ */
+export interface SandboxLease {
+  spawned(pid: number): void;
+  sandboxInit(pid: number): void;
+  exited(): void;
+}
+
+/**
+ * Reads bwrap's --info-fd report on fd 4 and keeps the spec's lease informed. `initPid` is the
+ * host pid of the sandbox's init once reported (null before, and outside a sandbox).
+ */
+export function followSandbox(child: ChildProcess, spec: Pick<SpawnSpec, "infoFd" | "lease">): { initPid: number | null } {
+  const out: { initPid: number | null } = { initPid: null };
+  const lease = spec.lease;
+  if (child.pid === undefined) {
+    // Never started (no bwrap, a bad cwd): nothing relies on the stand-ins.
+    lease?.exited();
+    return out;
+  }
+  lease?.spawned(child.pid);
+  child.once("exit", () => lease?.exited());
+  const info = spec.infoFd ? child.stdio[4] : null;
+  if (!info || !("setEncoding" in info)) return out;
+  let text = "";
+  info.on("error", () => {});
+  info.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+    const pid = Number(/"child-pid":\s*(\d+)/.exec(text)?.[1]);
+    if (pid > 0 && out.initPid === null) {
+      out.initPid = pid;
+      lease?.sandboxInit(pid);
+    }
+  });
+  return out;
 }
 
 /** Sends `signal` to the group; false when the group no longer exists. */

@@ -185,14 +185,18 @@ describe("orca -p --yes: commands run in the sandbox", () => {
   it("after orca is killed mid-command, the sandbox dies with it and the next start removes its stand-ins", async () => {
     server = await startScriptedServer([bash("touch started; sleep 30.0505"), { kind: "hang" }]);
     ws = tempWorkspace();
-    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start");
+    // A temp dir of their own: any other orca starting meanwhile (tests run in parallel) would
+    // clean up after the killed one before this test looks.
+    const tmp = path.join(ws.home, "tmp");
+    fs.mkdirSync(tmp);
+    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start", { TMPDIR: tmp });
     // bwrap --die-with-parent: nothing of the command outlives orca.
     await vi.waitFor(() => expect(processesWith("30.0505"), "the sandbox outlived orca").toEqual([]), { timeout: 5_000, interval: 20 });
     // Left behind by the kill: empty stand-ins.
     expect(fs.readdirSync(ws.file(".mcp.json"))).toEqual([]);
     await server.close();
     server = await startScriptedServer([{ text: "clean" }]);
-    const next = await runOrca(["-p", "again", "--base-url", server.url], { ws });
+    const next = await runOrca(["-p", "again", "--base-url", server.url], { ws, env: { TMPDIR: tmp } });
     expect(next.stderr).toBe("");
     expect(next.code).toBe(0);
     expect(fs.readdirSync(ws.dir).sort()).toEqual(["started"]);

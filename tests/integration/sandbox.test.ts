@@ -42,6 +42,9 @@ function run(name: string, args: unknown, opts: { sandbox?: SandboxRequest; sign
 
 const bash = (command: string, opts?: { sandbox?: SandboxRequest; signal?: AbortSignal }) => run("bash", { command }, opts);
 const exists = (rel: string) => fs.existsSync(path.join(root, rel));
+/** The stand-ins go once the last sandboxed process has ended, a moment after the tool returned. */
+const standInsGone = (names: string[]) =>
+  vi.waitFor(() => expect(names.filter((name) => exists(name)), "stand-ins still in the workspace").toEqual([]), { timeout: 5_000, interval: 10 });
 
 function git(...args: string[]): string {
   return execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
@@ -101,9 +104,8 @@ describe("the sandbox, through the bash tool", () => {
     expect(r.content).toContain("done");
     expect(r.content).toContain(".git/config: Read-only file system");
     expect(fs.readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
-    // While the session lasts, the stand-ins are there, empty and inert.
-    expect(fs.readdirSync(path.join(root, ".git", "hooks"))).toEqual([]);
-    expect(fs.readFileSync(path.join(root, ".git", "commondir"), "utf8")).toBe(".\n");
+    // The stand-ins lasted as long as the command: once it has ended, nothing of them is left.
+    await standInsGone([".git/hooks", ".git/commondir"]);
     expect(exists(".git-old")).toBe(false);
     // The repository still works, inside the sandbox and out.
     const commit = await bash("git -c user.email=a@b -c user.name=a commit -q --allow-empty -m sandboxed && git log --format=%s");
@@ -126,7 +128,9 @@ describe("the sandbox, through the bash tool", () => {
       ].join("; "),
     );
     expect(r.content).toContain("done");
-    for (const name of [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea", ".git"]) expect(fs.readdirSync(path.join(root, name)), name).toEqual([]);
+    expect(r.content).toContain("Read-only file system");
+    // Gone as soon as the command has ended, not at the end of the session.
+    await standInsGone([".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea", ".git"]);
     await shells.close();
     for (const name of [".orca", ".mcp.json", ".claude", ".agents", ".vscode", ".idea", ".git"]) expect(exists(name), name).toBe(false);
   });
@@ -352,10 +356,12 @@ describe("the sandbox, through the bash tool", () => {
     }
   });
 
-  it("keeps stand-ins for the session, so a running background shell stays protected, and removes them at the end", async () => {
+  it("keeps the stand-ins while a background shell runs, though other commands end, and removes them once it has ended", async () => {
     await setup();
-    const started = await run("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; mkdir .orca/agents; echo end", run_in_background: true });
+    const started = await run("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; mkdir .orca/agents; echo x > .mcp.json; echo end", run_in_background: true });
     await bash("echo another command");
+    // The foreground command has ended; the background shell still holds the stand-ins.
+    expect(fs.readdirSync(path.join(root, ".orca"))).toEqual([]);
     const r = await bash("mkdir .claude/x; echo x > go; echo done");
     expect(r.content).toContain("Read-only file system");
     let seen = "";
@@ -367,7 +373,8 @@ describe("the sandbox, through the bash tool", () => {
       { timeout: 10_000, interval: 50 },
     );
     expect(seen).toContain("Read-only file system");
-    expect(exists(".orca")).toBe(true);
+    expect(seen).toContain("end");
+    await standInsGone([".orca", ".mcp.json", ".git", ".claude"]);
     await shells.close();
     for (const name of [".orca", ".mcp.json", ".git", ".claude"]) expect(exists(name), name).toBe(false);
   });

@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { childEnv } from "../child-env.js";
 import { Sandbox, SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
-import type { SpawnSpec } from "../../util/process-group.js";
+import { followSandbox, type SpawnSpec } from "../../util/process-group.js";
 import { namespaceEmptied, plainBash, spawnInGroup } from "./process-group.js";
 
 export interface Launched {
@@ -42,42 +42,31 @@ export class CommandLauncher {
     else {
       // The command's own workspace (cwd) is its writable root: an isolated agent's worktree.
       const wrapped = await this.sandbox.wrap(command, mode, cwd);
-      spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3, infoFd: true };
+      spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3, infoFd: true, lease: wrapped.lease };
     }
-    const child = await spawnChecked(spec);
+    let child: ChildProcess;
+    try {
+      child = spawnInGroup(spec);
+    } catch (error) {
+      spec.lease?.exited();
+      throw error;
+    }
+    const sandboxed = followSandbox(child, spec);
+    await spawned(child);
     const launched: Launched = { child, pid: child.pid as number, sandbox: mode };
-    if (spec.infoFd) {
-      const initPid = readInitPid(child);
-      launched.emptied = () => initPid.value !== null && namespaceEmptied(initPid.value);
-    }
+    if (spec.infoFd) launched.emptied = () => sandboxed.initPid !== null && namespaceEmptied(sandboxed.initPid);
     return launched;
   }
 }
 
-/** Spawns in its own group; rejects with the spawn error (no bash, no bwrap, bad cwd). */
-function spawnChecked(spec: SpawnSpec): Promise<ChildProcess> {
-  const child = spawnInGroup(spec);
+/** Resolves once `child` runs; rejects with the spawn error (no bash, no bwrap, bad cwd). */
+function spawned(child: ChildProcess): Promise<void> {
   if (child.pid !== undefined) {
     // A later 'error' (a failed signal) must not become an uncaught exception.
     child.on("error", () => {});
-    return Promise.resolve(child);
+    return Promise.resolve();
   }
   return new Promise((_, reject) => {
     child.once("error", (err) => reject(err));
   });
-}
-
-/** bwrap's --info-fd report on fd 4: the host pid of the sandbox's init, once written. */
-function readInitPid(child: ChildProcess): { value: number | null } {
-  const out: { value: number | null } = { value: null };
-  const info = child.stdio[4];
-  if (!info || !("setEncoding" in info)) return out;
-  let text = "";
-  info.on("error", () => {});
-  info.setEncoding("utf8").on("data", (chunk: string) => {
-    text += chunk;
-    const pid = Number(/"child-pid":\s*(\d+)/.exec(text)?.[1]);
-    if (pid > 0) out.value = pid;
-  });
-  return out;
 }

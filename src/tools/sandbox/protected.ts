@@ -19,11 +19,11 @@ const PROTECTED_IF_PRESENT = PROTECTED_AT_ROOT;
 
 /**
  * A protected path that does not exist yet. A read-only mount needs something to mount on, so
- * orca creates an inert stand-in, kept until the session ends: an empty directory (git ignores
- * empty directories, so nothing shows in `git status`), an empty git config, or a `commondir`
- * that names the git dir itself. Inside the sandbox the stand-in is read-only and, being a mount
- * point, cannot be removed or renamed, so the real thing cannot be created. Made once per session
- * rather than per command: a watcher (a dev server, an editor) would see them come and go.
+ * orca creates an inert stand-in: an empty directory (git ignores empty directories, so nothing
+ * shows in `git status`), an empty git config, or a `commondir` that names the git dir itself.
+ * Inside the sandbox the stand-in is read-only and, being a mount point, cannot be removed or
+ * renamed, so the real thing cannot be created. It is there only while a sandboxed process of the
+ * session runs (stand-in-leases.ts): the user's tree holds nothing orca made once they have ended.
  */
 export interface Placeholder {
   path: string;
@@ -173,29 +173,40 @@ export class Placeholders {
    */
   ensure(list: readonly Placeholder[]): void {
     let others: Set<string> | null = null;
+    const missing: Placeholder[] = [];
+    let listed = false;
     for (const placeholder of list) {
-      const exists = fs.existsSync(placeholder.path);
-      if (exists) {
-        if (this.mine.has(placeholder.path) || !isInert(placeholder)) continue;
+      if (!fs.existsSync(placeholder.path)) missing.push(placeholder);
+      else if (!this.mine.has(placeholder.path) && isInert(placeholder)) {
         others ??= this.othersInUse();
-        if (others.has(placeholder.path)) this.record(placeholder);
-        continue;
+        if (others.has(placeholder.path)) listed = this.record(placeholder) || listed;
       }
-      // Listed before it is made: a crash in between leaves a name to check, not a stray.
-      if (!this.mine.has(placeholder.path)) this.record(placeholder);
-      create(placeholder);
     }
+    // Listed before they are made (one write for them all: this runs before every command): a
+    // crash in between leaves a name to check, not a stray.
+    for (const placeholder of missing) listed = this.record(placeholder) || listed;
+    if (listed) this.writeManifest();
+    for (const placeholder of missing) create(placeholder);
   }
 
   /** Removes each stand-in no other live session uses, while it is still the inert thing made. */
   removeAll(): void {
-    const others = this.mine.size ? this.othersInUse() : new Set<string>();
+    if (!this.mine.size) return;
+    const others = this.othersInUse();
     for (const placeholder of this.mine.values()) if (!others.has(placeholder.path)) remove(placeholder);
     this.mine.clear();
+    // Listed no more: another session ending must not keep them for this one's sake.
+    this.writeManifest();
   }
 
-  private record(placeholder: Placeholder): void {
+  /** True when it was not listed yet. */
+  private record(placeholder: Placeholder): boolean {
+    if (this.mine.has(placeholder.path)) return false;
     this.mine.set(placeholder.path, placeholder);
+    return true;
+  }
+
+  private writeManifest(): void {
     if (this.manifest) fs.writeFileSync(this.manifest, JSON.stringify([...this.mine.values()]));
   }
 }

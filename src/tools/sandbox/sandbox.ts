@@ -10,6 +10,8 @@ import { probeBwrap } from "./probe.js";
 import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
 import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
+import { StandInLeases } from "./stand-in-leases.js";
+import type { SandboxLease } from "../../util/process-group.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
 
@@ -40,13 +42,24 @@ export interface SandboxOptions {
   visible?: readonly string[];
 }
 
-/** One command, ready to spawn: `file args…`, with `fd3` written to its fd 3 and `env` laid over its own. */
+/**
+ * One command, ready to spawn: `file args…`, with `fd3` written to its fd 3 and `env` laid over its
+ * own. `lease` holds the stand-ins it relies on: the spawner reports the process to it
+ * (followSandbox), or calls `exited()` when it does not spawn it after all.
+ */
 export interface WrappedCommand {
   file: string;
   args: string[];
   fd3?: Buffer;
   env: Record<string, string>;
+  lease: SandboxLease;
 }
+
+/** A read-only command relies on no stand-in. */
+const NO_LEASE: SandboxLease = { spawned: () => {}, sandboxInit: () => {}, exited: () => {} };
+
+/** How long closing waits for the sandboxes of the commands it has just stopped to be gone. */
+const CLOSE_WAIT_MS = 3_000;
 
 /** What every command of the session shares, decided once at start-up. */
 interface Setup {
@@ -77,15 +90,18 @@ const PROXY_PORT = 3128;
  * in, protected and unreadable paths mounted over, and every capability dropped. See DESIGN §7.
  */
 export class Sandbox {
-  private readonly placeholders: Placeholders;
+  private readonly standIns: StandInLeases;
+  /** No more commands. */
   private closed = false;
+  /** The stand-ins and the session's files are dealt with. */
+  private finished = false;
 
   private constructor(
     readonly status: SandboxStatus,
     private readonly setup: Setup | null,
   ) {
     const own = setup?.sessionDir;
-    this.placeholders = new Placeholders(own ? path.join(own, STAND_INS) : null, () => standInsInUse(os.tmpdir(), own));
+    this.standIns = new StandInLeases(new Placeholders(own ? path.join(own, STAND_INS) : null, () => standInsInUse(os.tmpdir(), own)));
   }
 
   /** A sandbox that is not there, with the reason (tests, other platforms, `enabled: false`). */
@@ -147,7 +163,8 @@ export class Sandbox {
 
   /**
    * bwrap's command line for `command` run with bash in `mode`. Resolves the unreadable paths and
-   * makes the stand-ins for missing protected paths now, so both are as they are at the start.
+   * makes the stand-ins for missing protected paths now, so both are as they are at the start; the
+   * stand-ins stay until the returned lease, and every other of the session, has ended.
    * `root` is the workspace the command works in: the session's, or an isolated sub-agent's git
    * worktree (then the main workspace is read-only to it).
    */
@@ -163,8 +180,9 @@ export class Sandbox {
       mode === "workspace-write"
         ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [])))
         : { pins: [], readOnly: [], placeholders: [] };
+    let lease = NO_LEASE;
     try {
-      this.placeholders.ensure(protection.placeholders);
+      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders);
     } catch (error) {
       throw new SandboxError((error as Error).message);
     }
@@ -195,22 +213,35 @@ export class Sandbox {
       env.NO_PROXY = env.no_proxy = "";
       inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
     }
-    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env };
+    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease };
   }
 
-  /** Removes the stand-ins, stops the proxy, deletes the session's files. Commands must have ended. */
+  /**
+   * Removes the stand-ins, stops the proxy, deletes the session's files. The commands must have
+   * been stopped: their sandboxes get a moment to be gone, and if one is not, its stand-ins and the
+   * session's files are left for the next start (removeAbandoned) rather than pulled from under it.
+   */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     const proxy = this.setup?.proxy;
-    this.closeSync();
+    this.finish(await this.standIns.close(CLOSE_WAIT_MS));
     await proxy?.close();
   }
 
-  /** close() for a process 'exit' handler: the proxy dies with the process. */
+  /**
+   * close() for a process 'exit' handler, after the commands were SIGKILLed (also when a close()
+   * was still waiting: the process ends now). The proxy dies with the process.
+   */
   closeSync(): void {
-    if (this.closed) return;
     this.closed = true;
-    this.placeholders.removeAll();
-    if (this.setup) removeSessionDir(this.setup.sessionDir);
+    if (!this.finished) this.finish(this.standIns.closeSync(CLOSE_WAIT_MS));
+  }
+
+  private finish(standInsRemoved: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.setup && standInsRemoved) removeSessionDir(this.setup.sessionDir);
   }
 }
 
