@@ -33,11 +33,13 @@ export { SymlinkRefused, walksByDescriptor } from "./confined-walk.js";
  * new, plus at most a temporary file, which the next start removes (`onTemp` lets the caller log
  * its name first). A file replaced this way gets a new inode: hard links to it keep the old content.
  *
- * This is the one way orca changes a user's file: write_file, edit_file, and (to switch at
- * integration) worktree merge-back and review/rewind restores: `writeFileAtomic(workspace, abs,
- * bytes, { createParents: true, mode })` for a file, `removeConfined(workspace, abs)` for a
- * deletion, `openConfinedForRead` for the read that decides what to write.
+ * This is the one way orca changes a user's file: write_file, edit_file, worktree merge-back (and,
+ * to switch at integration, review/rewind restores): `writeFileAtomic(workspace, abs, bytes,
+ * { createParents: true, mode })` for a file, `writeSymlinkAtomic` for a symlink,
+ * `removeConfined(workspace, abs)` for a deletion, `openConfinedForRead` / `readEntryConfined` for
+ * the read that decides what to write.
  */
+
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer; it is refused after fstat.
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const TEMP_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
