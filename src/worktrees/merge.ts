@@ -233,9 +233,13 @@ export async function applyPlans(workspace: Workspace, plans: readonly Plan[], a
   const root = new Workspace(workspace.root);
   for (const plan of plans) {
     if (plan.write.kind !== "link" || !written.includes(plan.path) || !leadsOut(root, plan.path)) continue;
-    await removeConfined(workspace, plan.path);
     written.splice(written.indexOf(plan.path), 1);
-    refused.push({ path: plan.path, why: "its symlink leads out of the workspace through another link; removed again" });
+    try {
+      await removeConfined(workspace, plan.path);
+      refused.push({ path: plan.path, why: "its symlink leads out of the workspace through another link; removed again" });
+    } catch (err) {
+      refused.push({ path: plan.path, why: `its symlink leads out of the workspace through another link, and could not be removed: ${(err as Error).message}` });
+    }
   }
   return { written, refused };
 }
