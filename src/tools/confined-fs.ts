@@ -3,7 +3,10 @@ import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isTempName, tempName } from "../util/atomic-write.js";
-import { isInside, WorkspaceError, type Workspace } from "./workspace.js";
+import { C, errnoError, isSymlink, realPaths, symlinkOr, SymlinkRefused, walksByDescriptor, walkToParent } from "./confined-walk.js";
+import type { Workspace } from "./workspace.js";
+
+export { SymlinkRefused, walksByDescriptor } from "./confined-walk.js";
 
 /**
  * Confined file operations: open what was checked, and replace files atomically.
@@ -30,176 +33,17 @@ import { isInside, WorkspaceError, type Workspace } from "./workspace.js";
  * new, plus at most a temporary file, which the next start removes (`onTemp` lets the caller log
  * its name first). A file replaced this way gets a new inode: hard links to it keep the old content.
  *
- * This is the one way orca changes a user's file: write_file, edit_file, and (to switch at
- * integration) worktree merge-back and review/rewind restores: `writeFileAtomic(workspace, abs,
- * bytes, { createParents: true, mode })` for a file, `removeConfined(workspace, abs)` for a
- * deletion, `openConfinedForRead` for the read that decides what to write.
+ * This is the one way orca changes a user's file: write_file, edit_file, worktree merge-back (and,
+ * to switch at integration, review/rewind restores): `writeFileAtomic(workspace, abs, bytes,
+ * { createParents: true, mode })` for a file, `writeSymlinkAtomic` for a symlink,
+ * `removeConfined(workspace, abs)` for a deletion, `openConfinedForRead` / `readEntryConfined` for
+ * the read that decides what to write.
  */
 
-const C = fs.constants;
-const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer; it is refused after fstat.
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const TEMP_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const fsyncFd = promisify(fs.fsync);
-
-/** A symlink found where the checked path had none: the operation is refused, nothing was opened through it. */
-export class SymlinkRefused extends Error {
-  override readonly name = "SymlinkRefused";
-  readonly code = "ESYMLINK";
-  constructor(readonly relative: string) {
-    super(`refused: ${relative} is a symbolic link now (it was not when the path was checked); nothing was opened through it`);
-  }
-}
-
-let procWalk: boolean | undefined;
-
-/** Whether folders can be walked by descriptor (/proc/self/fd, Linux). */
-export function walksByDescriptor(): boolean {
-  procWalk ??= process.platform === "linux" && canResolveThroughProc();
-  return procWalk;
-}
-
-function canResolveThroughProc(): boolean {
-  try {
-    const fd = fs.openSync("/", C.O_RDONLY | C.O_DIRECTORY);
-    try {
-      return fs.statSync(`/proc/self/fd/${fd}/.`).isDirectory();
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
-}
-
-/** An open folder on the walk. */
-class Folder {
-  constructor(
-    readonly fd: number,
-    /** Its real absolute path (for messages, and the path used where /proc is missing). */
-    readonly real: string,
-    /** Its path relative to the root walked from, for messages. */
-    readonly relative: string,
-  ) {}
-
-  /** How to name `name` inside this folder without resolving anything above it again. */
-  entry(name: string): string {
-    return walksByDescriptor() ? `/proc/self/fd/${this.fd}/${name}` : path.join(this.real, name);
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
-  }
-}
-
-function errnoError(code: string, message: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(message), { code });
-}
-
-/** The root (workspace or additional folder) that holds `abs`: the innermost when they nest. */
-function rootFor(workspace: Workspace, abs: string): string {
-  const roots = [workspace.root, ...workspace.additionalDirs].filter((dir) => isInside(dir, abs));
-  if (!roots.length) throw new WorkspaceError(`path ${abs} is outside the workspace ${workspace.root}`);
-  return roots.reduce((a, b) => (b.length > a.length ? b : a));
-}
-
-function openRoot(root: string): Folder {
-  const fd = fs.openSync(root, C.O_RDONLY | C.O_DIRECTORY);
-  // The root is a real path (Workspace resolves it at start): a descriptor naming another folder
-  // means something above the root was moved or swapped since.
-  if (walksByDescriptor() && fs.readlinkSync(`/proc/self/fd/${fd}`) !== root) {
-    fs.closeSync(fd);
-    throw new WorkspaceError(`the folder ${root} was moved or replaced; nothing was opened`);
-  }
-  return new Folder(fd, root, "");
-}
-
-/**
- * The error of an open with O_NOFOLLOW, as said to the model: ELOOP is a symlink at the last
- * component (even if it is gone again by now); ENOTDIR is one when O_DIRECTORY met a symlink.
- */
-function symlinkOr(err: unknown, folder: Folder, at: string, relative: string): unknown {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ELOOP") return new SymlinkRefused(relative);
-  if (code === "ENOTDIR" && isSymlink(at)) return new SymlinkRefused(relative);
-  return realPaths(err, folder);
-}
-
-/** An fs error names the /proc path it was given: say the folder's real path instead. */
-function realPaths(err: unknown, folder: Folder): unknown {
-  if (!(err instanceof Error) || !walksByDescriptor()) return err;
-  const proc = `/proc/self/fd/${folder.fd}/`;
-  const real = `${folder.real}${path.sep}`;
-  err.message = err.message.split(proc).join(real);
-  const e = err as NodeJS.ErrnoException & { dest?: string };
-  if (e.path?.startsWith(proc)) e.path = real + e.path.slice(proc.length);
-  if (e.dest?.startsWith(proc)) e.dest = real + e.dest.slice(proc.length);
-  return err;
-}
-
-function openFolder(parent: Folder, name: string, relative: string): Folder {
-  const at = parent.entry(name);
-  // Without /proc the path is opened whole; its last component is still opened with O_NOFOLLOW.
-  if (!walksByDescriptor() && isSymlink(at)) throw new SymlinkRefused(relative);
-  try {
-    return new Folder(fs.openSync(at, DIR_FLAGS), path.join(parent.real, name), relative);
-  } catch (err) {
-    throw symlinkOr(err, parent, at, relative);
-  }
-}
-
-function isSymlink(at: string): boolean {
-  try {
-    return fs.lstatSync(at).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Opens the folder holding `abs`, following no symlink. With `create`, missing folders are made
- * on the way (mkdir in the open parent, then opened with O_NOFOLLOW like any other step).
- * `name` is the last component ("." when `abs` is the root itself).
- */
-function walkToParent(workspace: Workspace, abs: string, create: boolean): { folder: Folder; name: string; relative: string } {
-  const root = rootFor(workspace, abs);
-  const parts = path.relative(root, abs).split(path.sep).filter(Boolean);
-  let folder = openRoot(root);
-  if (!parts.length) return { folder, name: ".", relative: "." };
-  const name = parts.pop()!;
-  try {
-    for (const part of parts) {
-      const relative = folder.relative ? path.join(folder.relative, part) : part;
-      let next: Folder;
-      try {
-        next = openFolder(folder, part, relative);
-      } catch (err) {
-        if (!create || (err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        makeFolder(folder, part);
-        next = openFolder(folder, part, relative);
-      }
-      folder.close();
-      folder = next;
-    }
-  } catch (err) {
-    folder.close();
-    throw err;
-  }
-  return { folder, name, relative: folder.relative ? path.join(folder.relative, name) : name };
-}
-
-function makeFolder(parent: Folder, name: string): void {
-  try {
-    // mkdir never follows a symlink at its last component (it fails with EEXIST).
-    fs.mkdirSync(parent.entry(name));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw realPaths(err, parent);
-    return;
-  }
-  // The new entry must survive a crash as much as the file that goes in it.
-  fs.fsyncSync(parent.fd);
-}
 
 /**
  * Opens an existing `abs` (a path `workspace.resolve` returned) for reading, following no
@@ -323,6 +167,86 @@ export async function removeConfined(workspace: Workspace, abs: string): Promise
 }
 
 /**
+ * Replaces (or creates) `abs` with a symlink to `target`: a link made beside it (in the folder the
+ * walk opened, so no symlink on the way is followed) and renamed over it in that same folder, which
+ * is then fsynced. `target` is written as given: the caller decides whether it may point there.
+ */
+export async function writeSymlinkAtomic(workspace: Workspace, abs: string, target: string, opts: Pick<AtomicWriteOptions, "createParents" | "onTemp"> = {}): Promise<void> {
+  const { folder, name, relative } = walkToParent(workspace, abs, opts.createParents ?? false);
+  try {
+    if (name === ".") throw errnoError("EISDIR", `${relative} is a directory`);
+    if (lstatOrNull(folder.entry(name))?.isDirectory()) throw errnoError("EISDIR", `${relative} is a directory`);
+    const temp = tempName();
+    opts.onTemp?.(path.join(folder.real, temp));
+    const tempAt = folder.entry(temp);
+    fs.symlinkSync(target, tempAt);
+    try {
+      fs.renameSync(tempAt, folder.entry(name));
+    } catch (err) {
+      removeQuietly(tempAt);
+      throw err;
+    }
+    await fsyncFd(folder.fd);
+  } catch (err) {
+    throw realPaths(err, folder);
+  } finally {
+    folder.close();
+  }
+}
+
+/** What is at a path now, read without following any symlink: its kind and bytes (a link's are its target). */
+export interface Entry {
+  kind: "missing" | "file" | "exec" | "link" | "other";
+  bytes: Buffer;
+}
+
+/**
+ * Reads `abs` through the walk: a regular file from the descriptor it was opened and fstat-ed on, a
+ * symlink at the last component by readlink in its open folder. Missing (the file or a folder on the
+ * way) is "missing"; a symlink on the way throws SymlinkRefused.
+ */
+export async function readEntryConfined(workspace: Workspace, abs: string): Promise<Entry> {
+  const none: Entry = { kind: "missing", bytes: Buffer.alloc(0) };
+  let walked: ReturnType<typeof walkToParent>;
+  try {
+    walked = walkToParent(workspace, abs, false);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return none;
+    throw err;
+  }
+  const { folder, name, relative } = walked;
+  try {
+    const at = folder.entry(name);
+    const stat = lstatOrNull(at);
+    if (!stat) return none;
+    if (stat.isSymbolicLink()) return { kind: "link", bytes: fs.readlinkSync(at, { encoding: "buffer" }) };
+    if (!stat.isFile()) return { kind: "other", bytes: Buffer.alloc(0) };
+    let handle: FileHandle;
+    try {
+      handle = await fsp.open(at, READ_FLAGS);
+    } catch (err) {
+      // Removed, or swapped for a symlink, since the lstat: it is what it is now.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return none;
+      if (code === "ELOOP") return { kind: "link", bytes: fs.readlinkSync(at, { encoding: "buffer" }) };
+      throw symlinkOr(err, folder, at, relative);
+    }
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) return { kind: "other", bytes: Buffer.alloc(0) };
+      return { kind: opened.mode & 0o100 ? "exec" : "file", bytes: await handle.readFile() };
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw realPaths(err, folder);
+  } finally {
+    folder.close();
+  }
+}
+
+/**
  * Removes a temporary file a crashed write left at `abs`: only a regular file whose name is
  * exactly orca's temporary pattern. False when there was none (or it was not one of ours).
  */
@@ -338,9 +262,14 @@ export async function removeLeftoverTemp(workspace: Workspace, abs: string): Pro
   const { folder, name } = walked;
   try {
     const at = folder.entry(name);
-    if (!lstatOrNull(at)?.isFile()) return false;
+    // A merge-back's temporary is a symlink; unlinking one removes the link, never what it names.
+    const stat = lstatOrNull(at);
+    if (!stat?.isFile() && !stat?.isSymbolicLink()) return false;
     fs.unlinkSync(at);
     return true;
+  } catch {
+    // Not permitted (EACCES, EPERM, a read-only mount): left where it is, and the next start still starts.
+    return false;
   } finally {
     folder.close();
   }

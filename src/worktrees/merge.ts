@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { removeConfined, SymlinkRefused, writeFileAtomic } from "../tools/confined-fs.js";
-import { isInside, type Workspace } from "../tools/workspace.js";
-import { tempName } from "../util/atomic-write.js";
+import { readEntryConfined, removeConfined, SymlinkRefused, writeFileAtomic, writeSymlinkAtomic, type Entry } from "../tools/confined-fs.js";
+import { isInside, Workspace, WorkspaceError } from "../tools/workspace.js";
 import { git, gitBytes, gitRun } from "./git.js";
 import type { RepoPaths } from "../util/git-env.js";
 
@@ -54,10 +53,7 @@ export async function changesBetween(repo: RepoPaths, base: string, head: string
 }
 
 /** A file as it is (or is not) somewhere: its kind and bytes. */
-export interface Version {
-  kind: "missing" | "file" | "exec" | "link" | "other";
-  bytes: Buffer;
-}
+export type Version = Entry;
 
 /** One file the merge will write (or delete), absolute. */
 export interface Plan {
@@ -85,6 +81,8 @@ export interface MergePlan {
  * is the main workspace: a change outside it (the agent's bash wrote there), one whose directory
  * in the main tree is reached through a symlink (any component: the merge follows none), a
  * symlink of the branch's that points out of the workspace, and a gitlink are never written.
+ * The main tree's file ("ours") is read through the confined walk, after the branch's blobs: a
+ * folder swapped for a symlink meanwhile refuses the file, it is never read through.
  */
 export async function planMerge(repo: RepoPaths, workspace: Workspace, changes: Change[], labels: { ours: string; theirs: string }): Promise<MergePlan> {
   const out: MergePlan = { plans: [], conflicts: [], outside: [], refused: [] };
@@ -108,14 +106,25 @@ export async function planMerge(repo: RepoPaths, workspace: Workspace, changes: 
       out.outside.push(change.path);
       continue;
     }
-    const ours = onDisk(target);
+    if (theirs.kind === "link" && climbsAfterName(theirs.bytes.toString())) {
+      out.refused.push({ path: change.path, why: "its symlink target has `..` after a name: through another link it could lead out of the workspace" });
+      continue;
+    }
+    let ours: Version;
+    try {
+      ours = await readEntryConfined(workspace, target);
+    } catch (err) {
+      if (!(err instanceof SymlinkRefused)) throw err;
+      out.refused.push({ path: change.path, why: "a symlink appeared on its path in the main tree; the merge follows none" });
+      continue;
+    }
     if (same(ours, theirs)) continue; // Already so in the main tree.
     if (same(ours, base)) {
       out.plans.push({ path: target, before: ours, write: theirs });
       continue;
     }
     const textual = ours.kind !== "missing" && base.kind !== "missing" && theirs.kind !== "missing" && isRegular(ours) && isRegular(base) && isRegular(theirs);
-    const merged = textual ? await mergeFile(repo, target, base.bytes, theirs.bytes, labels) : null;
+    const merged = textual ? await mergeFile(repo, ours.bytes, base.bytes, theirs.bytes, labels) : null;
     if (merged === null) out.conflicts.push(change.path);
     // The agent's mode change wins; otherwise the main tree's mode stays.
     else out.plans.push({ path: target, before: ours, write: { kind: base.kind !== theirs.kind ? theirs.kind : ours.kind, bytes: merged } });
@@ -147,16 +156,19 @@ async function blob(repo: RepoPaths, mode: string, sha: string): Promise<Version
   return { kind: mode === SYMLINK ? "link" : mode === "100755" ? "exec" : "file", bytes };
 }
 
-function onDisk(file: string): Version {
-  let stat: fs.Stats;
-  try {
-    stat = fs.lstatSync(file);
-  } catch {
-    return { kind: "missing", bytes: Buffer.alloc(0) };
+/**
+ * A link target with `..` after a name (`a/s/../../etc`): lexically inside, but `a/s` may itself be
+ * a link (the branch's own, written in the same merge), and `..` climbs from where that leads.
+ * Leading `..` only climb from the link's own folder, which the confined walk reached without links.
+ */
+export function climbsAfterName(target: string): boolean {
+  let named = false;
+  for (const segment of target.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment !== "..") named = true;
+    else if (named) return true;
   }
-  if (stat.isSymbolicLink()) return { kind: "link", bytes: Buffer.from(fs.readlinkSync(file)) };
-  if (!stat.isFile()) return { kind: "other", bytes: Buffer.alloc(0) };
-  return { kind: stat.mode & 0o100 ? "exec" : "file", bytes: fs.readFileSync(file) };
+  return false;
 }
 
 const isRegular = (v: Version): boolean => v.kind === "file" || v.kind === "exec";
@@ -166,14 +178,17 @@ function same(a: Version, b: Version): boolean {
 }
 
 /** git merge-file on the three versions; null when it conflicts or cannot merge (binary). */
-async function mergeFile(repo: RepoPaths, ours: string, base: Buffer, theirs: Buffer, labels: { ours: string; theirs: string }): Promise<Buffer | null> {
+async function mergeFile(repo: RepoPaths, ours: Buffer, base: Buffer, theirs: Buffer, labels: { ours: string; theirs: string }): Promise<Buffer | null> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-merge-"));
   try {
+    // The bytes read through the walk, never the main tree's path: merge-file would follow a link.
+    const oursPath = path.join(dir, "ours");
+    fs.writeFileSync(oursPath, ours);
     const basePath = path.join(dir, "base");
     const theirsPath = path.join(dir, "theirs");
     fs.writeFileSync(basePath, base);
     fs.writeFileSync(theirsPath, theirs);
-    const run = await gitRun(["merge-file", "-p", "-L", labels.ours, "-L", "base", "-L", labels.theirs, ours, basePath, theirsPath], { cwd: repo.workTree, repo });
+    const run = await gitRun(["merge-file", "-p", "-L", labels.ours, "-L", "base", "-L", labels.theirs, oursPath, basePath, theirsPath], { cwd: repo.workTree, repo });
     return run.code === 0 ? run.stdout : null;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -213,14 +228,37 @@ export async function applyPlans(workspace: Workspace, plans: readonly Plan[], a
       refused.push({ path: plan.path, why: err instanceof SymlinkRefused ? "a symlink appeared on its path" : (err as Error).message });
     }
   }
+  // Links are checked once all are written: a chain through another link (the branch's or one the
+  // main tree had) is only seen whole now. One leading out is removed again.
+  const root = new Workspace(workspace.root);
+  for (const plan of plans) {
+    if (plan.write.kind !== "link" || !written.includes(plan.path) || !leadsOut(root, plan.path)) continue;
+    written.splice(written.indexOf(plan.path), 1);
+    try {
+      await removeConfined(workspace, plan.path);
+      refused.push({ path: plan.path, why: "its symlink leads out of the workspace through another link; removed again" });
+    } catch (err) {
+      refused.push({ path: plan.path, why: `its symlink leads out of the workspace through another link, and could not be removed: ${(err as Error).message}` });
+    }
+  }
   return { written, refused };
+}
+
+function leadsOut(root: Workspace, link: string): boolean {
+  try {
+    root.resolve(link);
+    return false;
+  } catch (err) {
+    if (err instanceof WorkspaceError) return true;
+    throw err;
+  }
 }
 
 /**
  * The one place the merge puts bytes on disk: the same confined, crash-safe path as write_file
  * (tools/confined-fs.ts: no symlink followed in any component, a temporary file renamed over the
- * target, fsynced). A branch's own symlink (already checked to point inside the workspace) is the
- * one thing written another way: a link made beside the target and renamed over it.
+ * target, fsynced). A branch's own symlink (already checked to point inside the workspace) is a
+ * link made beside the target, in the folder the walk opened, and renamed over it there.
  */
 async function writeVersion(workspace: Workspace, plan: Plan, announce?: WriteAnnouncer): Promise<void> {
   const { path: file, write: version } = plan;
@@ -228,11 +266,9 @@ async function writeVersion(workspace: Workspace, plan: Plan, announce?: WriteAn
     await removeConfined(workspace, file);
     return;
   }
+  const onTemp = announce ? { onTemp: (temp: string) => announce(plan, temp) } : {};
   if (version.kind === "link") {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = path.join(path.dirname(file), tempName());
-    fs.symlinkSync(version.bytes.toString(), temp);
-    fs.renameSync(temp, file);
+    await writeSymlinkAtomic(workspace, file, version.bytes.toString(), { createParents: true, ...onTemp });
     return;
   }
   // An existing file keeps its permission bits unless the exec bit is what changed.
@@ -240,6 +276,6 @@ async function writeVersion(workspace: Workspace, plan: Plan, announce?: WriteAn
     createParents: true,
     mode: version.kind === "exec" ? 0o755 : 0o644,
     exec: version.kind === "exec",
-    ...(announce ? { onTemp: (temp: string) => announce(plan, temp) } : {}),
+    ...onTemp,
   });
 }

@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openConfinedForRead, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic } from "../../src/tools/confined-fs.js";
+import { openConfinedForRead, readEntryConfined, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic, writeSymlinkAtomic } from "../../src/tools/confined-fs.js";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { EventInput } from "../../src/events/types.js";
@@ -101,6 +102,32 @@ describe("the walk follows no symlink", () => {
     const wide = new Workspace(root, [extra]);
     await writeFileAtomic(wide, wide.resolve(path.join(extra, "a", "b.txt")), "extra\n", { createParents: true });
     expect(fs.readFileSync(path.join(extra, "a", "b.txt"), "utf8")).toBe("extra\n");
+  });
+
+  it("writeSymlinkAtomic and readEntryConfined refuse a folder swapped for a link; the outside is neither written nor read", async () => {
+    const checked = swapSubForLink();
+    await expect(writeSymlinkAtomic(ws, checked, "../x")).rejects.toBeInstanceOf(SymlinkRefused);
+    await expect(readEntryConfined(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
+    expect(entries(outside)).toEqual(["f.txt"]);
+    expect(fs.lstatSync(path.join(outside, "f.txt")).isFile()).toBe(true);
+  });
+
+  it("writeSymlinkAtomic replaces a file by a link in its own folder; readEntryConfined tells link, file, exec and missing apart", async () => {
+    const temps: string[] = [];
+    await writeSymlinkAtomic(ws, path.join(root, "new", "l"), "../sub/f.txt", { createParents: true, onTemp: (t) => temps.push(t) });
+    await writeSymlinkAtomic(ws, path.join(root, "sub", "f.txt"), "g.txt");
+    expect(fs.readlinkSync(path.join(root, "new", "l"))).toBe("../sub/f.txt");
+    expect(path.dirname(temps[0]!)).toBe(path.join(root, "new"));
+    expect(entries(path.join(root, "new"))).toEqual(["l"]);
+    fs.writeFileSync(path.join(root, "x.sh"), "run\n", { mode: 0o755 });
+    expect(await readEntryConfined(ws, path.join(root, "sub", "f.txt"))).toEqual({ kind: "link", bytes: Buffer.from("g.txt") });
+    expect(await readEntryConfined(ws, path.join(root, "x.sh"))).toEqual({ kind: "exec", bytes: Buffer.from("run\n") });
+    expect((await readEntryConfined(ws, path.join(root, "nope", "y"))).kind).toBe("missing");
+    // A leftover temporary link is removed as the link, never what it names.
+    const temp = path.join(root, tempName());
+    fs.symlinkSync(path.join(outside, "f.txt"), temp);
+    expect(await removeLeftoverTemp(ws, temp)).toBe(true);
+    expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
   });
 });
 
@@ -229,5 +256,25 @@ describe("the file tools go through the walk", () => {
     expect(glob.content).not.toContain(".orca-tmp-");
     const grep = await run("grep", { pattern: "crash" });
     expect(grep.content).toMatch(/^No matches/);
+  });
+});
+
+describe("leftover temporary files at start", () => {
+  it("one orca may not remove (in a 0555 folder, as another user) is left, the others removed, and the start goes on", () => {
+    fs.mkdirSync(path.join(root, "ro"));
+    fs.chmodSync(path.join(root, "sub"), 0o777);
+    const stuck = path.join(root, "ro", tempName());
+    const freed = path.join(root, "sub", tempName());
+    fs.writeFileSync(stuck, "partial");
+    fs.writeFileSync(freed, "partial");
+    fs.chmodSync(path.join(root, "ro"), 0o555);
+    const events = [{ type: "session_started", workspace: root }, { type: "file_write", temp: stuck }, { type: "file_write", temp: freed }];
+    const module = path.resolve("src/orchestrator/leftover-temps.ts");
+    const script = `import(${JSON.stringify(module)}).then(async ({ removeLeftoverTemps }) => process.stdout.write(String(await removeLeftoverTemps(${JSON.stringify(path.join(tmp, "data"))}, ${JSON.stringify(events)}))));`;
+    // orca runs as root here, which no folder mode stops: a user namespace makes it uid 1000.
+    const out = execFileSync("bwrap", ["--unshare-user", "--uid", "1000", "--gid", "1000", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", path.resolve("node_modules/.bin/tsx"), "--eval", script], { encoding: "utf8" });
+    expect(out).toBe("1");
+    expect(fs.existsSync(stuck)).toBe(true);
+    expect(fs.existsSync(freed)).toBe(false);
   });
 });

@@ -3,11 +3,11 @@
  * kind of change (edit, add, delete, exec bit, symlink), edits on both sides of one file, and the
  * all-or-nothing rule when one file conflicts or cannot be merged (binary).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Workspace } from "../../src/tools/workspace.js";
 import { openRepo } from "../../src/worktrees/contained-repo.js";
 import { applyPlans, changesBetween, mergeInto, planMerge } from "../../src/worktrees/merge.js";
@@ -168,5 +168,92 @@ describe("worktree merge", () => {
     expect(fs.statSync(path.join(root, "a.txt")).ino).not.toBe(inodeBefore);
     expect(fs.statSync(path.join(root, "a.txt")).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.join(root, "deep", "b.sh")).mode & 0o111).not.toBe(0);
+  });
+});
+
+/** A bash loop racing the merge; stopped (and waited for) by the returned function. */
+function raceLoop(script: string): () => Promise<void> {
+  const child = spawn("bash", ["-c", `while :; do ${script}; done`], { stdio: "ignore" });
+  return () =>
+    new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+}
+
+describe("merge-back against a background shell swapping folders for symlinks", () => {
+  it("a branch's symlink is never renamed through a folder swapped for a link out (~/.bashrc stays)", async () => {
+    const { root } = setup({ "payload.sh": "evil\n" }, (r) => fs.writeFileSync(path.join(r, "other.txt"), "x\n"));
+    const home = path.join(dir!, "home");
+    fs.mkdirSync(home);
+    fs.writeFileSync(path.join(home, ".bashrc"), "mine\n");
+    const d = path.join(root, "d");
+    const stop = raceLoop(`ln -sT '${home}' '${d}' 2>/dev/null; rm -f '${d}' 2>/dev/null`);
+    try {
+      await vi.waitFor(() => expect(fs.lstatSync(d).isSymbolicLink()).toBe(true), { timeout: 10_000, interval: 1 });
+      const plan = { path: path.join(d, ".bashrc"), before: { kind: "missing" as const, bytes: Buffer.alloc(0) }, write: { kind: "link" as const, bytes: Buffer.from("../payload.sh") } };
+      for (let i = 0; i < 300; i++) {
+        await applyPlans(new Workspace(root), [plan]);
+        expect(fs.lstatSync(path.join(home, ".bashrc")).isFile()).toBe(true);
+        expect(fs.readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("mine\n");
+        fs.rmSync(d, { recursive: true, force: true });
+      }
+      expect(fs.readdirSync(home)).toEqual([".bashrc"]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("'ours' is never read through a folder swapped for a link: an exec-bit change does not merge a secret in", async () => {
+    const { root, base, head } = setup({ "d/id_rsa": "not a secret\n" }, (r) => fs.chmodSync(path.join(r, "d", "id_rsa"), 0o755));
+    const ssh = path.join(dir!, "ssh");
+    fs.mkdirSync(ssh);
+    fs.writeFileSync(path.join(ssh, "id_rsa"), "SECRET KEY\n");
+    const d = path.join(root, "d");
+    const moved = path.join(root, "d-real");
+    const repo = await repoAt(root);
+    const changes = await changesBetween(repo, base, head);
+    const stop = raceLoop(`mv -T '${d}' '${moved}' && ln -sT '${ssh}' '${d}' && rm '${d}' && mv -T '${moved}' '${d}'`);
+    try {
+      await vi.waitFor(() => expect(fs.existsSync(moved)).toBe(true), { timeout: 10_000, interval: 1 });
+      for (let i = 0; i < 300; i++) {
+        const out = await planMerge(repo, new Workspace(root), changes, { ours: "main", theirs: "agent" });
+        for (const p of out.plans) expect(p.write.bytes.toString()).not.toContain("SECRET");
+      }
+    } finally {
+      await stop();
+    }
+    if (fs.existsSync(moved)) {
+      fs.rmSync(d, { force: true });
+      fs.renameSync(moved, d);
+    }
+    expect(fs.readFileSync(path.join(ssh, "id_rsa"), "utf8")).toBe("SECRET KEY\n");
+  });
+});
+
+describe("a branch's symlinks that chain out of the workspace", () => {
+  it("a target with `..` after a name is refused before anything is written (a/s -> .., x -> a/s/../../etc)", async () => {
+    const { root, base, head } = setup({ "a/keep.txt": "k\n" }, (r) => {
+      fs.symlinkSync("..", path.join(r, "a", "s"));
+      fs.symlinkSync("a/s/../../etc", path.join(r, "x"));
+    });
+    const out = await merge(root, base, head);
+    expect(out.applied).toEqual([]);
+    expect(out.refused.map((r) => r.path)).toEqual(["x"]);
+    expect(fs.existsSync(path.join(root, "x"))).toBe(false);
+    expect(fs.existsSync(path.join(root, "a", "s"))).toBe(false);
+  });
+
+  it("a link through the main tree's own link out is removed again after the write, and said", async () => {
+    const { root, base, head } = setup({ "k.txt": "k\n" }, (r) => fs.symlinkSync("data/secret", path.join(r, "peek")));
+    const data = path.join(dir!, "data");
+    fs.mkdirSync(data);
+    fs.writeFileSync(path.join(data, "secret"), "s\n");
+    fs.symlinkSync(data, path.join(root, "data")); // the user's own link, untracked
+    const out = await merge(root, base, head);
+    expect(out.applied).toEqual([]);
+    expect(out.refused).toEqual([{ path: "peek", why: expect.stringContaining("leads out of the workspace") }]);
+    expect(fs.existsSync(path.join(root, "peek"))).toBe(false);
+    expect(fs.readFileSync(path.join(data, "secret"), "utf8")).toBe("s\n");
   });
 });
