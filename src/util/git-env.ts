@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { safePath } from "./git-binary.js";
 
 /**
  * The environment and config every git call of orca's runs with. Config given this way (the
@@ -59,6 +60,8 @@ export function containedEnvironment(repo?: RepoPaths, extra: Record<string, str
   Object.assign(env, {
     HOME: home,
     XDG_CONFIG_HOME: home,
+    // What git starts by name (its own helpers, a shell) is not taken from where commands write.
+    PATH: safePath(),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_SYSTEM: "/dev/null",
     GIT_CONFIG_GLOBAL: "/dev/null",
