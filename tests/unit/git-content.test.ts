@@ -44,6 +44,8 @@ describe("git content in the auto-approval check", () => {
     expect(problemOf("git show :0:.env")).toMatch(/\.env, which read_file/);
     expect(problemOf("git show 'HEAD^{/[:]?}:.env'")).toMatch(/\.env, which read_file/);
     expect(problemOf("git show HEAD:a.txt")).toBeNull();
+    // A REV: with no path is the whole tree.
+    expect(problemOf("git archive HEAD:")).toMatch(/\.env is tracked/);
   });
 
   it("when git cannot list the files (a damaged index), a command printing every file asks", () => {

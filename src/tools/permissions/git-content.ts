@@ -41,6 +41,8 @@ export function gitContentReads(run: Invocation): { paths: string[] } | "all" | 
     if (word === null) return "all";
     if (word.startsWith("-")) continue;
     const paths = revisionPaths(word);
+    // `REV:` names the whole tree (`git archive HEAD:` holds every file in it).
+    if (paths.some((p) => p === "" || p === "." || p === "./")) return "all";
     if (paths.length) named.push(...paths);
     else others = true;
   }
