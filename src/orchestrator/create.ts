@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isDirectory } from "../util/fs.js";
+import { addWritableRoots } from "../util/git-binary.js";
 import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
 import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
@@ -217,6 +218,9 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     .filter((p) => p.path !== opts.packageDir)
     .map((p) => p.path);
   makeGuardedDirs(guarded, [workspace.root, ...workspace.additionalDirs]);
+  // orca's own git must not be one a command planted in an area it can write (git-binary.ts).
+  const writableOptions = sandboxOptions(config, workspace, home, data);
+  addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
   const opening = Sandbox.open(sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)));
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { gitBinary, safePath } from "./git-binary.js";
 
 /**
  * The environment and config every git call of orca's runs with. Config given this way (the
@@ -59,6 +61,8 @@ export function containedEnvironment(repo?: RepoPaths, extra: Record<string, str
   Object.assign(env, {
     HOME: home,
     XDG_CONFIG_HOME: home,
+    // What git starts by name (its own helpers, a shell) is not taken from where commands write.
+    PATH: safePath(),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_SYSTEM: "/dev/null",
     GIT_CONFIG_GLOBAL: "/dev/null",
@@ -74,7 +78,7 @@ export function containedEnvironment(repo?: RepoPaths, extra: Record<string, str
     GIT_ALLOW_PROTOCOL: "",
     GIT_PROTOCOL_FROM_USER: "0",
   });
-  const config = [...CONTAINED_CONFIG, ...(repo?.overrides ?? [])];
+  const config = [...CONTAINED_CONFIG, ...userSafeDirectories(env).map((dir) => ["safe.directory", dir] as const), ...(repo?.overrides ?? [])];
   env.GIT_CONFIG_COUNT = String(config.length);
   config.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
@@ -82,6 +86,32 @@ export function containedEnvironment(repo?: RepoPaths, extra: Record<string, str
   });
   if (repo) Object.assign(env, { GIT_DIR: repo.gitDir, GIT_COMMON_DIR: repo.commonDir, GIT_WORK_TREE: repo.workTree });
   return Object.assign(env, extra);
+}
+
+let safeDirectories: string[] | undefined;
+
+/**
+ * The user's `safe.directory` values, read once from their global config: the global config is
+ * off for orca's git, and without them a repository another uid owns (a devcontainer, a Docker
+ * volume) fails every call. Only this key is taken; none when there are none or git cannot say.
+ */
+function userSafeDirectories(contained: NodeJS.ProcessEnv): string[] {
+  if (safeDirectories) return safeDirectories;
+  safeDirectories = [];
+  const binary = gitBinary();
+  if (!binary) return safeDirectories;
+  const env: NodeJS.ProcessEnv = { ...contained, GIT_CONFIG_COUNT: "0" };
+  delete env.GIT_CONFIG_GLOBAL;
+  delete env.XDG_CONFIG_HOME;
+  if (process.env.HOME) env.HOME = process.env.HOME;
+  if (process.env.XDG_CONFIG_HOME) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
+  try {
+    const out = execFileSync(binary, ["config", "--global", "--get-all", "safe.directory"], { cwd: "/", env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    safeDirectories = out.split("\n").filter(Boolean);
+  } catch {
+    // Exit code 1: the key is not set.
+  }
+  return safeDirectories;
 }
 
 let home: string | null = null;

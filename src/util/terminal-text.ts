@@ -5,12 +5,13 @@
  * The dashboard's own styles are added after this, to text already clean, so they are kept.
  *
  * Control strings (OSC, DCS, SOS, PM, APC, 7-bit or C1) go with their content, terminated or not;
+ * an unterminated one ends at the line's end, so a lone introducer cannot hide the lines after it;
  * CSI and other escapes go whole; any other control character goes. Newlines stay, CR LF becomes
  * LF and tabs two spaces. Each call stands alone: a sequence split across two texts loses its ESC
  * in the first, so the rest can only show as text.
  */
 
-const STRING_CONTROL = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)?/g;
+const STRING_CONTROL = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D\u009E\u009F])[^\u0007\u001B\u009C\n]*(?:\u0007|\u001B\\|\u009C)?/g;
 const CSI = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]/g;
 const OTHER_ESCAPE = /\u001B[ -/]*[0-~]/g;
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;

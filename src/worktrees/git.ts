@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { gitBinary } from "../util/git-binary.js";
 import { containedEnvironment, type RepoPaths } from "../util/git-env.js";
 
 /**
@@ -48,8 +49,13 @@ export interface GitRun {
 /** Runs git and returns its exit code and output, whatever the code; rejects only if git cannot run. */
 export function gitRun(args: string[], opts: GitOptions, input?: Buffer | string): Promise<GitRun> {
   return new Promise((resolve, reject) => {
+    const binary = gitBinary();
+    if (!binary) {
+      reject(new GitError(`git ${args[0]}: no git found on PATH outside the areas commands can write`, null, ""));
+      return;
+    }
     const child = execFile(
-      "git",
+      binary,
       args,
       { cwd: opts.cwd, env: containedEnvironment(opts.repo, opts.env), signal: opts.signal, encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {

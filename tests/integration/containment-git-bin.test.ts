@@ -248,4 +248,56 @@ describe("denied files stay out of git", () => {
       ["allow", "mode:default"],
     ]);
   });
+
+  it("a stage spec (:0:.env.tracked) and a colon inside ^{…} name the path git reads: they ask (refused headless)", async () => {
+    server = await startScriptedServer([
+      ...["git show :0:.env.tracked", "git show 'HEAD^{/[:]?}:.env.tracked'", "git show :2:.env.tracked"].map((command) => bash(command)),
+      { text: "done" },
+    ]);
+    ws = repo({ ".orca/config.yaml": 'permissions:\n  deny: ["read_file(.env*)"]\n', ".env.tracked": "SECRET=hunter2-staged\n" });
+    const result = await run(ws);
+    for (const r of server.requests) expect(JSON.stringify(r.body.messages)).not.toContain("hunter2");
+    expect(decisionsOf(result.stdout).map((d) => [d.decision, d.rule])).toEqual(Array(3).fill(["deny", "mode:default (names .env.tracked, which read_file(.env*) hides)"]));
+  });
+
+  it("a .env committed once and untracked since is still in git log -p --all: that asks (refused headless)", async () => {
+    server = await startScriptedServer([bash("git log -p --all"), { text: "done" }]);
+    ws = repo({ ".orca/config.yaml": 'permissions:\n  deny: ["read_file(.env*)"]\n', ".env.old": "SECRET=hunter2-history\n" });
+    git(ws.dir, "rm", "-q", "--cached", ".env.old");
+    git(ws.dir, "commit", "-qm", "untrack it");
+    fs.rmSync(ws.file(".env.old"));
+    const result = await run(ws);
+    for (const r of server.requests) expect(JSON.stringify(r.body.messages)).not.toContain("hunter2");
+    expect(decisionsOf(result.stdout).map((d) => [d.decision, d.rule])).toEqual([["deny", "mode:default (prints content from git, where .env.old is tracked and read_file(.env*) hides it)"]]);
+  });
+});
+
+const decisionsOf = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l.includes('"permission_decided"'))
+    .map((l) => JSON.parse(l) as { decision: string; rule: string });
+
+describe("orca's git is not one a command planted", () => {
+  it("a git planted in <workspace>/node_modules/.bin, which is on PATH, is never run by orca's snapshot or worktree git", async () => {
+    const marker = path.join(outside.dir, "planted-git-ran");
+    const plant = `mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch ${marker}\\nexec /usr/bin/git "$@"\\n' > node_modules/.bin/git && chmod +x node_modules/.bin/git`;
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [bash(plant), { toolCalls: [delegate("wt-shell", "change a file")] }, { text: "done" }],
+        "wt-shell-1": [bash("echo two > a.txt"), { text: "changed" }],
+      }),
+    );
+    ws = repo();
+    const result = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], {
+      ws,
+      timeoutMs: 90_000,
+      env: { PATH: `${ws.file("node_modules/.bin")}:${process.env.PATH ?? ""}` },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    // The plant worked: the file is there, executable, and the isolated agent's work came back through git.
+    expect(fs.statSync(ws.file("node_modules/.bin/git")).mode & 0o111).not.toBe(0);
+    expect(toolResults(requestsOf(server, "coordinator")[2]!).join("\n")).toContain("worktree:");
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });

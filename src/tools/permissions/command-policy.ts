@@ -23,13 +23,14 @@ export interface AutoApprovalCheck {
 
 /** Why the command must not run unasked, or null. */
 export function autoApprovalProblem(analysis: ShellAnalysis, check: AutoApprovalCheck): string | null {
-  let tracked: string[] | null = null;
+  let tracked: string[] | null | undefined;
   for (const command of analysis.commands) {
     for (const run of command.runs) {
       const reads = gitContentReads(run);
       if (reads === null) continue;
       if (reads === "all") {
         tracked ??= trackedFiles(check.workspace.root);
+        if (tracked === null) return "prints content from git, whose files git cannot list here";
         for (const file of tracked) {
           const rule = check.readDenied(file);
           if (rule) return `prints content from git, where ${file} is tracked and ${rule} hides it`;

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
+import { gitBinary } from "../../util/git-binary.js";
 import { containedEnvironment } from "../../util/git-env.js";
 import type { Invocation } from "../shell/wrappers.js";
 
@@ -39,8 +40,10 @@ export function gitContentReads(run: Invocation): { paths: string[] } | "all" | 
   for (const word of before) {
     if (word === null) return "all";
     if (word.startsWith("-")) continue;
-    const colon = word.indexOf(":");
-    if (colon >= 0) named.push(word.slice(colon + 1));
+    const paths = revisionPaths(word);
+    // `REV:` names the whole tree (`git archive HEAD:` holds every file in it).
+    if (paths.some((p) => p === "" || p === "." || p === "./")) return "all";
+    if (paths.length) named.push(...paths);
     else others = true;
   }
   // A revision alone (`git show HEAD`, `git log -p`) prints whatever it changed: any tracked file.
@@ -48,12 +51,67 @@ export function gitContentReads(run: Invocation): { paths: string[] } | "all" | 
   return { paths: named };
 }
 
-/** The workspace's tracked files, workspace-relative; none outside a repository. */
-export function trackedFiles(root: string): string[] {
+/**
+ * The paths a `REV:path` word may name: the one git reads (past a stage `:0:`, and past the `^{…}`
+ * and `@{…}` groups a colon may sit in: `HEAD^{/[:]?}:.env`), and, should git read it some other
+ * way, what follows each colon. None for a word with no colon.
+ */
+export function revisionPaths(word: string): string[] {
+  if (!word.includes(":")) return [];
+  const paths = new Set<string>();
+  const stage = /^:[0-3]:/.exec(word);
+  if (stage) paths.add(word.slice(stage[0].length));
+  else {
+    const colon = pathColon(word);
+    if (colon >= 0) paths.add(word.slice(colon + 1));
+  }
+  for (let at = word.indexOf(":"); at >= 0; at = word.indexOf(":", at + 1)) paths.add(word.slice(at + 1));
+  return [...paths];
+}
+
+/** The colon ending the revision: the first one outside a `^{…}` or `@{…}` group. */
+function pathColon(word: string): number {
+  for (let i = 0; i < word.length; i++) {
+    if ((word[i] === "^" || word[i] === "@") && word[i + 1] === "{") {
+      let depth = 0;
+      for (i += 1; i < word.length; i++) {
+        if (word[i] === "{") depth++;
+        else if (word[i] === "}" && --depth === 0) break;
+      }
+    } else if (word[i] === ":") return i;
+  }
+  return -1;
+}
+
+const historyCache = new Map<string, string[]>();
+
+/**
+ * Every path the workspace's repository has held, workspace-relative: tracked now, or in any
+ * commit a ref reaches (a `.env` committed and later untracked is still in `git log -p --all`).
+ * None outside a repository; null when git cannot tell, which the caller takes as a reason to ask.
+ * The history is read once per state of the refs.
+ */
+export function trackedFiles(root: string): string[] | null {
+  const binary = gitBinary();
+  if (!binary) return null;
+  const run = (args: string[]) => execFileSync(binary, args, { cwd: root, env: containedEnvironment(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
+  let tracked: string[];
   try {
-    const out = execFileSync("git", ["ls-files", "-z"], { cwd: root, env: containedEnvironment(), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 * 1024 * 1024 });
-    return out.split("\0").filter(Boolean);
+    tracked = run(["ls-files", "-z"]).split("\0").filter(Boolean);
+  } catch (error) {
+    return /not a git repository/.test(String((error as { stderr?: unknown }).stderr)) ? [] : null;
+  }
+  try {
+    const refs = run(["for-each-ref", "--format=%(objectname)"]) + run(["rev-parse", "--verify", "-q", "HEAD"]);
+    const key = `${root}\0${refs}`;
+    let history = historyCache.get(key);
+    if (!history) {
+      history = run(["log", "--all", "--name-only", "--format=", "-z", "--relative"]).split("\0").map((p) => p.replace(/^\n+/, "")).filter(Boolean);
+      historyCache.set(key, history);
+    }
+    return [...new Set([...tracked, ...history])];
   } catch {
-    return [];
+    // A repository with no commit yet has no history to read.
+    return tracked;
   }
 }
