@@ -107,7 +107,7 @@ function codeOf(spec: WrapperSpec, args: Words): string[] | "unknown" {
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"]);
 
-/** Builtins that run code the command line does not show. */
+/** Builtins (and programs) that run code the command line does not show, or not where the table can find it. */
 const OPAQUE: Record<string, (args: Words) => string | null> = {
   source: () => "source runs the commands of a file",
   ".": () => "`.` runs the commands of a file",
@@ -116,6 +116,9 @@ const OPAQUE: Record<string, (args: Words) => string | null> = {
   enable: (args) => (args.some((a) => a === null || /^-\w*f/.test(a)) ? "enable -f loads a builtin from a library" : null),
   mapfile: (args) => (args.some((a) => a === null || /^-\w*C/.test(a)) ? "mapfile -C runs a callback" : null),
   readarray: (args) => (args.some((a) => a === null || /^-\w*C/.test(a)) ? "readarray -C runs a callback" : null),
+  // setarch ARCH [options] COMMAND: its options follow a positional word, which the table's reading does not do.
+  setarch: (args) => (args.length > 1 ? "setarch runs a command after its architecture and options" : null),
+  sg: (args) => (args.length > 1 ? "sg runs its command through a shell" : null),
   let: (args) => (args.some((a) => a === null || /[A-Za-z_]/.test(a)) ? "arithmetic on variables can run code" : null),
 };
 
