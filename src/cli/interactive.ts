@@ -13,6 +13,7 @@ import { runDashboard } from "../ui/render.js";
 import { clip, oneLine } from "../util/text.js";
 import type { WelcomeInfo } from "../ui/Welcome.js";
 import type { CliArgs, MainIo } from "./types.js";
+import { dashboardCommands, dashboardReports } from "./dashboard-reports.js";
 
 export interface InteractiveSetup {
   baseUrl?: string;
@@ -85,6 +86,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       },
       workspace: path.resolve(workspace),
     });
+    host.report = dashboardReports({ ...args, workspace }, { ...io, env }, packageDir, version);
+    host.commands = dashboardCommands(path.resolve(workspace), env.HOME, trustProject);
     const dashboard = runDashboard({
       session: started.session,
       approver,

@@ -1,5 +1,5 @@
 import { loadEnvironment } from "../orchestrator/create.js";
-import type { McpServerConfig } from "../config/schema.js";
+import type { Config, McpServerConfig } from "../config/schema.js";
 import { Workspace } from "../tools/workspace.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
@@ -28,7 +28,7 @@ const SHOWN: Record<string, readonly ProjectSettingKind[]> = {
  * trusted keeps its own settings unloaded (and .mcp.json's commands unstarted), and they say so.
  * Without a terminal (scripts, CI) they trust the folder, as `orca -p` does.
  */
-export async function runListCommand(args: CliArgs, io: MainIo, packageDir: string): Promise<number> {
+export async function runListCommand(args: CliArgs & { builtinOnly?: boolean }, io: MainIo, packageDir: string): Promise<number> {
   const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
   const trustProject =
     !interactive || trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir }).isTrusted(args.workspace);
@@ -74,20 +74,8 @@ export async function runListCommand(args: CliArgs, io: MainIo, packageDir: stri
     }
     case "tools": {
       const workspace = new Workspace(env.workspaceRoot);
-      const tools = builtinTools({
-        shells: new ShellManager(),
-        bashTimeoutMs: env.config.tools.bash_timeout,
-        maxOutputTokens: env.config.tools.max_output_tokens,
-        tokens: bpeTokenCounter(),
-        readOnlyCommands: env.config.scheduler.read_only_commands,
-      });
-      out("built-in tools:");
-      for (const t of tools) out(`  ${t.name.padEnd(12)} ${t.description.split(". ")[0]}`);
-      out(`  ${"get_skill".padEnd(12)} Load a skill by name`);
-      out(`  ${"delegate".padEnd(13)} Hand a scoped task to a sub-agent (or start it in the background)`);
-      out(`  ${"message_agent".padEnd(13)} Steer a running sub-agent (comes with delegate)`);
-      out(`  ${"agent_status".padEnd(13)} The state of your sub-agents (comes with delegate)`);
-      out(`  ${"wait_agents".padEnd(13)} Wait for background sub-agents (comes with delegate)`);
+      for (const line of builtinToolLines(env.config)) out(line);
+      if (args.builtinOnly) return 0;
       const mcp = await listMcp(env.servers, workspace, out, false);
       return mcp;
     }
@@ -143,4 +131,24 @@ async function listMcp(
     await manager.close();
   }
   return 0;
+}
+
+/** `orca tools`' list of the built-in tools (the dashboard's /tools shows it too). */
+export function builtinToolLines(config: Config): string[] {
+  const tools = builtinTools({
+    shells: new ShellManager(),
+    bashTimeoutMs: config.tools.bash_timeout,
+    maxOutputTokens: config.tools.max_output_tokens,
+    tokens: bpeTokenCounter(),
+    readOnlyCommands: config.scheduler.read_only_commands,
+  });
+  return [
+    "built-in tools:",
+    ...tools.map((t) => `  ${t.name.padEnd(12)} ${t.description.split(". ")[0]}`),
+    `  ${"get_skill".padEnd(12)} Load a skill by name`,
+    `  ${"delegate".padEnd(13)} Hand a scoped task to a sub-agent (or start it in the background)`,
+    `  ${"message_agent".padEnd(13)} Steer a running sub-agent (comes with delegate)`,
+    `  ${"agent_status".padEnd(13)} The state of your sub-agents (comes with delegate)`,
+    `  ${"wait_agents".padEnd(13)} Wait for background sub-agents (comes with delegate)`,
+  ];
 }

@@ -16,7 +16,7 @@ import { isFile } from "../util/fs.js";
 
 export const TRUST_FILE = "trusted-workspaces.json";
 
-export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks";
+export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks" | "commands";
 
 /** A project-level source found in a workspace. */
 export interface ProjectSetting {
@@ -32,6 +32,8 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
   { kind: "skills", name: ".orca/skills", folder: true },
   { kind: "skills", name: ".agents/skills", folder: true },
   { kind: "mcp", name: ".mcp.json", folder: false },
+  { kind: "commands", name: ".orca/commands", folder: true },
+  { kind: "commands", name: ".claude/commands", folder: true },
   // Claude Code's settings count only for their hooks (with hooks.import_claude), and only when they have some.
   { kind: "hooks", name: ".claude/settings.json", folder: false },
   { kind: "hooks", name: ".claude/settings.local.json", folder: false },

@@ -16,6 +16,7 @@ import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
+import { runPersonCommand } from "../tools/builtin/bash.js";
 import { childEnv } from "../tools/child-env.js";
 import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { isInside, Workspace } from "../tools/workspace.js";
@@ -273,6 +274,13 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
     .filter((s): s is string => Boolean(s));
 
+  const bashOptions = {
+    shells,
+    bashTimeoutMs: config.tools.bash_timeout,
+    maxOutputTokens: config.tools.max_output_tokens,
+    tokens: bpeTokenCounter(),
+    readOnlyCommands: config.scheduler.read_only_commands,
+  };
   try {
     session = new Session({
       config,
@@ -283,15 +291,10 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       approver: opts.approver,
       sandbox,
       tools: [
-        ...builtinTools({
-          shells,
-          bashTimeoutMs: config.tools.bash_timeout,
-          maxOutputTokens: config.tools.max_output_tokens,
-          tokens: bpeTokenCounter(),
-          readOnlyCommands: config.scheduler.read_only_commands,
-        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
+        ...builtinTools(bashOptions).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
         getSkill,
       ],
+      personCommand: (command, mode, signal) => runPersonCommand(command, workspace.root, mode, signal, session?.rootAgentId ?? "", bashOptions),
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
       mcp: mcp ?? undefined,
       ready,

@@ -29,10 +29,18 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
         return describeSkills(setting.path);
       case "hooks":
         return describeClaudeHooks(fs.readFileSync(setting.path, "utf8"));
+      case "commands":
+        return describeCommands(setting.path);
     }
   } catch (error) {
     return [`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`];
   }
+}
+
+/** Custom slash commands are prompts the person runs; what a model would be told, by name. */
+function describeCommands(dir: string): string[] {
+  const names = listNames(dir).filter((n) => n.endsWith(".md"));
+  return [`custom commands: ${names.map((n) => `/${n.slice(0, -3)}`).join(", ")} (prompts sent when you run them)`];
 }
 
 function describeClaudeHooks(text: string): string[] {

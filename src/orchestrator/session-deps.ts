@@ -10,6 +10,8 @@ import type { PidLock } from "../util/pid-lock.js";
 import type { AgentState } from "./agents.js";
 import type { McpStatusSource } from "./mcp-status.js";
 
+import type { UserInputDeps } from "./user-input.js";
+
 /** What a Session is built from: the config, the workspace, and everything create.ts assembled. */
 export interface SessionDeps {
   config: Config;
@@ -34,6 +36,8 @@ export interface SessionDeps {
   version: string;
   sessionId?: string;
   agentName?: string;
+  /** Runs a command the person typed (`!command`), as create.ts binds runPersonCommand. */
+  personCommand?: UserInputDeps["run"];
   /** Called by close(): kill shells, close MCP. */
   onClose?(): Promise<void>;
   /** Optional compaction, run before each model request with the tools that request offers. */

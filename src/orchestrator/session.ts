@@ -28,6 +28,7 @@ import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerC
 import type { PermissionMode } from "../config/schema.js";
 
 import type { SessionDeps } from "./session-deps.js";
+import { userInput, type UserInputApi } from "./user-input.js";
 import { describeUnproven } from "../sessions/leftovers.js";
 export type { SessionDeps };
 
@@ -61,6 +62,8 @@ export class Session implements SessionApi {
   private readonly lifecycle: RunLifecycle;
   /** Keeps secrets out of every serialised form of the events (log, stream-json). */
   readonly redactor = new Redactor();
+  /** `@path` mentions and `!command` from the dashboard's input box. */
+  readonly input: UserInputApi;
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -88,6 +91,7 @@ export class Session implements SessionApi {
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
+    this.input = userInput({ workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode, run: deps.personCommand });
     this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);

@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
 import type { EventOf, SessionStatus, Usage } from "../events/types.js";
+import type { UserInputApi } from "./user-input.js";
 
 export interface RunResult {
   status: SessionStatus;
@@ -72,6 +73,8 @@ export interface SessionApi {
   setModel(name: string): void;
   /** Summarises the coordinator's older history now. False: nothing old enough to summarise. */
   compact(): Promise<boolean>;
+  /** `@path` mentions and `!command` (absent in stand-ins: the input box then says so). */
+  readonly input?: UserInputApi;
   /** Every configured MCP server's last known state. */
   mcpServers(): McpServerState[];
   close(): Promise<void>;

@@ -12,7 +12,8 @@ import { KeyLayerProvider, useKeymap } from "./hooks/key-layers.js";
 import { nextMode, runCommand, setMode } from "./slash-commands.js";
 import { useDashboardKeys } from "./hooks/use-dashboard-keys.js";
 import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
-import { useInput } from "./hooks/use-input.js";
+import { useInput, type InputBox as InputBoxApi } from "./hooks/use-input.js";
+import { usePromptInput } from "./hooks/use-prompt-input.js";
 import { useRunQueue } from "./hooks/use-run-queue.js";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
 import { FRAME_MS, frameAt, useClock } from "./hooks/use-ticker.js";
@@ -42,11 +43,13 @@ export interface AppProps {
   demo?: boolean;
   initialPrompt?: string;
   /** Called once with the exit code when the user leaves; the App then unmounts. */
-  onExit?: (code: number) => void;
+  onExit?: (code: number, lastAnswer?: string) => void;
   /** The keys in force (`keys:` from config applied); the defaults when absent. */
   keymap?: Keymap;
   /** What the CLI around the dashboard offers: /agents, /skills, /sessions, /clear, /resume. */
   host?: DashboardHost;
+  /** Writes to the terminal past the frame (/copy's OSC 52). */
+  writeRaw?: (sequence: string) => void;
 }
 
 interface Current {
@@ -85,7 +88,7 @@ export function App(props: AppProps): React.JSX.Element {
   );
 }
 
-function Main({ session: first, approver, store: given, demo = false, initialPrompt, onExit, host }: AppProps): React.JSX.Element {
+function Main({ session: first, approver, store: given, demo = false, initialPrompt, onExit, host, writeRaw }: AppProps): React.JSX.Element {
   const app = useApp();
   const keymap = useKeymap();
   const firstWelcome = useContext(WelcomeContext);
@@ -127,7 +130,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
       if (exited.current) return;
       exited.current = true;
       approver.denyAll();
-      onExit?.(code);
+      onExit?.(code, runs.lastAnswer.current);
       app.exit();
     },
     [app, approver, onExit],
@@ -154,7 +157,10 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     dispatchView({ type: "focus", id: null });
   };
 
-  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo };
+  const inputRef = useRef<InputBoxApi | null>(null);
+  const prompt = usePromptInput({ session, store, host, submit: runs.submit, restore: (text) => inputRef.current?.restore(text) });
+  const lastAnswer = (): string => runs.lastAnswer.current;
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
@@ -163,9 +169,13 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
   /** Enter: a /command; a message for the addressed sub-agent; a message waking the coordinator; else a prompt. */
   const onSubmit = (text: string): boolean => {
-    const parsed = parseSlash(text);
+    const parsed = parseSlash(text, prompt.custom);
     if (parsed) {
       runCommand(parsed, commandContext);
+      return true;
+    }
+    if (text.startsWith("!")) {
+      prompt.shell(text.slice(1).trim());
       return true;
     }
     if (addressed) {
@@ -177,10 +187,11 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     if ((runs.runningRef.current || session.busy) && session.agents().some((a) => a.id === session.rootAgentId && a.waiting)) {
       if (session.message(session.rootAgentId, text).ok) return true;
     }
-    runs.submit(text);
+    prompt.send(text);
     return true;
   };
-  const input = useInput({ submit: onSubmit, paneFocused: focus !== null });
+  const input = useInput({ submit: onSubmit, paneFocused: focus !== null, custom: prompt.custom, mentions: session.input?.mentions });
+  inputRef.current = input;
 
   const submitRef = useRef(runs.submit);
   submitRef.current = runs.submit;

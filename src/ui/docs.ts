@@ -3,7 +3,7 @@ import type { McpServerState } from "../orchestrator/types.js";
 import { displayLine, formatCost, formatTokens } from "./format.js";
 import type { DashboardHost } from "./host.js";
 import { helpRows, type Keymap } from "./keymap.js";
-import { SLASH_COMMANDS } from "./slash.js";
+import { SLASH_COMMANDS, type CustomSlash } from "./slash.js";
 import type { AgentView, DashboardState, McpView } from "./state/types.js";
 import type { DocLine } from "./state/ui.js";
 import { paint } from "./theme.js";
@@ -28,8 +28,10 @@ function table(given: readonly string[][], header?: readonly string[]): DocLine[
   return out;
 }
 
-export function helpDoc(keymap: Keymap): DocLine[] {
+export function helpDoc(keymap: Keymap, custom: readonly CustomSlash[] = []): DocLine[] {
   const out: DocLine[] = [heading("Commands (type / for the list; Tab completes)"), ...table(SLASH_COMMANDS.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.help]))];
+  if (custom.length) out.push(blank, heading("Custom commands (.orca/commands, .claude/commands)"), ...table(custom.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.help])));
+  out.push(blank, { text: "!command runs a command yourself (in the sandbox); @path attaches a file; a long paste shows as [pasted N chars] (Ctrl+O expands it)." });
   let layer = "";
   for (const row of helpRows(keymap)) {
     if (row.layer !== layer) {

@@ -1,5 +1,6 @@
 import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
+import type { LoadedCommands } from "../skills/commands.js";
 import type { WelcomeInfo } from "./Welcome.js";
 
 /** A session the dashboard switched to, with what to show of its past. */
@@ -25,4 +26,8 @@ export interface DashboardHost {
    * starts with `resume` (/resume). Rejects with a one-line error (nothing changed then).
    */
   switchSession?(to: { resume?: string }): Promise<HostedSession>;
+  /** What `orca hooks`, `orca tools` (built-in tools) and `orca doctor` print, line by line. */
+  report?(what: "hooks" | "tools" | "doctor"): Promise<string[]>;
+  /** The custom commands of this workspace (when trusted) and of the user; reread at each call. */
+  commands?(): LoadedCommands;
 }

@@ -78,7 +78,8 @@ export const BINDINGS = [
   // The input box. Text goes in unless a binding below takes the key first.
   { layer: I, action: "submit", keys: ["enter"], help: "send; while a run goes on, queue the message for after it, or wake the coordinator with it while it waits for background sub-agents; with a running sub-agent's pane focused, a message for that sub-agent, read before its next step (/command runs a command)", hint: "send" },
   { layer: I, action: "newline", keys: ["alt+enter", "ctrl+j"], help: "new line (pasted newlines are kept)", hint: "newline" },
-  { layer: I, action: "complete", keys: ["tab"], help: "complete the /command in the popup" },
+  { layer: I, action: "complete", keys: ["tab"], help: "complete the /command or @path in the popup" },
+  { layer: I, action: "expand_paste", keys: ["ctrl+o"], help: "put the text of a collapsed [pasted …] back in the box" },
   { layer: I, action: "history_prev", keys: ["up"], help: "previous message (or the popup's previous command)", hint: "history" },
   { layer: I, action: "history_next", keys: ["down"], help: "next message (or the popup's next command)" },
   // Not Ctrl+B (readline's): on a focused running sub-agent it sends that agent to the background.

@@ -12,6 +12,7 @@ import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
 import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
 import { keepHeapSmall } from "./heap-size.js";
+import { terminalSafe } from "../util/terminal-text.js";
 
 export interface DashboardOptions {
   session: SessionApi;
@@ -59,6 +60,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   const detachScheduler = store.attachScheduler(session);
 
   let exitCode = 0;
+  let lastAnswer = "";
   let instance: ReturnType<typeof render> | undefined;
   let warm: NodeJS.Timeout | undefined;
   const onSignal = (signal: Signal): void => {
@@ -86,8 +88,10 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
           initialPrompt={opts.initialPrompt}
           keymap={opts.keymap}
           host={opts.host}
-          onExit={(code) => {
+          writeRaw={(sequence) => stdout.write(sequence)}
+          onExit={(code, answer) => {
             exitCode = code;
+            lastAnswer = answer ?? "";
             if (session.busy) session.cancel();
           }}
         />
@@ -113,5 +117,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     approver.denyAll("dashboard closed");
     releaseKeys();
     screen.leave();
+    // The alternate screen took the conversation with it: the last answer stays in the scrollback.
+    if (lastAnswer.trim()) stdout.write(`${terminalSafe(lastAnswer).trimEnd()}\n`);
   }
 }

@@ -5,7 +5,9 @@ import { errorLine } from "../util/text.js";
 import { agentsDoc, costDoc, helpDoc, mcpDoc, sessionsDoc, skillsDoc } from "./docs.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
-import type { ParsedSlash, SlashName } from "./slash.js";
+import { copyNotice, copySelection, osc52 } from "./clipboard.js";
+import { conversationMarkdown, exportTarget, writeExport } from "./export.js";
+import { modelArgProblem, type CustomSlash, type ParsedSlash, type SlashName } from "./slash.js";
 import type { DashboardStore } from "./state/store.js";
 import type { DocLine, ViewAction } from "./state/ui.js";
 
@@ -39,6 +41,14 @@ export interface CommandContext {
   refresh(): void;
   exit(code: number): void;
   switchTo(next: HostedSession): void;
+  /** The coordinator's last answer as the model wrote it (Markdown), for /copy. */
+  lastAnswer?(): string;
+  /** Writes an escape sequence to the terminal itself (OSC 52), past the frame. */
+  writeRaw?(sequence: string): void;
+  /** Runs a custom command (`.orca/commands`, `.claude/commands`) with its arguments. */
+  runCustom?(name: string, arg: string): void;
+  /** The custom commands /help lists. */
+  custom?: readonly CustomSlash[];
 }
 
 /** Switches the permission mode and says so in the transcript. */
@@ -61,7 +71,7 @@ interface CommandRun {
 export type SlashHandlers = { readonly [N in SlashName]: (run: CommandRun) => void };
 
 export const SLASH_HANDLERS: SlashHandlers = {
-  help: ({ ctx, open }) => open("help", helpDoc(ctx.keymap)),
+  help: ({ ctx, open }) => open("help", helpDoc(ctx.keymap, ctx.custom)),
   agents: ({ ctx, open }) => open("agents", agentsDoc(ctx.store.getSnapshot(), ctx.host)),
   cost: ({ ctx, open }) => open("cost", costDoc(ctx.store.getSnapshot())),
   compact: ({ ctx, say }) => {
@@ -75,6 +85,8 @@ export const SLASH_HANDLERS: SlashHandlers = {
   clear: ({ swap }) => swap({}, "starting a new session"),
   model: ({ arg, ctx, say }) => {
     if (!arg) return say(`model: ${ctx.session.modelName} (/model NAME switches; provider/name for another provider)`);
+    const problem = modelArgProblem(arg);
+    if (problem) return say(`✗ /model: ${problem}`);
     try {
       ctx.session.setModel(arg);
     } catch (error) {
@@ -93,8 +105,35 @@ export const SLASH_HANDLERS: SlashHandlers = {
   skills: ({ ctx, open }) => open("skills", skillsDoc(ctx.host)),
   sessions: ({ ctx, open }) => open("sessions", sessionsDoc(ctx.host)),
   resume: ({ arg, ctx, open, swap }) => (arg ? swap({ resume: arg }, `resuming ${arg}`) : open("sessions", sessionsDoc(ctx.host))),
+  hooks: ({ ctx, say, open }) => report(ctx, "hooks", say, open),
+  tools: ({ ctx, say, open }) => report(ctx, "tools", say, open, mcpDoc(ctx.store.getSnapshot(), ctx.session.mcpServers())),
+  doctor: ({ ctx, say, open }) => report(ctx, "doctor", say, open),
+  copy: ({ arg, ctx, say }) => {
+    const picked = copySelection(ctx.lastAnswer?.() ?? "", arg);
+    if ("error" in picked) return say(`✗ /copy: ${picked.error}`);
+    const write = ctx.writeRaw ?? ((s: string) => process.stdout.write(s));
+    write(osc52(picked.text, Boolean(process.env.TMUX)));
+    say(copyNotice(picked.what, picked.text, process.env));
+  },
+  export: ({ arg, ctx, say }) => {
+    const target = exportTarget(arg, ctx.session.id);
+    writeExport(ctx.session.workspaceRoot, target, conversationMarkdown(ctx.store.getSnapshot())).then(
+      (file) => say(`exported the conversation to ${file}`),
+      (error: unknown) => say(`✗ /export: ${errorLine(error)}`),
+    );
+  },
   exit: ({ ctx }) => ctx.exit(0),
 };
+
+/** /hooks, /tools, /doctor: what `orca hooks`, `orca tools`, `orca doctor` print, from the CLI around the dashboard. */
+function report(ctx: CommandContext, what: "hooks" | "tools" | "doctor", say: (line: string) => void, open: (title: string, lines: DocLine[]) => void, extra: DocLine[] = []): void {
+  const ask = ctx.host?.report;
+  if (!ask) return say(`✗ /${what} is not available here (orca ${what} in a shell shows it)`);
+  ask(what).then(
+    (lines) => open(what, [...lines.map((text) => ({ text })), ...(extra.length ? [{ text: "" }, ...extra] : [])]),
+    (error: unknown) => say(`✗ /${what}: ${errorLine(error)}`),
+  );
+}
 
 /** Runs a slash command. Everything it says goes to the transcript or the viewer; nothing reaches a model. */
 export function runCommand(parsed: Exclude<ParsedSlash, null>, ctx: CommandContext): void {
@@ -102,6 +141,10 @@ export function runCommand(parsed: Exclude<ParsedSlash, null>, ctx: CommandConte
   if (parsed.kind === "unknown") {
     say(`✗ unknown command /${parsed.name} — /help lists the commands (it was not sent to the model)`);
     return;
+  }
+  if (parsed.kind === "custom") {
+    if (!ctx.runCustom) return say(`✗ /${parsed.name} is not available here`);
+    return ctx.runCustom(parsed.name, parsed.arg);
   }
   const open = (title: string, lines: DocLine[]): void => ctx.dispatchView({ type: "open", target: { kind: "doc", title, lines } });
   const swap = (to: { resume?: string }, what: string): void => {

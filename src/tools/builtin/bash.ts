@@ -83,6 +83,14 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
   };
 }
 
+/**
+ * A command the person typed (`!command` in the dashboard): the same launcher, sandbox, output
+ * cap and timeout as an agent's foreground bash call, with no permission check — it is their own.
+ */
+export function runPersonCommand(command: string, cwd: string, sandbox: SandboxMode | undefined, signal: AbortSignal, agentId: string, opts: BashOptions): Promise<ToolResult> {
+  return runForeground(command, cwd, opts.bashTimeoutMs, { signal, sandbox, agentId }, opts);
+}
+
 async function runForeground(
   command: string,
   cwd: string,

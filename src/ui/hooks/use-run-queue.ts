@@ -13,8 +13,10 @@ export interface RunQueue {
   setNotice(notice: string | undefined): void;
   /** How the last run ended (the exit code depends on it). */
   readonly lastStatus: MutableRefObject<SessionStatus | undefined>;
-  /** Runs `text` now, or queues it behind the run in progress. */
-  submit(text: string): void;
+  /** Runs `text` now, or queues it behind the run in progress; `model` (a custom command's) for that turn only. */
+  submit(text: string, model?: string): void;
+  /** The coordinator's answer of the last run that gave one (Markdown, as the model wrote it). */
+  readonly lastAnswer: MutableRefObject<string>;
   /** Cancels the run and drops the queue. */
   cancelRun(): void;
 }
@@ -28,18 +30,27 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
   const [queued, setQueued] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | undefined>();
   const runningRef = useRef(false);
-  const queueRef = useRef<string[]>([]);
+  const queueRef = useRef<{ text: string; model?: string }[]>([]);
+  const lastAnswer = useRef("");
   const lastStatus = useRef<SessionStatus | undefined>(undefined);
   // The callbacks are read through refs so `submit` keeps one identity for the session.
   const hooks = useRef({ stopped, onRunStart });
   hooks.current = { stopped, onRunStart };
 
   const submit = useCallback(
-    (text: string) => {
+    (text: string, model?: string) => {
       if (runningRef.current) {
-        queueRef.current = [...queueRef.current, text];
-        setQueued(queueRef.current);
+        queueRef.current = [...queueRef.current, { text, model }];
+        setQueued(queueRef.current.map((q) => q.text));
         return;
+      }
+      const before = session.modelName;
+      if (model) {
+        try {
+          session.setModel(model);
+        } catch (error) {
+          setNotice(`model ${model}: ${error instanceof Error ? error.message : String(error)}; the run uses ${before}`);
+        }
       }
       runningRef.current = true;
       setRunning(true);
@@ -51,6 +62,7 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
         .then(
           (result) => {
             lastStatus.current = result.status;
+            if (result.answer.trim()) lastAnswer.current = result.answer;
             if (result.status !== "done" && result.status !== "idle") setNotice(`run ${result.status}`);
           },
           (error: unknown) => {
@@ -59,12 +71,13 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
           },
         )
         .finally(() => {
+          if (model && session.modelName !== before) session.setModel(before);
           runningRef.current = false;
           setRunning(false);
           const [next, ...rest] = queueRef.current;
           queueRef.current = rest;
-          setQueued(rest);
-          if (next !== undefined && !hooks.current.stopped()) submit(next);
+          setQueued(rest.map((q) => q.text));
+          if (next !== undefined && !hooks.current.stopped()) submit(next.text, next.model);
         });
     },
     [session],
@@ -78,5 +91,5 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
     setNotice("cancelling…");
   }, [session]);
 
-  return { running, runningRef, queued, notice, setNotice, lastStatus, submit, cancelRun };
+  return { running, runningRef, queued, notice, setNotice, lastStatus, submit, cancelRun, lastAnswer };
 }

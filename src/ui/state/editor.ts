@@ -22,6 +22,8 @@ export type EditorAction =
   | { type: "history_next" }
   | { type: "clear" }
   | { type: "kill_line" }
+  /** Replaces text[start, end) with `text`; the cursor goes after it (a completion, a collapsed paste). */
+  | { type: "splice"; start: number; end: number; text: string }
   /** Records the current text in history and empties the box. */
   | { type: "submitted" };
 
@@ -81,6 +83,10 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return { ...state, cursor: lineEnd(text, cursor) };
     case "kill_line":
       return { ...state, text: text.slice(0, lineStart(text, cursor)) + text.slice(cursor), cursor: lineStart(text, cursor) };
+    case "splice": {
+      const add = action.text.replace(/\r\n?/g, "\n");
+      return { ...state, text: text.slice(0, action.start) + add + text.slice(action.end), cursor: action.start + add.length };
+    }
     case "history_prev": {
       if (state.historyIndex <= 0) return state;
       const saved = state.historyIndex >= state.history.length ? { ...state, draft: text } : state;

@@ -1,3 +1,4 @@
+import { displayPrompt } from "../prompt-context.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
@@ -172,7 +173,7 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish({ session: { ...state.session, status: event.status } });
     case "user_message": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      draft.setAgent(pushEntries(agent, textEntries(draft, "user", event.text), max, null));
+      draft.setAgent(pushEntries(agent, textEntries(draft, "user", displayPrompt(event.text)), max, null));
       return draft.finish();
     }
     case "agent_started": {
