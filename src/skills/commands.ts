@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { splitAllowedTools } from "./allowed-tools.js";
 import { readSkillFrontMatter, skillSource } from "./frontmatter.js";
 
 /**
@@ -97,7 +98,7 @@ function readCommand(file: string): Omit<CustomCommand, "name" | "file" | "origi
   }
   const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
   const tools = data["allowed-tools"];
-  const allowedTools = Array.isArray(tools) ? tools.filter((t): t is string => typeof t === "string") : (str(tools)?.split(/[\s,]+/).filter(Boolean) ?? []);
+  const allowedTools = Array.isArray(tools) ? tools.filter((t): t is string => typeof t === "string") : splitAllowedTools(str(tools) ?? "");
   body = body.trim();
   return {
     description: str(data.description) ?? body.split("\n")[0]!.slice(0, 80),
