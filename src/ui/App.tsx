@@ -190,7 +190,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     prompt.send(text);
     return true;
   };
-  const input = useInput({ submit: onSubmit, paneFocused: focus !== null, custom: prompt.custom, mentions: session.input?.mentions });
+  const input = useInput({ submit: onSubmit, paneFocused: focus !== null, custom: prompt.custom, mentions: session.input?.mentions, onKey: () => runs.notice && runs.setNotice(undefined) });
   inputRef.current = input;
 
   const submitRef = useRef(runs.submit);

@@ -126,7 +126,7 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
   );
 }
 
-/** The notice (what is happening now), then as many key hints as fit, whole. */
+/** The status (what just happened; it clears on the next key), a separator, then as many key hints as fit, whole. */
 interface KeyHintsProps {
   hints: readonly Field[];
   notice?: string;
@@ -138,13 +138,17 @@ const sameFields = (a: readonly Field[], b: readonly Field[]): boolean => a.leng
 /** The hints are rebuilt on every render of the App, but change only with what has focus. */
 export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.notice === b.notice && a.width === b.width && sameFields(a.hints, b.hints));
 
+/** Between the status (what just happened) and the key hints, so the two never read as one. */
+export const STATUS_SEPARATOR = " │ ";
+
 function KeyHintsLine({ hints, notice, width }: KeyHintsProps): React.JSX.Element {
-  const room = width - (notice ? stringWidth(notice) + 1 : 0);
+  const room = width - (notice ? stringWidth(notice) + stringWidth(STATUS_SEPARATOR) : 0);
   const shown = room > 0 ? fitFields(hints, room) : [];
   return (
     <Box height={1}>
       <Text wrap="truncate-end">
-        {notice ? <Text color={color("warn")}>{notice} </Text> : null}
+        {notice ? <Text color={color("warn")}>{notice}</Text> : null}
+        {notice && shown.length ? <Text color={color("border")}>{STATUS_SEPARATOR}</Text> : null}
         <Text color={color("muted")}>{shown.map((h) => h.text).join(" · ")}</Text>
       </Text>
     </Box>

@@ -49,14 +49,14 @@ describe("slash commands", () => {
     await see("Ask orca");
     await type("/help");
     await press(ENTER);
-    await see("Keys — Input box");
+    await see("Commands (type / for the list");
     await see("/mode [default|accept-edits|plan|bypass]");
     await press(ESC);
-    await notSee("Keys — Input box", "? help");
+    await notSee("Commands (type / for the list", "? help");
     await press("?");
-    await see("Keys — Input box");
+    await see("Commands (type / for the list");
     await press("q");
-    await notSee("Keys — Input box", "? help");
+    await notSee("Commands (type / for the list", "? help");
     await type("what?");
     await see("what?");
     expect(session.runs).toEqual([]);

@@ -27,10 +27,12 @@ export interface InputOptions {
   custom?: readonly CustomSlash[];
   /** What `@typed` completes to (absent: no completion). */
   mentions?(typed: string): string[];
+  /** Any key the box sees (before it is handled): the status line clears on the next action. */
+  onKey?(): void;
 }
 
 /** The input box's key layer: editing, history, pastes, and the popup (/commands, @paths). Text keys land here last. */
-export function useInput({ submit, paneFocused, custom = [], mentions }: InputOptions): InputBox {
+export function useInput({ submit, paneFocused, custom = [], mentions, onKey }: InputOptions): InputBox {
   // The ref is the truth between renders: keys that arrive in one read (a line and its Enter) are
   // handled before React re-renders, and must see each other's edits.
   const editorRef = useRef(emptyEditor);
@@ -107,6 +109,7 @@ export function useInput({ submit, paneFocused, custom = [], mentions }: InputOp
   useKeyLayer(KeyPriority.Input, {
     observe: (press) => {
       if (!press.pasted) pasting.current = null;
+      onKey?.();
     },
     actions: {
       submit: () => {
