@@ -139,3 +139,26 @@ describe("input conventions in tmux", () => {
     expect(after).toContain(`noted ${pasted.length} chars`);
   });
 });
+
+describe("the answer printed after exit", () => {
+  it("is printed inert: an OSC 52 or a title in the model's answer acts on nothing", { timeout: 90_000 }, async () => {
+    const clipboard = "\u001B]52;c;ZWNobyBQV05FRA==\u0007";
+    const title = "\u001B]2;PWNED-TITLE\u0007";
+    server = await startScriptedServer([{ text: `final${clipboard}${title}-answer`, usage }]);
+    ws = tempWorkspace();
+    term = start();
+    const t = term;
+    t.tmux("set-option", "-g", "set-clipboard", "on");
+    t.tmux("set-option", "-g", "allow-rename", "on");
+    t.tmux("select-pane", "-t", "e2e", "-T", "clean-title");
+    await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
+    t.keys("-l", "hello");
+    t.keys("Enter");
+    await t.waitFor("the answer", (s) => s.includes("-answer"));
+    t.keys("C-c");
+    const after = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
+    expect(after).toMatch(/final.*-answer/);
+    expect(t.tmux("list-buffers")).toBe("");
+    expect(t.display("#{pane_title}")).toBe("clean-title");
+  });
+});
