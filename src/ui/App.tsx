@@ -168,7 +168,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const addressed = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
   const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
   /** Enter: a /command; a message for the addressed sub-agent; a message waking the coordinator; else a prompt. */
-  const onSubmit = (text: string): boolean => {
+  const onSubmit = (text: string, shown?: string): boolean => {
     const parsed = parseSlash(text, prompt.custom);
     if (parsed) {
       runCommand(parsed, commandContext);
@@ -178,6 +178,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
       prompt.shell(text.slice(1).trim());
       return true;
     }
+    if (shown) store.showAs(text, shown);
     if (addressed) {
       const sent = session.message(addressed.id, text);
       runs.setNotice(sent.ok ? `sent to ${addressed.name}: it reads it before its next step` : sent.error);

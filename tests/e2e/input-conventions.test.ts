@@ -111,6 +111,19 @@ describe("input conventions in tmux", () => {
     t.keys("Enter");
     await t.waitFor("the refusal", (s) => s.includes('✗ /model: "/foo" is not a model name'));
 
+    // /doctor, /tools, /hooks: what the subcommands print, in the viewer.
+    for (const [command, shows] of [
+      ["/doctor", /sandbox: (on|unavailable)[\s\S]*programs:/],
+      ["/tools", /built-in tools:[\s\S]*read_file/],
+      ["/hooks", /hooks: none configured/],
+    ] as const) {
+      t.keys("-l", command);
+      t.keys("Enter");
+      await t.waitFor(command, (s) => shows.test(s));
+      t.keys("Escape");
+      await t.waitFor("the viewer to close", (s) => s.includes("Ask orca") && !shows.test(s));
+    }
+
     // /copy: an OSC 52 sequence with the answer's code block, through tmux's passthrough.
     t.keys("-l", "give code");
     t.keys("Enter");
@@ -132,6 +145,8 @@ describe("input conventions in tmux", () => {
     t.keys("Enter");
     const fifth = await answered(5);
     expect(userText(fifth)).toBe(pasted);
+    await t.waitFor("the turn shown collapsed", (s) => s.includes(`noted ${pasted.length} chars`));
+    expect(t.screen()).not.toContain("line 30 xxx");
 
     // After exit the alternate screen is gone; the last answer stays on the normal screen.
     t.keys("C-c");

@@ -57,12 +57,17 @@ describe("status and input", () => {
     expect(frame()).not.toContain("row 20");
     await press(..." tail", ENTER);
     await vi.waitFor(() => expect(session.runs).toEqual([`${sent} tail`]));
+    // The transcript shows the turn as the box did; the session got the whole text.
+    await see(`[pasted ${sent.length} chars, 40 lines] tail`);
+    expect(frame()).not.toContain("row 20");
     session.finishRun();
     await press(PASTE_START, text, PASTE_END);
     await see(`[pasted ${sent.length} chars, 40 lines]`);
     await press("\u000F"); // Ctrl+O: the text itself, to edit
     await see("row 39");
-    expect(frame()).not.toContain("[pasted");
+    const box = frame().slice(frame().lastIndexOf("╭"));
+    expect(box).toContain("row 39");
+    expect(box).not.toContain("[pasted");
     await press(ENTER);
     await vi.waitFor(() => expect(session.runs).toEqual([`${sent} tail`, sent]));
   });

@@ -19,8 +19,11 @@ export interface InputBox {
 }
 
 export interface InputOptions {
-  /** Sends the text (a prompt, a message for a sub-agent, or a /command). False: not sent, the text stays. */
-  submit(text: string): boolean | void;
+  /**
+   * Sends the text (a prompt, a message for a sub-agent, or a /command). False: not sent, the text
+   * stays. `shown`: how the box showed it, when shorter (long pastes as their tokens).
+   */
+  submit(text: string, shown?: string): boolean | void;
   /** A sub-agent pane has focus: ↑/↓ select its tool calls instead of browsing history. */
   paneFocused: boolean;
   /** The project's and user's own commands, offered after the built-in ones. */
@@ -125,7 +128,8 @@ export function useInput({ submit, paneFocused, custom = [], mentions, onKey }: 
           if (submit(pick.label) === false) return;
           return void done();
         }
-        if (submit(expandPastes(text, pastes.current)) === false) return;
+        const full = expandPastes(text, pastes.current);
+        if (submit(full, full === text ? undefined : text) === false) return;
         done();
       },
       newline: () => edit({ type: "insert", text: "\n" }),

@@ -91,8 +91,25 @@ export class DashboardStore {
   }
 
   push(event: OrcaEvent): void {
-    this.queue.push(event);
+    this.queue.push(event.type === "user_message" ? this.shown(event) : event);
     this.schedule();
+  }
+
+  /** Texts sent whole and shown shorter (a long paste as its token): full → shown. */
+  private showing: { full: string; shown: string }[] = [];
+
+  /** The next message holding `full` shows `shown` in its place (the log keeps the whole text). */
+  showAs(full: string, shown: string): void {
+    this.showing = [...this.showing.slice(-7), { full, shown }];
+  }
+
+  private shown(event: Extract<OrcaEvent, { type: "user_message" }>): OrcaEvent {
+    const i = this.showing.findIndex((s) => event.text.includes(s.full));
+    if (i < 0) return event;
+    const { full, shown } = this.showing[i]!;
+    this.showing = this.showing.filter((_, j) => j !== i);
+    // A copy: the same event object went to the log and to other subscribers.
+    return { ...event, text: event.text.replace(full, () => shown) };
   }
 
   private schedule(): void {
