@@ -91,7 +91,8 @@ export class Session implements SessionApi {
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
-    this.input = userInput({ workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode, run: deps.personCommand });
+    const inputDeps = { workspace: deps.workspace, run: deps.personCommand, emit: this.bus.emit, agentId: () => this.rootAgentId };
+    this.input = userInput({ ...inputDeps, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode });
     this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);

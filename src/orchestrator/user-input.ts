@@ -2,6 +2,7 @@ import { readAttachment, mentionCandidates, type Attached } from "../tools/attac
 import type { ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../config/schema.js";
+import type { EmitFn } from "../events/types.js";
 
 /** What `!command` gave back: its output (capped as a bash call's is) and exit code. */
 export interface PersonCommandResult {
@@ -23,6 +24,9 @@ export interface UserInputApi {
 
 export interface UserInputDeps {
   workspace: Workspace;
+  /** Where the user_shell event goes (the session's bus), as the coordinator's. */
+  emit?: EmitFn;
+  agentId?(): string;
   readDenied(relative: string): string | undefined;
   mode(): PermissionMode;
   /** runPersonCommand bound to the session's shells; absent, `!command` says it is not available. */
@@ -39,7 +43,9 @@ export function userInput(deps: UserInputDeps): UserInputApi {
       const result = await deps.run(command, deps.mode() === "plan" ? "read-only" : undefined, signal);
       const meta = (result.meta ?? {}) as { exitCode?: number; sandbox?: string };
       const text = result.content || result.error || "";
-      return { output: text.replace(/\n\[exit code: -?\d+\]$/, ""), exitCode: meta.exitCode ?? null, sandbox: meta.sandbox ?? "none" };
+      const run = { output: text.replace(/\n\[exit code: -?\d+\]$/, ""), exitCode: meta.exitCode ?? null, sandbox: meta.sandbox ?? "none" };
+      deps.emit?.({ type: "user_shell", agentId: deps.agentId?.() ?? "", command, ...run });
+      return run;
     },
   };
 }

@@ -43,3 +43,13 @@ export function displayPrompt(text: string): string {
     .replace(/^The user ran these commands themselves; their output:\n/, "")
     .replace(BLOCK, (_m, kind: string, _k, value: string) => (kind === "user-shell" ? `[ran ! ${unattr(value)}]` : `[attached @${unattr(value)}]`));
 }
+
+const SHOWN_LINES = 20;
+
+/** How the transcript shows a `!command` the person ran (the user_shell event): the first lines of its output. */
+export function userShellLines(run: ShellRun & { sandbox: string }): string[] {
+  const lines = run.output.split("\n");
+  const cut = lines.length > SHOWN_LINES ? [...lines.slice(0, SHOWN_LINES), `… ${lines.length - SHOWN_LINES} more lines`] : lines;
+  const how = run.sandbox === "none" ? "outside any sandbox" : `in the ${run.sandbox} sandbox`;
+  return [`! ${run.command}`, ...cut.map((l) => `  ${l}`), `(exit ${run.exitCode ?? "?"} · ran ${how}; the model sees it with your next message)`];
+}

@@ -35,11 +35,17 @@ describe("!command through the session", () => {
     server = await startScriptedServer([]);
     orchestra = await testOrchestra(ws, server.url);
     const input = orchestra.session.input;
+    const logged: unknown[] = [];
+    orchestra.session.bus.subscribe((e) => {
+      if (e.type === "user_shell") logged.push({ command: e.command, output: e.output, exitCode: e.exitCode, sandbox: e.sandbox, agentId: e.agentId });
+    });
     const signal = new AbortController().signal;
 
     const hi = await input.shell("echo hi; echo in > inside.txt", signal);
     expect(hi).toEqual({ output: "hi", exitCode: 0, sandbox: "workspace-write" });
     expect(fs.readFileSync(ws.file("inside.txt"), "utf8")).toBe("in\n");
+    // The log and the dashboard get it as the coordinator's user_shell event.
+    expect(logged[0]).toEqual({ command: "echo hi; echo in > inside.txt", output: "hi", exitCode: 0, sandbox: "workspace-write", agentId: orchestra.session.rootAgentId });
 
     const marker = path.join(outside.dir, "marker");
     const escaped = await input.shell(`touch ${marker}`, signal);

@@ -27,8 +27,6 @@ interface Options {
   restore(text: string): void;
 }
 
-const OUTPUT_LINES = 20;
-
 /**
  * What the input box adds to a plain prompt: `!command`, `@path` attachments and custom commands.
  * The person sees one line per block in the transcript; the model reads the blocks (prompt-context.ts).
@@ -81,16 +79,10 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
       const input = session.input;
       if (!command.trim()) return say(["! needs a command: !ls -la"]);
       if (!input) return say(["✗ !command is not available here"]);
-      say([`! ${command}`]);
+      // The session's user_shell event puts the command and its output in the transcript (and the log).
       const controller = new AbortController();
       input.shell(command, controller.signal).then(
-        (run) => {
-          pendingShell.current.push({ command, output: run.output, exitCode: run.exitCode });
-          const lines = run.output.split("\n");
-          const cut = lines.length > OUTPUT_LINES ? [...lines.slice(0, OUTPUT_LINES), `… ${lines.length - OUTPUT_LINES} more lines`] : lines;
-          const how = run.sandbox === "none" ? "outside any sandbox" : `in the ${run.sandbox} sandbox`;
-          say([...cut.map((l) => `  ${l}`), `(exit ${run.exitCode ?? "?"} · ran ${how}; the model sees it with your next message)`]);
-        },
+        (run) => void pendingShell.current.push({ command, output: run.output, exitCode: run.exitCode }),
         (error: unknown) => say([`✗ !${command}: ${errorLine(error)}`]),
       );
     },

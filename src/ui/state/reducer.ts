@@ -1,4 +1,4 @@
-import { displayPrompt } from "../prompt-context.js";
+import { displayPrompt, userShellLines } from "../prompt-context.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
@@ -328,6 +328,11 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     case "hook_finished":
       onHookFinished(draft, event, max);
       return draft.finish();
+    case "user_shell": {
+      const agent = draft.agent(state.rootAgentId, event.ts);
+      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", userShellLines(event).join("\n")), max, null));
+      return draft.finish();
+    }
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
