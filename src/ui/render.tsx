@@ -117,7 +117,8 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     approver.denyAll("dashboard closed");
     releaseKeys();
     screen.leave();
-    // The alternate screen took the conversation with it: the last answer stays in the scrollback.
-    if (lastAnswer.trim()) stdout.write(`${terminalSafe(lastAnswer).trimEnd()}\n`);
+    // The alternate screen took the conversation with it: the last answer stays in the scrollback
+    // (not when the terminal closed: there is nothing to write to).
+    if (lastAnswer.trim() && exitCode !== 129 && exitCode !== 143) stdout.write(`${terminalSafe(lastAnswer).trimEnd()}\n`);
   }
 }

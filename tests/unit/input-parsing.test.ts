@@ -2,7 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { expandCommand, loadCommands, splitArguments } from "../../src/skills/commands.js";
+import { projectSettings } from "../../src/config/trust.js";
+import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";
+import { commandDirs, expandCommand, loadCommands, splitArguments } from "../../src/skills/commands.js";
 import { codeBlocks, copySelection, osc52 } from "../../src/ui/clipboard.js";
 import { exportTarget, writeExport } from "../../src/ui/export.js";
 import { completeMention, mentionAt, mentionsIn } from "../../src/ui/mentions.js";
@@ -92,6 +94,23 @@ describe("custom commands", () => {
       expect(loaded.skipped.join("\n")).toMatch(/help\.md: \/help is a built-in command/);
       expect(loaded.skipped.join("\n")).toMatch(/bad\.md: front matter is not valid YAML/);
       expect(loaded.skipped.join("\n")).toMatch(/link\.md: not a regular file/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a project's commands are its settings", () => {
+  it("the trust prompt lists them, and an untrusted folder's are not read", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "orca-cmd-trust-"));
+    try {
+      fs.mkdirSync(path.join(root, ".claude/commands"), { recursive: true });
+      fs.writeFileSync(path.join(root, ".claude/commands/deploy.md"), "run the deploy");
+      const listed = projectSettings(root).filter((s) => s.kind === "commands");
+      expect(listed.map((s) => s.name)).toEqual([".claude/commands"]);
+      expect(describeProjectSetting(listed[0]!)).toEqual(["custom commands: /deploy (prompts sent when you run them)"]);
+      expect(loadCommands(commandDirs(root, undefined, false), []).commands).toEqual([]);
+      expect(loadCommands(commandDirs(root, undefined, true), []).commands.map((c) => c.name)).toEqual(["deploy"]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
