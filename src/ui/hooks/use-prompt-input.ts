@@ -80,8 +80,8 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
       if (!command.trim()) return say(["! needs a command: !ls -la"]);
       if (!input) return say(["✗ !command is not available here"]);
       // The session's user_shell event puts the command and its output in the transcript (and the log).
-      const controller = new AbortController();
-      input.shell(command, controller.signal).then(
+      // Bounded by tools.bash_timeout, as an agent's command is; nothing here cancels it sooner.
+      input.shell(command, new AbortController().signal).then(
         (run) => void pendingShell.current.push({ command, output: run.output, exitCode: run.exitCode }),
         (error: unknown) => say([`✗ !${command}: ${errorLine(error)}`]),
       );
