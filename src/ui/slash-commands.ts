@@ -7,7 +7,7 @@ import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { copyNotice, copySelection, osc52 } from "./clipboard.js";
 import { conversationMarkdown, exportTarget, writeExport } from "./export.js";
-import { modelArgProblem, type CustomSlash, type ParsedSlash, type SlashName } from "./slash.js";
+import { modelArgProblem, SLASH_COMMANDS, type CustomSlash, type ParsedSlash, type SlashName } from "./slash.js";
 import type { DashboardStore } from "./state/store.js";
 import type { DocLine, ViewAction } from "./state/ui.js";
 
@@ -153,5 +153,6 @@ export function runCommand(parsed: Exclude<ParsedSlash, null>, ctx: CommandConte
     say(`${what}…`);
     ctx.host.switchSession(to).then(ctx.switchTo, (error: unknown) => say(`✗ /${parsed.name}: ${errorLine(error)}`));
   };
+  if (parsed.arg && !SLASH_COMMANDS.find((c) => c.name === parsed.name)?.args) return say(`✗ /${parsed.name} takes no argument (it was not run)`);
   SLASH_HANDLERS[parsed.name]({ arg: parsed.arg, ctx, say, open, swap });
 }

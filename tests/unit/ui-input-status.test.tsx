@@ -72,6 +72,14 @@ describe("status and input", () => {
     await vi.waitFor(() => expect(session.runs).toEqual([`${sent} tail`, sent]));
   });
 
+  it("a command that takes no argument refuses one in a line, and does not run", async () => {
+    const { see, press, session } = mount();
+    await see("Ask orca");
+    await press(..."/exit now", ENTER);
+    await see("✗ /exit takes no argument (it was not run)");
+    expect(session.runs).toEqual([]);
+  });
+
   it("/hooks opens what the host reports", async () => {
     const { see, press } = mount({ report: async (what) => [`${what}: 2 configured`, "  PreToolUse"] });
     await see("Ask orca");
