@@ -150,6 +150,10 @@ function dashboardHost(o: {
       listSessions(dataDir(o.current().config))
         .filter((s) => path.resolve(s.workspace) === o.workspace)
         .map((s) => ({ id: s.id, startedAt: s.startedAt, status: s.status, firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)" })),
+    memory: () => {
+      const s = o.current();
+      return { ...s.instructions, untrusted: s.ignored.some((i) => i.kind === "instructions") };
+    },
     switchSession: (to) => o.replace(to.resume),
   };
 }

@@ -29,6 +29,8 @@ export interface AgentRunnerDeps {
   budget(): RunBudget | null;
   skillsIndex?: string;
   preloadSkills?(names: string[]): string;
+  /** The project instructions section; joined for the root agent, and for sub-agents as config and definition say. */
+  instructions?: string;
   compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
 }
 
@@ -67,6 +69,7 @@ export class AgentRunner {
       // An index of skills the agent cannot load would only mislead it.
       skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
       preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
+      instructions: (agent.definition.instructions ?? (agent.parentId ? this.deps.config.instructions.subagents : true)) ? this.deps.instructions : "",
     });
     agent.history.push({ role: "system", content: system }, { role: "user", content: task });
     this.deps.emit({

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describeHooks } from "../config/hooks.js";
+import { importsOf } from "../config/instruction-imports.js";
 import { agentFileNames } from "../config/setting-files.js";
 import { listNames, type ProjectSetting } from "../config/trust.js";
 import { parseSkillFile } from "../skills/frontmatter.js";
@@ -29,10 +30,21 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
         return describeSkills(setting.path);
       case "hooks":
         return describeClaudeHooks(fs.readFileSync(setting.path, "utf8"));
+      case "instructions":
+        return describeInstructions(setting.path);
     }
   } catch (error) {
     return [`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`];
   }
+}
+
+/** Instructions are prose the agents follow: their size, and the files a CLAUDE.md would import (each still confined to the repository). */
+function describeInstructions(file: string): string[] {
+  const text = fs.readFileSync(file, "utf8");
+  const lines = [`instructions for every agent: ${text.split("\n").length} lines, ${text.length} characters`];
+  const imports = path.basename(file) === "CLAUDE.md" ? importsOf(text) : [];
+  if (imports.length) lines.push(`imports ${imports.join(", ")}`);
+  return lines;
 }
 
 function describeClaudeHooks(text: string): string[] {
