@@ -19,6 +19,7 @@ export const DEMO_EDIT_MS = 1800;
  */
 export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, version: string): Promise<number> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "orca-demo-"));
+  const releaseSignals = removeOnTermination(base);
   const workspace = path.join(base, "tiny-calc");
   fs.cpSync(path.join(packageDir, "demo", "sample-project"), workspace, { recursive: true });
   const configFile = path.join(base, "config.yaml");
@@ -39,7 +40,42 @@ export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, ver
   } finally {
     await server.close();
     fs.rmSync(base, { recursive: true, force: true });
+    releaseSignals();
   }
+}
+
+/** How long an orderly end after SIGTERM or SIGHUP may take before the demo removes its folder and exits anyway. */
+const SIGNAL_GRACE_MS = 3_000;
+
+/**
+ * The demo's folder goes however the process ends. Ink's signal-exit re-raises a SIGTERM or
+ * SIGHUP once no other listener is left, and the dashboard lets go of its own as it leaves the
+ * screen: without one here the process died by the signal before `finally` ran. With it, a
+ * signal lets the dashboard end in order (exit 143 / 129); a signal before the dashboard is up,
+ * an end that hangs, or a second signal removes the folder and exits at once.
+ */
+function removeOnTermination(base: string): () => void {
+  const remove = (): void => fs.rmSync(base, { recursive: true, force: true });
+  let timer: NodeJS.Timeout | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const code = signal === "SIGTERM" ? 143 : 129;
+    const now = (): never => {
+      remove();
+      process.exit(code);
+    };
+    if (timer) now();
+    timer = setTimeout(now, SIGNAL_GRACE_MS);
+    timer.unref();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+  process.on("exit", remove);
+  return () => {
+    clearTimeout(timer);
+    process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onSignal);
+    process.off("exit", remove);
+  };
 }
 
 /**

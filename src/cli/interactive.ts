@@ -6,6 +6,7 @@ import { createSession, ignoredWarning, type CreateSessionOptions, type SessionS
 import { dataDir } from "../config/load.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
+import { dashboardSessions } from "./sessions-command.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import type { DashboardHost } from "../ui/host.js";
 import { resolveKeymap } from "../ui/keymap.js";
@@ -146,10 +147,7 @@ function dashboardHost(o: {
         skills: s.skills.skills.map((k) => ({ name: k.name, description: clip(oneLine(k.description), 120) })),
       };
     },
-    listSessions: () =>
-      listSessions(dataDir(o.current().config))
-        .filter((s) => path.resolve(s.workspace) === o.workspace)
-        .map((s) => ({ id: s.id, startedAt: s.startedAt, status: s.status, firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)" })),
+    listSessions: () => dashboardSessions(listSessions(dataDir(o.current().config)), o.workspace, o.current().session.id),
     memory: () => {
       const s = o.current();
       return { ...s.instructions, untrusted: s.ignored.some((i) => i.kind === "instructions") };
