@@ -29,15 +29,6 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
     printEvent(event, format, io, session.rootAgentId, session.redactor);
   });
   for (const warning of started.warnings) io.stderr.write(`orca: warning: ${session.redactor.redactJson(warning)}\n`);
-  // A prompt that cannot fit the model's window is a usage error: said, not sent.
-  const tooLarge = promptFitProblem(prompt, session.modelName, contextWindowFor(session.modelName, started.config.model.context_window));
-  if (tooLarge) {
-    io.stderr.write(`orca: ${tooLarge}\n`);
-    unsubscribe();
-    await session.close("idle");
-    return 2;
-  }
-
 
   let interrupted = 0;
   const quit = () => {
@@ -69,6 +60,15 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
 
   let result: RunResult;
   try {
+    // A prompt that cannot fit the model's window is a usage error: said, not sent. Counted with the
+    // signal handlers in place, so a Ctrl+C during a long count is not lost.
+    const tooLarge = promptFitProblem(prompt, session.modelName, contextWindowFor(session.modelName, started.config.model.context_window));
+    if (tooLarge) {
+      io.stderr.write(`orca: ${tooLarge}\n`);
+      unsubscribe();
+      await session.close("idle");
+      return 2;
+    }
     session.start();
     result = await session.run(prompt);
   } finally {

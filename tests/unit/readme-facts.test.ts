@@ -18,7 +18,7 @@ describe("README.md agrees with the code", () => {
     const known = new Set<string>(SLASH_COMMANDS.map((c) => c.name));
     expect(named.filter((n) => !known.has(n))).toEqual([]);
     const table = blockOf(fs.readFileSync(path.join(ROOT, "docs/dashboard.md"), "utf8"), "commands");
-    const listed = [...table.matchAll(/^\| `\/([a-z][\w-]*)/gm)].map((m) => m[1]!);
+    const listed = [...(table ?? "").matchAll(/^\| `\/([a-z][\w-]*)/gm)].map((m) => m[1]!);
     expect(listed).toEqual(SLASH_COMMANDS.map((c) => c.name));
   });
 
