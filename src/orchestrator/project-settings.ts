@@ -41,7 +41,8 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
 /** Instructions are prose the agents follow: their size, and the files a CLAUDE.md would import (each still confined to the repository). */
 function describeInstructions(file: string): string[] {
   const text = fs.readFileSync(file, "utf8");
-  const lines = [`instructions for every agent: ${text.split("\n").length} lines, ${text.length} characters`];
+  const count = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  const lines = [`instructions for every agent: ${count} line${count === 1 ? "" : "s"}, ${text.length} characters`];
   const imports = path.basename(file) === "CLAUDE.md" ? importsOf(text) : [];
   if (imports.length) lines.push(`imports ${imports.join(", ")}`);
   return lines;

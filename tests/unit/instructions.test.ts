@@ -6,6 +6,7 @@ import { importsOf } from "../../src/config/instruction-imports.js";
 import { loadInstructions, type LoadInstructionsOptions } from "../../src/config/instructions.js";
 import { projectSettings } from "../../src/config/trust.js";
 import { writeStartingInstructions } from "../../src/orchestrator/init-instructions.js";
+import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";
 import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let ws: TempWorkspace | undefined;
@@ -72,7 +73,14 @@ describe("loadInstructions", () => {
     const report = load(ws, { project: false });
     expect(report.files.map((f) => [f.name, f.source])).toEqual([["~/.config/orca/AGENTS.md", "user"]]);
     expect(report.text).not.toContain("MARK-PROJECT");
-    expect(projectSettings(ws.dir).filter((s) => s.kind === "instructions").map((s) => s.name)).toEqual(["AGENTS.md", "CLAUDE.md"]);
+    const listed = projectSettings(ws.dir).filter((s) => s.kind === "instructions");
+    expect(listed.map((s) => s.name)).toEqual(["AGENTS.md", "CLAUDE.md"]);
+    // What the trust prompt says of each: its size, and what a CLAUDE.md would import.
+    write(ws.file("CLAUDE.md"), "MARK-CLAUDE\n@docs/a.md and @../b.md\n");
+    expect(listed.map((s) => describeProjectSetting(s))).toEqual([
+      ["instructions for every agent: 1 line, 13 characters"],
+      ["instructions for every agent: 2 lines, 36 characters", "imports docs/a.md, ../b.md"],
+    ]);
   });
 
   it("the deny rule is asked about each file's real path", () => {
