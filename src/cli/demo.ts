@@ -6,6 +6,7 @@ import { createDemoScript, DEMO_CONFIG, DEMO_PROMPT, demoSpeed } from "../model/
 import { startScriptedServer } from "../model/scripted.js";
 import type { AnyTool } from "../tools/tool.js";
 import { runInteractive } from "./interactive.js";
+import { holdTerminationSignals } from "./signal-hold.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 /** How long a demo edit takes at speed 1: long enough to read the queue line while the other editor waits. */
@@ -44,36 +45,16 @@ export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, ver
   }
 }
 
-/** How long an orderly end after SIGTERM or SIGHUP may take before the demo removes its folder and exits anyway. */
-const SIGNAL_GRACE_MS = 3_000;
-
 /**
- * The demo's folder goes however the process ends. Ink's signal-exit re-raises a SIGTERM or
- * SIGHUP once no other listener is left, and the dashboard lets go of its own as it leaves the
- * screen: without one here the process died by the signal before `finally` ran. With it, a
- * signal lets the dashboard end in order (exit 143 / 129); a signal before the dashboard is up,
- * an end that hangs, or a second signal removes the folder and exits at once.
+ * The demo's folder goes however the process ends: at exit, and when a SIGTERM or SIGHUP comes
+ * before the dashboard is up or its end hangs (signal-hold.ts).
  */
 function removeOnTermination(base: string): () => void {
   const remove = (): void => fs.rmSync(base, { recursive: true, force: true });
-  let timer: NodeJS.Timeout | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    const code = signal === "SIGTERM" ? 143 : 129;
-    const now = (): never => {
-      remove();
-      process.exit(code);
-    };
-    if (timer) now();
-    timer = setTimeout(now, SIGNAL_GRACE_MS);
-    timer.unref();
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGHUP", onSignal);
+  const release = holdTerminationSignals(remove);
   process.on("exit", remove);
   return () => {
-    clearTimeout(timer);
-    process.off("SIGTERM", onSignal);
-    process.off("SIGHUP", onSignal);
+    release();
     process.off("exit", remove);
   };
 }

@@ -13,6 +13,7 @@ import { resolveKeymap } from "../ui/keymap.js";
 import { runDashboard } from "../ui/render.js";
 import { clip, oneLine } from "../util/text.js";
 import type { WelcomeInfo } from "../ui/Welcome.js";
+import { holdTerminationSignals } from "./signal-hold.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 export interface InteractiveSetup {
@@ -43,6 +44,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   let started: SessionSetup | null = null;
   const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
+  let releaseSignals = (): void => {};
   const start = (resume: ResumePlan | undefined): Promise<SessionSetup> =>
     createSession({
       workspace: resume?.workspace ?? workspace,
@@ -86,6 +88,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       },
       workspace: path.resolve(workspace),
     });
+    // Kept through the close below: a signal ends the dashboard in order, never the process outright.
+    releaseSignals = holdTerminationSignals(() => started?.killChildrenSync());
     const dashboard = runDashboard({
       session: started.session,
       approver,
@@ -103,9 +107,11 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
     const { exitCode } = await dashboard;
     // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).
     await started.session.close(exitCode === 130 ? "cancelled" : "idle", exitCode === 129 || exitCode === 143 ? "other" : "prompt_input_exit");
+    releaseSignals();
     for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {
+    releaseSignals();
     process.off("exit", killOnExit);
     started?.killChildrenSync();
   }

@@ -47,3 +47,27 @@ describe("orca --demo ended by a signal", () => {
     });
   }
 });
+
+describe("the dashboard ended by a signal", () => {
+  it("SIGTERM: the session closes in order (session_finished logged), exit 143", { timeout: 60_000 }, async () => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-dash-signal-")));
+    const ws = path.join(tmp, "ws");
+    const data = path.join(tmp, "data");
+    fs.mkdirSync(ws);
+    fs.mkdirSync(path.join(tmp, "home"));
+    term = new TmuxTerminal("dash-sigterm");
+    const t = term;
+    const env = `HOME=${path.join(tmp, "home")} ORCA_DATA_DIR=${data} OPENAI_API_KEY=sk-test-signal`;
+    t.start(`env -u CI ${env} node ${path.join(ROOT, "bin", "orca.js")} --base-url http://127.0.0.1:8080/v1; echo EXIT=$?; sleep 60`, 120, 30, ws);
+    await t.waitFor("the welcome screen", (s) => s.includes("workspace") && s.includes("keys"), 30_000);
+    const shell = t.display("#{pane_pid}");
+    process.kill(Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim()), "SIGTERM");
+    const screen = await t.waitFor("orca's exit", (s) => /EXIT=\d+/.test(s), 30_000);
+    expect(screen).toContain("EXIT=143");
+    expect(screen).not.toContain("Terminated");
+    const logs = fs.readdirSync(path.join(data, "sessions")).filter((f) => f.endsWith(".jsonl"));
+    expect(logs).toHaveLength(1);
+    const last = fs.readFileSync(path.join(data, "sessions", logs[0]!), "utf8").trim().split("\n").at(-1)!;
+    expect(JSON.parse(last)).toMatchObject({ type: "session_finished", status: "idle" });
+  });
+});
