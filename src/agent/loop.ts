@@ -3,6 +3,7 @@ import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../eve
 import { type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import { ModelError } from "../util/errors.js";
 import { countPendingTokens, prepareRequestTokens } from "../model/tokens.js";
+import { requestFitProblem } from "../model/context-fit.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
@@ -41,8 +42,10 @@ export interface AgentRuntime {
    * messages not counted exactly yet (see quickRequestTokens).
    */
   estimateTokens(history: ChatMessage[], tools: ToolSpec[]): number;
-  /** The exact count, asked when the estimate alone would refuse the request (the token budget). */
+  /** The exact count, asked when the estimate alone would refuse the request (the token budget, the context window). */
   exactTokens?(history: ChatMessage[], tools: ToolSpec[]): number;
+  /** The model's context window in tokens: a request over it is refused unsent. */
+  contextWindow?: number;
   /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. */
   warmUp?(): void;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
@@ -143,6 +146,14 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
     }
     if (unaffordable) return stopped(lastText, unaffordable);
+    // Compaction (beforeRequest) has done what it could: a request still over the window is never sent.
+    if (agent.contextWindow && tokenEstimate > agent.contextWindow) {
+      const problem = requestFitProblem(agent.exactTokens?.(agent.history, tools) ?? tokenEstimate, agent.model.name, agent.contextWindow);
+      if (problem) {
+        agent.emit({ ...base, type: "error", where: "context", message: problem });
+        return outcome("failed", withReason(lastText, problem), lastText);
+      }
+    }
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
 

@@ -6,6 +6,7 @@ import { createDemoScript, DEMO_CONFIG, DEMO_PROMPT, demoSpeed } from "../model/
 import { startScriptedServer } from "../model/scripted.js";
 import type { AnyTool } from "../tools/tool.js";
 import { runInteractive } from "./interactive.js";
+import { holdTerminationSignals } from "./signal-hold.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 /** How long a demo edit takes at speed 1: long enough to read the queue line while the other editor waits. */
@@ -19,6 +20,7 @@ export const DEMO_EDIT_MS = 1800;
  */
 export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, version: string): Promise<number> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "orca-demo-"));
+  const releaseSignals = removeOnTermination(base);
   const workspace = path.join(base, "tiny-calc");
   fs.cpSync(path.join(packageDir, "demo", "sample-project"), workspace, { recursive: true });
   const configFile = path.join(base, "config.yaml");
@@ -39,7 +41,22 @@ export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, ver
   } finally {
     await server.close();
     fs.rmSync(base, { recursive: true, force: true });
+    releaseSignals();
   }
+}
+
+/**
+ * The demo's folder goes however the process ends: at exit, and when a SIGTERM or SIGHUP comes
+ * before the dashboard is up or its end hangs (signal-hold.ts).
+ */
+function removeOnTermination(base: string): () => void {
+  const remove = (): void => fs.rmSync(base, { recursive: true, force: true });
+  const release = holdTerminationSignals(remove);
+  process.on("exit", remove);
+  return () => {
+    release();
+    process.off("exit", remove);
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import path from "node:path";
 import { ConfigError } from "../util/errors.js";
 import { dataDir } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
@@ -18,16 +19,21 @@ const PROGRAMS: Array<[name: string, versionArgs: string[], purpose: string]> = 
 
 /**
  * `orca doctor`: whether commands will be sandboxed here and why not, which outside programs are
- * installed, and the Node version. Exit 1 when the sandbox is wanted but cannot run.
+ * installed, and the Node version. Exit 1 when the sandbox is wanted but cannot run, or a config file
+ * is broken (reported first; the other checks then run on the built-in defaults).
  */
 export async function runDoctor(args: CliArgs, io: MainIo, packageDir: string, version: string): Promise<number> {
   const out = (line = "") => io.stdout.write(`${line}\n`);
-  const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
-  const trustProject =
-    !interactive || trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir }).isTrusted(args.workspace);
-  const env = loadEnvironment({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir, trustProject });
   out(`orca ${version} · node ${process.version} · ${process.platform} ${process.arch}`);
-  out(`config: ${env.path ?? "(none found; built-in defaults)"}`);
+  const loaded = loadForDoctor(args, io, packageDir);
+  if (loaded.broken) {
+    // The rest of the checks still run, on the built-in defaults: a broken config is when a person needs them most.
+    out(`config: broken: ${loaded.broken.split("\n").join("\n  ")}`);
+    out("  the checks below use the built-in defaults");
+  } else {
+    out(`config: ${loaded.env.path ?? "(none found; built-in defaults)"}`);
+  }
+  const { env } = loaded;
 
   const workspace = new Workspace(env.workspaceRoot, env.config.permissions.additional_dirs);
   let status: SandboxStatus;
@@ -56,7 +62,23 @@ export async function runDoctor(args: CliArgs, io: MainIo, packageDir: string, v
     const found = await programVersion(name, versionArgs);
     out(`  ${name.padEnd(6)} ${(found ?? "not found").padEnd(28)} ${purpose}`);
   }
-  return status.available || enabled === false ? 0 : 1;
+  return loaded.broken === undefined && (status.available || enabled === false) ? 0 : 1;
+}
+
+/** The environment a run would load, or, when a config file is broken, the package's defaults and why. */
+function loadForDoctor(args: CliArgs, io: MainIo, packageDir: string): { env: ReturnType<typeof loadEnvironment>; broken?: string } {
+  try {
+    const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+    const trustProject =
+      !interactive || trustStoreFor({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir }).isTrusted(args.workspace);
+    return { env: loadEnvironment({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir, trustProject }) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const defaults = path.join(packageDir, "config.yaml");
+    // Only the package's own config and no project settings: nothing else of the broken setup is trusted to load.
+    const env = loadEnvironment({ workspace: args.workspace, configFile: defaults, env: {}, packageDir, trustProject: false });
+    return { env, broken: error.message };
+  }
 }
 
 function programVersion(name: string, versionArgs: string[]): Promise<string | null> {

@@ -4,6 +4,8 @@ import type { SessionSetup } from "../orchestrator/create.js";
 import { SETTLE_DEADLINE_MS } from "../orchestrator/lifecycle.js";
 import type { RunResult } from "../orchestrator/types.js";
 import { exitCodeFor } from "./args.js";
+import { promptFitProblem } from "../model/context-fit.js";
+import { contextWindowFor } from "../model/tokens.js";
 import { describeReaped } from "../sessions/leftovers.js";
 import type { OutputFormat } from "./types.js";
 
@@ -58,6 +60,15 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
 
   let result: RunResult;
   try {
+    // A prompt that cannot fit the model's window is a usage error: said, not sent. Counted with the
+    // signal handlers in place, so a Ctrl+C during a long count is not lost.
+    const tooLarge = promptFitProblem(prompt, session.modelName, contextWindowFor(session.modelName, started.config.model.context_window));
+    if (tooLarge) {
+      io.stderr.write(`orca: ${tooLarge}\n`);
+      unsubscribe();
+      await session.close("idle");
+      return 2;
+    }
     session.start();
     result = await session.run(prompt);
   } finally {

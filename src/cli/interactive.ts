@@ -6,12 +6,14 @@ import { createSession, ignoredWarning, type CreateSessionOptions, type SessionS
 import { dataDir } from "../config/load.js";
 import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
+import { dashboardSessions } from "./sessions-command.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
 import type { DashboardHost } from "../ui/host.js";
 import { resolveKeymap } from "../ui/keymap.js";
 import { runDashboard } from "../ui/render.js";
 import { clip, oneLine } from "../util/text.js";
 import type { WelcomeInfo } from "../ui/Welcome.js";
+import { holdTerminationSignals } from "./signal-hold.js";
 import type { CliArgs, MainIo } from "./types.js";
 import { dashboardCommands, dashboardReports } from "./dashboard-reports.js";
 
@@ -43,6 +45,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   let started: SessionSetup | null = null;
   const killOnExit = () => started?.killChildrenSync();
   process.on("exit", killOnExit);
+  let releaseSignals = (): void => {};
   const start = (resume: ResumePlan | undefined): Promise<SessionSetup> =>
     createSession({
       workspace: resume?.workspace ?? workspace,
@@ -86,6 +89,8 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       },
       workspace: path.resolve(workspace),
     });
+    // Kept through the close below: a signal ends the dashboard in order, never the process outright.
+    releaseSignals = holdTerminationSignals(() => started?.killChildrenSync());
     host.report = dashboardReports({ ...args, workspace }, { ...io, env }, packageDir, version);
     host.commands = dashboardCommands(path.resolve(workspace), env.HOME, trustProject);
     const dashboard = runDashboard({
@@ -105,9 +110,11 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
     const { exitCode } = await dashboard;
     // SessionEnd's reason: the user left (prompt_input_exit), or a signal closed the terminal (other).
     await started.session.close(exitCode === 130 ? "cancelled" : "idle", exitCode === 129 || exitCode === 143 ? "other" : "prompt_input_exit");
+    releaseSignals();
     for (const warning of started.warnings) io.stderr.write(`orca: warning: ${warning}\n`);
     return exitCode;
   } finally {
+    releaseSignals();
     process.off("exit", killOnExit);
     started?.killChildrenSync();
   }
@@ -149,10 +156,11 @@ function dashboardHost(o: {
         skills: s.skills.skills.map((k) => ({ name: k.name, description: clip(oneLine(k.description), 120) })),
       };
     },
-    listSessions: () =>
-      listSessions(dataDir(o.current().config))
-        .filter((s) => path.resolve(s.workspace) === o.workspace)
-        .map((s) => ({ id: s.id, startedAt: s.startedAt, status: s.status, firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)" })),
+    listSessions: () => dashboardSessions(listSessions(dataDir(o.current().config)), o.workspace, o.current().session.id),
+    memory: () => {
+      const s = o.current();
+      return { ...s.instructions, untrusted: s.ignored.some((i) => i.kind === "instructions") };
+    },
     switchSession: (to) => o.replace(to.resume),
   };
 }

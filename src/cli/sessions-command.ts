@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describeReaped, describeUnproven, reapSessions } from "../sessions/leftovers.js";
 import { listedSessions, listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
 import { clip, oneLine } from "../util/text.js";
@@ -27,6 +28,22 @@ export function formatSessions(dataDir: string, opts: { all?: boolean } = {}, se
   for (const r of rows) lines.push(`  ${fmt(r)}`);
   if (hiddenNote) lines.push(`(${hiddenNote})`);
   return lines;
+}
+
+/**
+ * /sessions in the dashboard: this folder's sessions as `orca sessions` lists them (none that never
+ * got an answer, no demo), with the one running here called what it is — its log has no end yet,
+ * which a listing alone would read as a crash.
+ */
+export function dashboardSessions(sessions: SessionInfo[], workspace: string, liveId: string): { id: string; startedAt: number; status: string; firstPrompt: string }[] {
+  return listedSessions(sessions)
+    .filter((s) => path.resolve(s.workspace) === path.resolve(workspace))
+    .map((s) => ({
+      id: s.id,
+      startedAt: s.startedAt,
+      status: s.id === liveId ? "this session" : s.status + (s.resumes ? ` (resumed ${s.resumes}×)` : ""),
+      firstPrompt: clip(oneLine(s.firstPrompt), 60) || "(no prompt)",
+    }));
 }
 
 function formatTime(ms: number): string {

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { checkBaseUrl, describeBaseUrlProblem } from "./base-url.js";
 import { checkWritableAreas, codePaths } from "./code-paths.js";
 import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
+import { didYouMeanKey } from "./known-keys.js";
 import { packageConfigSnapshot } from "../util/package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
 
@@ -145,12 +146,14 @@ function readYaml(file: string, packageDir: string): unknown {
 
 /** The value of a config file's text: a mapping of sections, or a ConfigError naming the line. */
 export function parseConfigText(text: string, file: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter: lines });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
-    const line = first.linePos?.[0]?.line;
-    const message = first.message.split("\n")[0];
-    throw new ConfigError(`${displayPath(file)}${line ? `:${line}` : ""}: invalid YAML: ${message}`);
+    const at = lines.linePos(first.pos[0]);
+    // yaml's own message ends with " at line L, column C"; the position leads the line instead, as a compiler's does.
+    const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigError(`${displayPath(file)}${at ? `:${at.line}:${at.col}` : ""}: invalid YAML: ${message}`);
   }
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return {};
@@ -174,7 +177,7 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
   const prefix = where ? `${where}` : "(top level)";
   switch (issue.code) {
     case "unrecognized_keys":
-      return issue.keys.map((key) => `${where ? `${where}.` : ""}${key}: unknown key`);
+      return issue.keys.map((key) => `${where ? `${where}.` : ""}${key}: unknown key${didYouMeanKey(configSchema, issue.path, key)}`);
     case "invalid_type":
       return [`${prefix}: expected ${issue.expected}${receivedOf(issue.input)}`];
     case "invalid_value":

@@ -233,6 +233,15 @@ export const configSchema = z.strictObject({
       paths: z.array(z.string()).default([]),
     })
     .prefault({}),
+  /** Project instructions (AGENTS.md, CLAUDE.md and its imports; config/instructions.ts). */
+  instructions: z
+    .strictObject({
+      /** Most characters all instruction files together may add to a system prompt; a file past it is skipped and named. */
+      max_chars: z.number().int().positive().default(40_000),
+      /** Sub-agents get them too (an agent definition's `instructions:` decides for its own agent). */
+      subagents: z.boolean().default(true),
+    })
+    .prefault({}),
   context: z
     .strictObject({
       compact_at: z.number().gt(0).lt(1).default(0.8),

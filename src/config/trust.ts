@@ -6,6 +6,7 @@ import { definesHooks } from "./hooks.js";
 import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 import { isFile } from "../util/fs.js";
+import { projectInstructionFiles } from "./instructions.js";
 
 /**
  * Workspace trust. A cloned repository can ship settings that act without asking: a config with
@@ -16,7 +17,7 @@ import { isFile } from "../util/fs.js";
 
 export const TRUST_FILE = "trusted-workspaces.json";
 
-export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks" | "commands";
+export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks" | "commands" | "instructions";
 
 /** A project-level source found in a workspace. */
 export interface ProjectSetting {
@@ -42,13 +43,17 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
 /**
  * The project-level sources `workspace` holds. An empty folder loads nothing, so it is not
  * listed; nor is .orca/config.yaml when `--config` names another file (it would not be read).
+ * Instruction files (AGENTS.md, CLAUDE.md) count too, up to the repository root: they steer
+ * every agent before the user says a word, as much as a config does.
  */
 export function projectSettings(workspace: string, opts: { configFile?: string } = {}): ProjectSetting[] {
   const root = path.resolve(workspace);
-  return SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
+  const settings = SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
     .filter((s) => (s.folder ? (s.kind === "agents" ? agentFileNames(s.path) : listNames(s.path)).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
-    .map(({ kind, name, path: p }) => ({ kind, name, path: p }));
+    .map(({ kind, name, path: p }): ProjectSetting => ({ kind, name, path: p }));
+  const instructions = projectInstructionFiles(root).map((p): ProjectSetting => ({ kind: "instructions", name: path.relative(root, p), path: p }));
+  return [...settings, ...instructions];
 }
 
 /** The folders the user trusted; a trusted folder covers everything under it. */

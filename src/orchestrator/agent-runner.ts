@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.js";
 import type { EmitFn } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, ToolSpec } from "../model/model.js";
-import { estimateRequestTokens, quickRequestTokens, warmTokenizer } from "../model/tokens.js";
+import { contextWindowFor, estimateRequestTokens, quickRequestTokens, warmTokenizer } from "../model/tokens.js";
 import type { ToolExecutor } from "../tools/executor.js";
 import { loadShellParser } from "../tools/shell/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -29,6 +29,8 @@ export interface AgentRunnerDeps {
   budget(): RunBudget | null;
   skillsIndex?: string;
   preloadSkills?(names: string[]): string;
+  /** The project instructions section; joined for the root agent, and for sub-agents as config and definition say. */
+  instructions?: string;
   compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
 }
 
@@ -67,6 +69,7 @@ export class AgentRunner {
       // An index of skills the agent cannot load would only mislead it.
       skillsIndex: allowsTool(agent.definition, "get_skill") ? (this.deps.skillsIndex ?? "") : "",
       preloadedSkills: agent.definition.skills.length ? (this.deps.preloadSkills?.(agent.definition.skills) ?? "") : "",
+      instructions: (agent.definition.instructions ?? (agent.parentId ? this.deps.config.instructions.subagents : true)) ? this.deps.instructions : "",
     });
     agent.history.push({ role: "system", content: system }, { role: "user", content: task });
     this.deps.emit({
@@ -113,6 +116,7 @@ export class AgentRunner {
           claimCallId: (id) => this.deps.agents.claimCallId(id),
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => quickRequestTokens(history, tools, agent.model.name).tokens,
           exactTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
+          contextWindow: contextWindowFor(agent.model.name, config.model.context_window),
           warmUp: () => {
             warmTokenizer(agent.model.name);
             loadShellParser().catch(() => undefined); // a failure is reported by the permission check that needs it

@@ -32,6 +32,8 @@ import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 import { codePaths } from "../config/code-paths.js";
+import { loadSessionInstructions } from "./instructions.js";
+import { secretEnvValues } from "./secret-env.js";
 
 export interface CreateSessionOptions {
   workspace: string;
@@ -84,6 +86,8 @@ export interface SessionSetup {
   warnings: string[];
   /** Project settings found but not loaded because the folder is not trusted. */
   ignored: ProjectSetting[];
+  /** AGENTS.md, CLAUDE.md and imports joined into system prompts, and those skipped (/memory). */
+  instructions: ReturnType<typeof loadSessionInstructions>;
   /**
    * Lifecycle hooks (issue #15), wired into the session. The CLI's signal handlers call
    * `hooks.settleSubagents` before a forced exit. A workspace's hooks run in the command sandbox
@@ -124,7 +128,8 @@ export function loadEnvironment(
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
   const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
   const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
-  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks };
+  const instructions = loadSessionInstructions({ config: loaded.config, workspaceRoot, home, project });
+  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks, instructions };
 }
 
 /**
@@ -180,6 +185,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     ...skills.skipped.map((s) => `skill ${s.path} skipped: ${s.reason}`),
     ...loadedEnv.mcpJson.errors,
     ...loadedEnv.hooks.warnings,
+    ...loadedEnv.instructions.skipped.map((s) => `instructions ${s.name} skipped: ${s.reason}`),
   ];
   const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
 
@@ -299,6 +305,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       mcp: mcp ?? undefined,
       ready,
       skillsIndex: renderSkillsIndex(skills.skills, config.skills.index_max_chars),
+      instructions: loadedEnv.instructions.text,
       preloadSkills: (names) => {
         const { text, missing } = preloadSkills(names, skills.skills);
         for (const name of missing) warnings.push(`skill "${name}" named by an agent definition was not found`);
@@ -356,6 +363,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     mcp,
     warnings,
     ignored: loadedEnv.ignored,
+    instructions: loadedEnv.instructions,
     hooks,
     killChildrenSync: () => {
       hooks.killAllSync();
@@ -371,16 +379,6 @@ export { newSessionId };
 /** The one line that says a folder's own settings were left out, and which. */
 export function ignoredWarning(ignored: readonly ProjectSetting[]): string {
   return `folder not trusted: project settings not loaded: ${ignored.map((s) => s.name).join(", ")}`;
-}
-
-/**
- * MCP env values that are credentials. Most env values are paths or flags (MEMORY_FILE_PATH,
- * PROJECT_ROOT); redacting those would blank the workspace path out of the log and break resume.
- */
-function secretEnvValues(env: Record<string, string>): string[] {
-  return Object.entries(env)
-    .filter(([name]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION/i.test(name))
-    .map(([, value]) => value);
 }
 
 /**

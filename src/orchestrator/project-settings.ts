@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describeHooks } from "../config/hooks.js";
+import { importsOf } from "../config/instruction-imports.js";
 import { agentFileNames } from "../config/setting-files.js";
 import { listNames, type ProjectSetting } from "../config/trust.js";
 import { parseSkillFile } from "../skills/frontmatter.js";
@@ -31,6 +32,8 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
         return describeClaudeHooks(fs.readFileSync(setting.path, "utf8"));
       case "commands":
         return describeCommands(setting.path);
+      case "instructions":
+        return describeInstructions(setting.path);
     }
   } catch (error) {
     return [`cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`];
@@ -41,6 +44,16 @@ export function describeProjectSetting(setting: ProjectSetting): string[] {
 function describeCommands(dir: string): string[] {
   const names = listNames(dir).filter((n) => n.endsWith(".md"));
   return [`custom commands: ${names.map((n) => `/${n.slice(0, -3)}`).join(", ")} (prompts sent when you run them)`];
+}
+
+/** Instructions are prose the agents follow: their size, and the files a CLAUDE.md would import (each still confined to the repository). */
+function describeInstructions(file: string): string[] {
+  const text = fs.readFileSync(file, "utf8");
+  const count = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  const lines = [`instructions for every agent: ${count} line${count === 1 ? "" : "s"}, ${text.length} characters`];
+  const imports = path.basename(file) === "CLAUDE.md" ? importsOf(text) : [];
+  if (imports.length) lines.push(`imports ${imports.join(", ")}`);
+  return lines;
 }
 
 function describeClaudeHooks(text: string): string[] {

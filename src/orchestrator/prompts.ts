@@ -11,6 +11,8 @@ export interface PromptContext {
   delegates: AgentDefinition[];
   skillsIndex: string;
   preloadedSkills: string;
+  /** The project instructions section (config/instructions.ts), or "" when this agent goes without. */
+  instructions?: string;
 }
 
 /** The system prompt an agent starts with: its definition's body plus what it needs to know here. */
@@ -49,6 +51,7 @@ export function buildSystemPrompt(definition: AgentDefinition, ctx: PromptContex
       ].join("\n"),
     );
   }
+  if (ctx.instructions) parts.push(ctx.instructions);
   if (ctx.skillsIndex) parts.push(ctx.skillsIndex);
   if (ctx.preloadedSkills) parts.push(ctx.preloadedSkills);
   return parts.join("\n\n");

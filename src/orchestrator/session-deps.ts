@@ -28,6 +28,8 @@ export interface SessionDeps {
   ready?: Promise<void>;
   skillsIndex?: string;
   preloadSkills?(names: string[]): string;
+  /** The project instructions section for system prompts (config/instructions.ts). */
+  instructions?: string;
   /** Where the JSONL log goes; null for no log. */
   logFile: string | null;
   /** The log's lock when the caller holds it already (resume); else the log takes it. */

@@ -113,6 +113,7 @@ export class Session implements SessionApi {
       budget: () => this.runBudget,
       skillsIndex: deps.skillsIndex,
       preloadSkills: deps.preloadSkills,
+      instructions: deps.instructions,
       compact: deps.compact,
     });
     this.delegator = new Delegator({

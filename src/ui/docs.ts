@@ -118,3 +118,15 @@ export function keysMarkdown(keymap: Keymap): string {
   for (const row of helpRows(keymap)) out.push(`| ${row.layer} | ${cell(row.keys)} | ${cell(row.help)} |`);
   return out.join("\n");
 }
+
+/** /memory: the instruction files joined into system prompts, in order, and those skipped with why. */
+export function memoryDoc(host: DashboardHost | undefined): DocLine[] {
+  const report = host?.memory?.();
+  if (!report) return [heading("Instructions"), { text: "not available here" }];
+  const out: DocLine[] = [heading("Instructions in the system prompt (in this order)")];
+  if (!report.files.length) out.push({ text: "none: put an AGENTS.md in the project (/init writes a starting one) or ~/.config/orca/AGENTS.md" });
+  else out.push(...table(report.files.map((f) => [f.name, `${f.chars} chars`, f.importedBy ? `imported by ${f.importedBy}` : f.source === "user" ? "yours" : "project"])));
+  if (report.skipped.length) out.push(blank, heading("Skipped"), ...table(report.skipped.map((s) => [s.name, s.reason])));
+  if (report.untrusted) out.push(blank, { text: "The project's own files are not loaded: this folder is not trusted." });
+  return out;
+}

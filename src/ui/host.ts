@@ -1,3 +1,4 @@
+import type { InstructionsReport } from "../config/instructions.js";
 import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import type { LoadedCommands } from "../skills/commands.js";
@@ -21,6 +22,8 @@ export interface HostedSession {
 export interface DashboardHost {
   catalog?(): { agents: { name: string; description: string }[]; skills: { name: string; description: string }[] };
   listSessions?(): { id: string; startedAt: number; status: string; firstPrompt: string }[];
+  /** The instruction files this session's prompts hold (/memory); `untrusted` when the project's were left out. */
+  memory?(): InstructionsReport & { untrusted: boolean };
   /**
    * Closes the current session and starts another: a new one (/clear), or the logged one whose id
    * starts with `resume` (/resume). Rejects with a one-line error (nothing changed then).

@@ -2,7 +2,8 @@ import type { Dispatch } from "react";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { errorLine } from "../util/text.js";
-import { agentsDoc, costDoc, helpDoc, mcpDoc, sessionsDoc, skillsDoc } from "./docs.js";
+import { writeStartingInstructions } from "../orchestrator/init-instructions.js";
+import { agentsDoc, costDoc, helpDoc, mcpDoc, memoryDoc, sessionsDoc, skillsDoc } from "./docs.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { copyNotice, copySelection, osc52 } from "./clipboard.js";
@@ -103,6 +104,16 @@ export const SLASH_HANDLERS: SlashHandlers = {
   },
   mcp: ({ ctx, open }) => open("mcp", mcpDoc(ctx.store.getSnapshot(), ctx.session.mcpServers())),
   skills: ({ ctx, open }) => open("skills", skillsDoc(ctx.host)),
+  memory: ({ ctx, open }) => open("memory", memoryDoc(ctx.host)),
+  init: ({ ctx, say }) => {
+    try {
+      const result = writeStartingInstructions(ctx.session.workspaceRoot);
+      if ("exists" in result) return say(`✗ /init: ${result.exists} exists; it was left as it is`);
+      say(`wrote ${result.written} from a scan of the project: edit it; it joins the system prompt from the next session (/clear)`);
+    } catch (error) {
+      say(`✗ /init: ${errorLine(error)}`);
+    }
+  },
   sessions: ({ ctx, open }) => open("sessions", sessionsDoc(ctx.host)),
   resume: ({ arg, ctx, open, swap }) => (arg ? swap({ resume: arg }, `resuming ${arg}`) : open("sessions", sessionsDoc(ctx.host))),
   hooks: ({ ctx, say, open }) => report(ctx, "hooks", say, open),

@@ -12,6 +12,8 @@ export const SLASH_COMMANDS = [
   { name: "mode", args: "[default|accept-edits|plan|bypass]", help: "show or switch the permission mode (also Shift+Tab)" },
   { name: "mcp", args: "", help: "MCP servers: state, tools, why one failed" },
   { name: "skills", args: "", help: "the skills agents can load" },
+  { name: "memory", args: "", help: "the instruction files (AGENTS.md, CLAUDE.md…) in the system prompt" },
+  { name: "init", args: "", help: "write a starting AGENTS.md from a scan of the project (never overwrites)" },
   { name: "sessions", args: "", help: "logged sessions of this folder" },
   { name: "hooks", args: "", help: "the hooks orca runs, what each matches, where it is configured" },
   { name: "tools", args: "", help: "the tools agents can have (built-in and MCP)" },

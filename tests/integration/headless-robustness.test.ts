@@ -63,7 +63,8 @@ describe("orca -p on the inputs that used to stall it", () => {
 
   it("SIGTERM while a 1 MB one-line prompt is being counted ends the process", { timeout: 90_000 }, async () => {
     const { server, ws } = await setup([{ kind: "hang" }]);
-    const child = spawn(process.execPath, [BIN, "-p", "--base-url", server.url, "-m", "gpt-4o", "--output-format", "stream-json"], {
+    // gpt-4.1: the o200k tokenizer, and a window the 130k-token line fits (gpt-4o's 128k would refuse it unsent).
+    const child = spawn(process.execPath, [BIN, "-p", "--base-url", server.url, "-m", "gpt-4.1", "--output-format", "stream-json"], {
       cwd: ws.dir,
       env: { PATH: process.env.PATH ?? "", HOME: ws.home, ORCA_DATA_DIR: ws.dataDir, OPENAI_API_KEY: TEST_KEY },
       stdio: ["pipe", "pipe", "pipe"],

@@ -253,9 +253,14 @@ describe("PreCompact", () => {
     hooks = { PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: 'echo "keep the whole history" >&2; exit 2' }] }] } as typeof hooks;
     orchestra = await testOrchestra(ws, server.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { PATH: process.env.PATH ?? "" } });
     events = collect(orchestra);
-    expect((await orchestra.session.run("read")).status).toBe("done");
+    const before = server.requests.length;
+    // Kept whole, the history outgrows the 4000-token window: that request is refused, not sent.
+    expect((await orchestra.session.run("read")).status).toBe("failed");
     expect(events.filter((e) => e.type === "compacted")).toEqual([]);
     expect(events.find((e) => e.type === "error" && e.where === "compaction")).toMatchObject({ message: "compaction skipped by a PreCompact hook: keep the whole history" });
+    expect(events.find((e) => e.type === "error" && e.where === "context")).toMatchObject({ message: expect.stringMatching(/context window is 4,000 tokens: not sent$/) as unknown as string });
+    const requests = events.filter((e) => e.type === "model_request");
+    expect(server.requests.length - before).toBe(requests.length);
   });
 
   it("runs with trigger manual for /compact (session.compact), where a matcher on auto does not fire", async () => {

@@ -79,7 +79,7 @@ const bus = new EventBus("s");
 let settle;
 const usage = { input: 0, output: 0, cached: 0 };
 const session = {
-  bus, id: "s", rootAgentId: "root", logFile: null, redactor: { redactJson: (s) => s },
+  bus, id: "s", rootAgentId: "root", modelName: "gpt-4o", logFile: null, redactor: { redactJson: (s) => s },
   start() {},
   run: () => new Promise((resolve) => (settle = resolve)),
   failStuckRun(message) {
@@ -90,7 +90,7 @@ const session = {
   totalUsage: () => usage,
   agents: () => [],
 };
-process.exitCode = await runHeadless({ session, warnings: [], killChildrenSync() {}, hooks: {} }, "go", "stream-json", process);
+process.exitCode = await runHeadless({ session, config: { model: {} }, warnings: [], killChildrenSync() {}, hooks: {} }, "go", "stream-json", process);
 `,
     );
     const child = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 30_000 });

@@ -72,12 +72,12 @@ describe("config loading", () => {
   it("reports one line naming the path for unknown keys, bad values and broken YAML", () => {
     ws = tempWorkspace();
     const cases: [string, RegExp][] = [
-      ["model:\n  nmae: x\n", /model\.nmae: unknown key$/],
+      ["model:\n  nmae: x\n", /model\.nmae: unknown key; did you mean name\?$/],
       ["agents:\n  max_parallel: many\n", /agents\.max_parallel: expected number, got string/],
       ["permissions:\n  mode: yolo\n", /permissions\.mode: expected one of "default", "accept-edits", "plan", "bypass"/],
       ["mcp_servers:\n  gh:\n    url: not a url\n", /mcp_servers\.gh\.url: /],
-      ["bogus: 1\n", /bogus: unknown key/],
-      ["model: [1\n", /invalid YAML/],
+      ["bogus: 1\n", /bogus: unknown key$/],
+      ["model: [1\n", /bad\.yaml:2:1: invalid YAML: Flow sequence/],
       ["- a list\n", /expected a mapping/],
     ];
     for (const [text, pattern] of cases) {
@@ -87,6 +87,29 @@ describe("config loading", () => {
       expect(message).toMatch(pattern);
       expect(message).not.toMatch(/ZodError|"code":/);
     }
+  });
+
+  it("suggests the nearest known key wherever the unknown one sits, and none when nothing is near", () => {
+    ws = tempWorkspace();
+    const cases: [string, string][] = [
+      ["permisions:\n  mode: plan\n", "permisions: unknown key; did you mean permissions?"],
+      ["sandbox:\n  network:\n    alow: []\n", "sandbox.network.alow: unknown key; did you mean allow?"],
+      // Inside a record (a server's name) and a union (stdio or remote): the branch's own keys.
+      ["mcp_servers:\n  gh:\n    command: x\n    agrs: []\n", "mcp_servers.gh.agrs: unknown key; did you mean args?"],
+      ["providers:\n  local:\n    type: openai\n    base_ulr: http://x/v1\n", "providers.local.base_ulr: unknown key; did you mean base_url?"],
+      ["model:\n  colour: red\n", "model.colour: unknown key"],
+    ];
+    for (const [text, line] of cases) {
+      const file = write(path.join(ws.home, "bad.yaml"), text);
+      expect(errorOf(() => load({ configFile: file }))).toBe(`${file}: ${line}`);
+    }
+  });
+
+  it("gives a YAML error's line and column, counted from 1", () => {
+    ws = tempWorkspace();
+    const file = write(path.join(ws.home, "bad.yaml"), "model:\n  name: gpt-4o\nagent:\n  max_steps: 5\n    oops: [\n");
+    // yaml places it at the value that a deeper line turns into a mapping: line 4, column 14.
+    expect(errorOf(() => load({ configFile: file }))).toBe(`${file}:4:14: invalid YAML: Nested mappings are not allowed in compact mappings`);
   });
 
   it("treats a section whose fields are all commented out as absent", () => {

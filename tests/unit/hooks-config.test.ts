@@ -79,7 +79,7 @@ describe("hooks in config.yaml", () => {
 
   it("bad hooks are one line naming the path", () => {
     ws = tempWorkspace();
-    expect(errorOf(() => load("hooks:\n  PreToolUze: []\n"))).toMatch(/hooks\.PreToolUze: unknown key$/);
+    expect(errorOf(() => load("hooks:\n  PreToolUze: []\n"))).toMatch(/hooks\.PreToolUze: unknown key; did you mean PreToolUse\?$/);
     expect(errorOf(() => load("hooks:\n  Stop:\n    - hooks: [{ type: http, url: 'http://x' }]\n"))).toMatch(/hooks\.Stop\.0\.hooks\.0\.(type|url)/);
     expect(errorOf(() => load("hooks:\n  Stop:\n    - hooks: [{ type: command, command: x, timeout: -1 }]\n"))).toMatch(/hooks\.Stop\.0\.hooks\.0\.timeout/);
     expect(errorOf(() => load("hooks:\n  PreToolUse:\n    - matcher: 'Bash('\n      hooks: [{ type: command, command: x }]\n"))).toMatch(

@@ -1,0 +1,73 @@
+/**
+ * `orca --demo` ended by SIGTERM or SIGHUP (a closed terminal, a `kill`): its temporary folder
+ * goes with it, and the exit code says which signal. Runs the built CLI in tmux (the dashboard
+ * needs a terminal), with TMPDIR pointed at a folder of the test's own so the demo's is the only
+ * thing that can appear there.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { TmuxTerminal } from "./tmux.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+let term: TmuxTerminal | undefined;
+let tmp: string | undefined;
+
+afterEach(() => {
+  term?.kill();
+  term = undefined;
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  tmp = undefined;
+});
+
+const demoFolders = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith("orca-demo-"));
+
+describe("orca --demo ended by a signal", () => {
+  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    it(`${signal}: exit ${code}, and the demo's temporary folder is gone`, { timeout: 60_000 }, async () => {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), "orca-demo-signal-"));
+      term = new TmuxTerminal(`demo-${signal.toLowerCase()}`);
+      const t = term;
+      t.start(`env -u CI TMPDIR=${tmp} ORCA_DEMO_SPEED=0.2 node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 120, 40, ROOT);
+      await t.waitFor("the demo running", (s) => s.includes("SCRIPTED DEMO") && s.includes("explorer"), 30_000);
+      expect(demoFolders(tmp)).toHaveLength(1);
+      // The shell's child is orca's node (env execs it).
+      const shell = t.display("#{pane_pid}");
+      const orca = Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim());
+      process.kill(orca, signal);
+      const screen = await t.waitFor("orca's exit", (s) => /EXIT=\d+/.test(s), 30_000);
+      expect(screen).toContain(`EXIT=${code}`);
+      // Died by the signal, the shell would have said so.
+      expect(screen).not.toMatch(/Terminated|Hangup/);
+      expect(demoFolders(tmp)).toEqual([]);
+    });
+  }
+});
+
+describe("the dashboard ended by a signal", () => {
+  it("SIGTERM: the session closes in order (session_finished logged), exit 143", { timeout: 60_000 }, async () => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-dash-signal-")));
+    const ws = path.join(tmp, "ws");
+    const data = path.join(tmp, "data");
+    fs.mkdirSync(ws);
+    fs.mkdirSync(path.join(tmp, "home"));
+    term = new TmuxTerminal("dash-sigterm");
+    const t = term;
+    const env = `HOME=${path.join(tmp, "home")} ORCA_DATA_DIR=${data} OPENAI_API_KEY=sk-test-signal`;
+    t.start(`env -u CI ${env} node ${path.join(ROOT, "bin", "orca.js")} --base-url http://127.0.0.1:8080/v1; echo EXIT=$?; sleep 60`, 120, 30, ws);
+    await t.waitFor("the welcome screen", (s) => s.includes("workspace") && s.includes("keys"), 30_000);
+    const shell = t.display("#{pane_pid}");
+    process.kill(Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim()), "SIGTERM");
+    const screen = await t.waitFor("orca's exit", (s) => /EXIT=\d+/.test(s), 30_000);
+    expect(screen).toContain("EXIT=143");
+    expect(screen).not.toContain("Terminated");
+    const logs = fs.readdirSync(path.join(data, "sessions")).filter((f) => f.endsWith(".jsonl"));
+    expect(logs).toHaveLength(1);
+    const last = fs.readFileSync(path.join(data, "sessions", logs[0]!), "utf8").trim().split("\n").at(-1)!;
+    expect(JSON.parse(last)).toMatchObject({ type: "session_finished", status: "idle" });
+  });
+});
