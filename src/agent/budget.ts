@@ -1,11 +1,22 @@
 import type { Usage } from "../events/types.js";
 import { BudgetExceeded } from "../util/errors.js";
+import { BudgetTree, formatUsd, type Admission, type BudgetAccount, type RequestPlan } from "./budget-tree.js";
 
 export interface BudgetLimits {
   maxTokens?: number;
   maxToolCalls?: number;
   /** Seconds. */
   maxDuration?: number;
+  /** USD. */
+  maxCostUsd?: number;
+}
+
+/** What the agent loop asks of the budget: whether to go on, whether a request may go out, how many calls may run. */
+export interface AgentBudget {
+  exceeded(): BudgetExceeded | null;
+  /** Before a request: let through (with the max_tokens it must carry) or refused; `recount` gives an exact count. */
+  admit(inputTokens: number, recount?: () => number): Admission | BudgetExceeded;
+  reserveToolCalls(wanted: number): number;
 }
 
 /**
@@ -14,26 +25,51 @@ export interface BudgetLimits {
  * requests included: the session feeds it every `usage` event of the run.
  */
 export class RunBudget {
-  private tokens = 0;
   private toolCalls = 0;
   private readonly startedAt = Date.now();
+  /** The accounts of the run and of each agent in it (budget-tree.ts): tokens, money and steps. */
+  readonly tree: BudgetTree;
 
-  constructor(private readonly limits: BudgetLimits) {}
+  constructor(
+    private readonly limits: BudgetLimits,
+    private readonly onReached: (account: BudgetAccount, reason: BudgetExceeded) => void = () => {},
+  ) {
+    this.tree = new BudgetTree({ maxTokens: limits.maxTokens, maxCostUsd: limits.maxCostUsd }, onReached);
+  }
 
-  addUsage(usage: Pick<Usage, "input" | "output">): void {
-    this.tokens += usage.input + usage.output;
+  /** A request's usage, charged to its agent's account and those above it. */
+  addUsage(usage: Pick<Usage, "input" | "output" | "cost"> & { agentId?: string }): void {
+    this.tree.charge(usage.agentId ?? "", usage);
   }
 
   /** Tokens the run has spent so far (input and output of every request). */
   get spent(): number {
-    return this.tokens;
+    return this.tree.run.tokens;
+  }
+
+  /** The loop's view for one agent, whose requests are priced by `plan`. */
+  forAgent(account: BudgetAccount, plan: Omit<RequestPlan, "inputTokens">): AgentBudget {
+    return {
+      exceeded: () => this.exceeded(),
+      admit: (inputTokens, recount) => {
+        const over = this.exceeded();
+        if (!over) return this.tree.admit(account, { ...plan, inputTokens }, recount);
+        this.onReached(this.tree.run, over);
+        return over;
+      },
+      reserveToolCalls: (wanted) => this.reserveToolCalls(wanted),
+    };
   }
 
   /** The limit reached, else null. */
   exceeded(): BudgetExceeded | null {
-    const { maxTokens, maxToolCalls, maxDuration } = this.limits;
-    if (maxTokens !== undefined && this.tokens >= maxTokens) {
-      return new BudgetExceeded("tokens", `token budget reached (${this.tokens} of ${maxTokens} tokens)`);
+    const { maxTokens, maxToolCalls, maxDuration, maxCostUsd } = this.limits;
+    const { tokens, cost } = this.tree.run;
+    if (maxTokens !== undefined && tokens >= maxTokens) {
+      return new BudgetExceeded("tokens", `token budget reached (${tokens} of ${maxTokens} tokens)`);
+    }
+    if (maxCostUsd !== undefined && cost >= maxCostUsd) {
+      return new BudgetExceeded("cost", `cost budget reached (${formatUsd(cost)} of ${formatUsd(maxCostUsd)} spent)`);
     }
     if (maxToolCalls !== undefined && this.toolCalls >= maxToolCalls) {
       return new BudgetExceeded("tool_calls", `tool-call budget reached (${this.toolCalls} of ${maxToolCalls} calls)`);
@@ -55,10 +91,11 @@ export class RunBudget {
    */
   admits(inputEstimate: number): BudgetExceeded | null {
     const { maxTokens } = this.limits;
-    if (maxTokens === undefined || this.tokens + inputEstimate < maxTokens) return null;
+    const { tokens } = this.tree.run;
+    if (maxTokens === undefined || tokens + inputEstimate < maxTokens) return null;
     return new BudgetExceeded(
       "tokens",
-      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${this.tokens} of ${maxTokens} tokens spent)`,
+      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${tokens} of ${maxTokens} tokens spent)`,
     );
   }
 

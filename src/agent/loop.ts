@@ -7,7 +7,7 @@ import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
-import type { RunBudget } from "./budget.js";
+import type { AgentBudget } from "./budget.js";
 import { errorLine } from "../util/text.js";
 import { abortReason, BudgetExceeded, Cancelled, type OrcaError, type ToolStatus } from "../util/errors.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
@@ -28,8 +28,8 @@ export interface AgentRuntime {
   emit: EmitFn;
   maxSteps: number;
   loopLimit: number;
-  /** The run's budget; the session counts every usage event of the run into it. */
-  budget: RunBudget;
+  /** The run's budget as this agent sees it (its account and those above); the session charges every usage event of the run to it. */
+  budget: AgentBudget;
   temperature?: number;
   maxOutputTokens?: number;
   /** Called before each request with the tools it will offer; may shrink the history (compaction). */
@@ -106,7 +106,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   const stopped = (partial: string, reason: OrcaError | null = signal.aborted ? abortReason(signal) : agent.budget.exceeded()): AgentOutcome => {
     if (reason instanceof BudgetExceeded) {
       const message = `Stopped: ${reason.message}.`;
-      agent.emit({ ...base, type: "error", where: "budget", message });
+      // One limit stops every agent under it; the line that says so is said once.
+      if (!reason.announced) agent.emit({ ...base, type: "error", where: "budget", message });
+      reason.announced = true;
       return outcome("budget", withReason(partial, message), partial);
     }
     // Reported where it happened; the agent's result says it too.
@@ -136,13 +138,10 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     if (signal.aborted) return stopped(lastText);
     let tokenEstimate = agent.estimateTokens(agent.history, tools);
     // Checked before sending, not after: a request that cannot end within the budget is never sent.
-    let unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
     // An upper bound over the budget may still fit once counted exactly.
-    if (unaffordable && agent.exactTokens) {
-      tokenEstimate = agent.exactTokens(agent.history, tools);
-      unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
-    }
-    if (unaffordable) return stopped(lastText, unaffordable);
+    const exact = agent.exactTokens;
+    const admission = agent.budget.admit(tokenEstimate, exact && (() => (tokenEstimate = exact(agent.history, tools))));
+    if (admission instanceof BudgetExceeded) return stopped(lastText, admission);
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
 
@@ -162,7 +161,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
           messages: agent.history,
           tools,
           temperature: agent.temperature,
-          maxOutputTokens: agent.maxOutputTokens,
+          // A money limit sets max_tokens to the output it can still pay for.
+          maxOutputTokens: admission.maxOutputTokens ?? agent.maxOutputTokens,
         },
         signal,
       );
@@ -211,6 +211,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     } finally {
       warmed();
+      admission.release();
     }
 
     // Reasoning the provider needs back rides with the message, in the history and in the log.

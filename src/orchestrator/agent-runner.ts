@@ -14,6 +14,7 @@ import type { Workspace } from "../tools/workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
+import { agentBudget } from "./budget-accounts.js";
 import { buildSystemPrompt } from "./prompts.js";
 
 export interface AgentRunnerDeps {
@@ -91,7 +92,7 @@ export class AgentRunner {
     agent.scope = scope;
     agent.status = "running";
     const { config } = this.deps;
-    const budget = this.deps.budget() ?? new RunBudget({});
+    const budget = agentBudget(this.deps.budget() ?? new RunBudget({}), agent, config.model.max_output_tokens, this.deps.emit);
     let outcome: AgentOutcome;
     try {
       outcome = await runAgentLoop(
