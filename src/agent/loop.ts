@@ -45,6 +45,8 @@ export interface AgentRuntime {
   exactTokens?(history: ChatMessage[], tools: ToolSpec[]): number;
   /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. */
   warmUp?(): void;
+  /** Looks at a turn's tool calls together before any runs (the fan-out guard): the calls not to run, each with its result. */
+  screenCalls?(calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>>;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
   inbox?: AgentInbox;
   /**
@@ -235,8 +237,15 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("loop", withReason(lastText, message), lastText);
     }
 
+    const refused = (await agent.screenCalls?.(toolCalls, signal)) ?? new Map<string, string>();
+    for (const call of toolCalls.filter((c) => refused.has(c.id))) answerAll(agent, [call], refused.get(call.id)!, "denied");
+    const allowed = refused.size ? toolCalls.filter((c) => !refused.has(c.id)) : toolCalls;
+    if (signal.aborted) {
+      answerAll(agent, allowed, CANCELLED_RESULT, "cancelled");
+      return stopped(lastText);
+    }
     // Reserved before running, so parallel agents of one run cannot all spend the same remainder.
-    const runnable = toolCalls.slice(0, agent.budget.reserveToolCalls(toolCalls.length));
+    const runnable = allowed.slice(0, agent.budget.reserveToolCalls(allowed.length));
     const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal, workspace: agent.workspace };
     let results: ToolResult[];
     try {
@@ -249,8 +258,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     }
     appendResults(agent, runnable, results, filesChanged);
-    if (runnable.length < toolCalls.length) {
-      const skipped = toolCalls.slice(runnable.length);
+    if (runnable.length < allowed.length) {
+      const skipped = allowed.slice(runnable.length);
       answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.", "denied");
     }
     if (signal.aborted) return stopped(lastText);

@@ -15,6 +15,7 @@ import { CancelScope } from "../util/cancel-scope.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
 import { agentBudget } from "./budget-accounts.js";
+import type { FanoutGuard } from "./fanout.js";
 import { buildSystemPrompt } from "./prompts.js";
 
 export interface AgentRunnerDeps {
@@ -28,6 +29,8 @@ export interface AgentRunnerDeps {
   delegator(): Delegator;
   /** The current run's budget; null between runs. */
   budget(): RunBudget | null;
+  /** Asks before a turn starts too many sub-agents at once (or too dear a set). */
+  fanout?: FanoutGuard;
   skillsIndex?: string;
   preloadSkills?(names: string[]): string;
   compact?(agent: AgentState, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[], force?: boolean): Promise<boolean | void>;
@@ -123,6 +126,7 @@ export class AgentRunner {
                 await this.deps.compact!(agent, history, signal, tools);
               }
             : undefined,
+          screenCalls: this.deps.fanout && ((calls, signal) => this.deps.fanout!.screen({ id: agent.id, parentId: agent.parentId, name: agent.definition.name }, calls, signal)),
           inbox: this.deps.delegator().inboxFor(agent),
           workspace: agent.workspace,
         },

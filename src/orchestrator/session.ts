@@ -23,6 +23,7 @@ import { Delegator } from "./delegation.js";
 import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
+import { sessionFanoutGuard } from "./fanout.js";
 import { Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
@@ -106,6 +107,7 @@ export class Session implements SessionApi {
       executor: () => this.executor,
       delegator: () => this.delegator,
       budget: () => this.runBudget,
+      fanout: sessionFanoutGuard({ config, approver: deps.approver, emit: this.bus.emit, definitions: deps.agents.definitions, agents: this.agentRegistry, modelFor: deps.modelFor, registry: this.registry }),
       skillsIndex: deps.skillsIndex,
       preloadSkills: deps.preloadSkills,
       compact: deps.compact,

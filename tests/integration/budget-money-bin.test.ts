@@ -142,7 +142,7 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
   });
 
   it("--max-cost is the run's money budget: a priced run that stays under it ends done", async () => {
-    server = await startScriptedServer([priced({ text: "hello there" }, 20)]);
+    server = await startScriptedServer(priced({ text: "hello there" }, 20));
     ws = tempWorkspace({ ".orca/config.yaml": CONFIG("") });
     const run = await runOrca(["-p", "hello", "--base-url", server.url, "--max-cost", "1", "--output-format", "json"], { ws });
     expect(run.code, run.stderr).toBe(0);
