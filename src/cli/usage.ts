@@ -70,7 +70,7 @@ Usage
 Options
 ${OPTIONS.map(optionLine).join("\n")}
 
-Exit codes: 0 done · 1 failed · 2 usage or config error · 3 step or token budget reached · 130 cancelled`;
+Exit codes: 0 done · 1 failed · 2 usage or config error · 3 a budget reached (steps, tokens, cost, time) · 130 cancelled`;
 
 /** A mistake on the command line: one `orca:` line, then the usage that helps fix it (exit 2). */
 export class UsageError extends ConfigError {
