@@ -191,7 +191,8 @@ export class BudgetTree {
     const left = tightest.costLeft()!;
     const inputCost = (plan.inputTokens * worstInputRate(plan.price)) / 1_000_000;
     const outputRate = plan.price.output / 1_000_000;
-    const affordable = outputRate > 0 ? Math.floor((left - inputCost) / outputRate) : Infinity;
+    // The epsilon keeps float noise ($0.04 / $0.00001 = 3999.9999…) from costing a token.
+    const affordable = outputRate > 0 ? Math.floor((left - inputCost) / outputRate + 1e-6) : Infinity;
     const maxOutputTokens = Math.min(plan.outputCap, affordable);
     if (maxOutputTokens < Math.min(plan.outputCap, MIN_OUTPUT_TOKENS)) {
       const least = inputCost + Math.min(plan.outputCap, MIN_OUTPUT_TOKENS) * outputRate;

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { BudgetTree, MIN_OUTPUT_TOKENS, type Admission } from "../../src/agent/budget-tree.js";
+import { RunBudget } from "../../src/agent/budget.js";
+import { outputLimitFor, worstInputRate } from "../../src/model/pricing.js";
+import { BudgetExceeded } from "../../src/util/errors.js";
+
+/** $1 per million in, $10 per million out: 1 000 output tokens cost $0.01. */
+const PRICE = { input: 1, output: 10 };
+const plan = (inputTokens: number, outputCap = 8_192) => ({ model: "m", inputTokens, price: PRICE, outputCap });
+
+function admitted(result: Admission | BudgetExceeded): Admission {
+  if (result instanceof BudgetExceeded) throw new Error(`refused: ${result.message}`);
+  return result;
+}
+
+describe("the budget tree", () => {
+  it("a child's limits are cut to what its parent has left when it opens, and say which were cut", () => {
+    const tree = new BudgetTree({ maxCostUsd: 1 });
+    const root = tree.open("coordinator", undefined, {}).account;
+    tree.charge("coordinator", { input: 1000, output: 100, cost: 0.4 });
+    const { account, cut, opened } = tree.open("explorer-1", "coordinator", { maxCostUsd: 5, maxSteps: 3 });
+    expect(opened).toBe(true);
+    expect(account.parent).toBe(root);
+    expect(account.limits.maxCostUsd).toBeCloseTo(0.6, 12);
+    expect(account.limits.maxSteps).toBe(3);
+    expect(cut).toEqual(["maxCostUsd"]);
+    // Opening again in the same run keeps the account.
+    expect(tree.open("explorer-1", "coordinator", { maxCostUsd: 5 })).toMatchObject({ account, opened: false });
+  });
+
+  it("charges an agent's usage to every account above it; a request without a price makes the cost unknown", () => {
+    const tree = new BudgetTree({});
+    tree.open("c", undefined, {});
+    tree.open("e", "c", {});
+    tree.charge("e", { input: 10, output: 5, cost: 0.25 });
+    tree.charge("e", { input: 1, output: 1 });
+    expect([tree.get("e")!.cost, tree.get("c")!.cost, tree.run.cost]).toEqual([0.25, 0.25, 0.25]);
+    expect([tree.get("e")!.tokens, tree.run.tokens]).toEqual([17, 17]);
+    expect(tree.run.unpriced).toBe(true);
+  });
+
+  it("sets max_tokens to what the tightest account can pay for, and holds it while the request is in flight", () => {
+    const tree = new BudgetTree({ maxCostUsd: 0.05 });
+    const a = tree.open("a", undefined, {}).account;
+    const b = tree.open("b", undefined, {}).account;
+    // 10 000 input tokens cost $0.01: $0.04 is left for output, 4 000 tokens.
+    const first = admitted(tree.admit(a, plan(10_000)));
+    expect(first.maxOutputTokens).toBe(4_000);
+    // A parallel request sees the hold: nothing is left for it.
+    const refused = tree.admit(b, plan(1_000));
+    expect(refused).toBeInstanceOf(BudgetExceeded);
+    expect((refused as BudgetExceeded).message).toMatch(/^cost budget reached: the next request \(about 1000 input tokens and at least 1024 of output\) would cost up to \$0\.0112, more than the \$0\.0000 left/);
+    // The limit is reached: the run's account is closed, whatever comes later.
+    first.release();
+    tree.charge("a", { input: 10_000, output: 100, cost: 0.011 });
+    expect(tree.admit(b, plan(10))).toBe(refused);
+  });
+
+  it("the cap bounds max_tokens, and a request that cannot afford MIN_OUTPUT_TOKENS is not sent", () => {
+    const tree = new BudgetTree({ maxCostUsd: 1 });
+    const a = tree.open("a", undefined, {}).account;
+    expect(admitted(tree.admit(a, plan(1_000, 2_000))).maxOutputTokens).toBe(2_000);
+    const poor = new BudgetTree({ maxCostUsd: 0.001 + (MIN_OUTPUT_TOKENS - 1) * 1e-5 });
+    expect(poor.admit(poor.open("a", undefined, {}).account, plan(1_000))).toBeInstanceOf(BudgetExceeded);
+    const enough = new BudgetTree({ maxCostUsd: 0.001 + MIN_OUTPUT_TOKENS * 1e-5 + 1e-9 });
+    expect(admitted(enough.admit(enough.open("a", undefined, {}).account, plan(1_000))).maxOutputTokens).toBe(MIN_OUTPUT_TOKENS);
+  });
+
+  it("an agent's own limit stops that agent and names it; the one told to stop is the account reached", () => {
+    const reached: string[] = [];
+    const tree = new BudgetTree({ maxCostUsd: 10 }, (account, reason) => reached.push(`${account.id}: ${reason.message}`));
+    tree.open("c", undefined, {});
+    const e = tree.open("e", "c", { maxSteps: 1, maxTokens: 500 }).account;
+    admitted(tree.admit(e, plan(100))).release();
+    expect(tree.admit(e, plan(100))).toMatchObject({ limit: "steps", message: "step budget of e reached (1 of 1 steps)" });
+    expect(reached).toEqual(["e: step budget of e reached (1 of 1 steps)"]);
+    const t = tree.open("t", "c", { maxTokens: 500 }).account;
+    expect(tree.admit(t, plan(600))).toMatchObject({ limit: "tokens", message: "token budget of t reached: the next request (about 600 input tokens) would pass max_tokens (0 of 500 tokens spent)" });
+  });
+
+  it("an upper-bound count that does not fit is recounted exactly before refusing", () => {
+    const reached: string[] = [];
+    const tree = new BudgetTree({ maxTokens: 1_000 }, (a) => reached.push(a.id));
+    const a = tree.open("a", undefined, {}).account;
+    expect(tree.admit(a, plan(5_000), () => 900)).not.toBeInstanceOf(BudgetExceeded);
+    expect(reached).toEqual([]);
+  });
+
+  it("no money limit anywhere: no max_tokens is set, and an unpriced model may run", () => {
+    const tree = new BudgetTree({ maxTokens: 1_000_000 });
+    const a = tree.open("a", undefined, {}).account;
+    expect(admitted(tree.admit(a, { model: "local", inputTokens: 10, outputCap: 8_192 })).maxOutputTokens).toBeUndefined();
+  });
+
+  it("a money limit with an unpriced model refuses, naming the model and model.price", () => {
+    const tree = new BudgetTree({ maxCostUsd: 1 });
+    expect(tree.admit(tree.open("a", undefined, {}).account, { model: "local", inputTokens: 10, outputCap: 100 })).toMatchObject({
+      message: "cost budget cannot be kept: orca has no price for model local (set model.price in config.yaml)",
+    });
+  });
+});
+
+describe("RunBudget", () => {
+  it("keeps the run's token messages and adds money: spent at or past the limit stops the run", () => {
+    const run = new RunBudget({ maxTokens: 100, maxCostUsd: 0.5 });
+    run.addUsage({ agentId: "x", input: 10, output: 10, cost: 0.5 });
+    expect(run.exceeded()?.message).toBe("cost budget reached ($0.5000 of $0.5000 spent)");
+    run.addUsage({ input: 80, output: 0, cost: 0 });
+    expect(run.exceeded()?.message).toBe("token budget reached (100 of 100 tokens)");
+    expect(run.spent).toBe(100);
+  });
+});
+
+describe("pricing for the check", () => {
+  it("prices input at the cache-write rate where it is higher, and knows the output limits of well-known models", () => {
+    expect(worstInputRate({ input: 3, output: 15, cacheWrite: 3.75, cached: 0.3 })).toBe(3.75);
+    expect(worstInputRate({ input: 2, output: 8, cached: 0.5 })).toBe(2);
+    expect(outputLimitFor("gpt-4o-2024-08-06")).toBe(16_384);
+    expect(outputLimitFor("gpt-4.1-mini")).toBe(32_768);
+    expect(outputLimitFor("gpt-4-1106-preview")).toBe(8_192);
+    expect(outputLimitFor("claude-opus-4-1")).toBe(32_000);
+    expect(outputLimitFor("claude-sonnet-4-5-20250929")).toBe(64_000);
+    expect(outputLimitFor("qwen2.5-coder")).toBe(8_192);
+  });
+});
