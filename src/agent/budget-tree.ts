@@ -172,11 +172,22 @@ export class BudgetTree {
     };
   }
 
+  /**
+   * Whether a request outside the agent's steps (compaction's summary) fits whole: its input and all
+   * of `plan.outputCap` (its own max_tokens). Nothing is held or closed; null when it fits.
+   */
+  fits(account: BudgetAccount, plan: RequestPlan): BudgetExceeded | null {
+    const verdict = this.check(account, plan, false);
+    if ("refused" in verdict) return verdict.refused;
+    if (verdict.maxOutputTokens === undefined || verdict.maxOutputTokens >= plan.outputCap) return null;
+    return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
+  }
+
   /** The check, with the blame: the account whose limit the request would pass. */
-  private check(account: BudgetAccount, plan: RequestPlan): { hold: number; maxOutputTokens?: number } | Refusal {
+  private check(account: BudgetAccount, plan: RequestPlan, isStep = true): { hold: number; maxOutputTokens?: number } | Refusal {
     const chain = account.chain();
     for (const a of chain) {
-      const refused = a.closed ?? stepsOrTokens(a, plan.inputTokens);
+      const refused = a.closed ?? stepsOrTokens(a, plan.inputTokens, isStep);
       if (refused) return this.reached(a, refused);
     }
     const money = chain.filter((a) => a.limits.maxCostUsd !== undefined);
@@ -222,10 +233,10 @@ function whose(account: BudgetAccount): string {
   return account.isRun ? "" : ` of ${account.id}`;
 }
 
-function stepsOrTokens(a: BudgetAccount, inputTokens: number): BudgetExceeded | null {
+function stepsOrTokens(a: BudgetAccount, inputTokens: number, isStep: boolean): BudgetExceeded | null {
   const { maxTokens, maxSteps } = a.limits;
   const of = whose(a);
-  if (maxSteps !== undefined && a.steps >= maxSteps) return new BudgetExceeded("steps", `step budget${of} reached (${a.steps} of ${maxSteps} steps)`);
+  if (isStep && maxSteps !== undefined && a.steps >= maxSteps) return new BudgetExceeded("steps", `step budget${of} reached (${a.steps} of ${maxSteps} steps)`);
   if (maxTokens === undefined) return null;
   if (a.tokens >= maxTokens) return new BudgetExceeded("tokens", `token budget${of} reached (${a.tokens} of ${maxTokens} tokens)`);
   // A request whose input alone would use up what is left cannot end within the budget: it needs at least one output token.

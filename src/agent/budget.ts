@@ -1,4 +1,5 @@
 import type { Usage } from "../events/types.js";
+import type { Model } from "../model/model.js";
 import { BudgetExceeded } from "../util/errors.js";
 import { BudgetTree, formatUsd, type Admission, type BudgetAccount, type RequestPlan } from "./budget-tree.js";
 
@@ -9,6 +10,14 @@ export interface BudgetLimits {
   maxDuration?: number;
   /** USD. */
   maxCostUsd?: number;
+}
+
+/** A summary request of compaction, checked against its agent's accounts. */
+export interface SummaryRequest {
+  agentId: string;
+  model: Pick<Model, "name" | "price">;
+  /** Its max_tokens. */
+  maxOutput: number;
 }
 
 /** What the agent loop asks of the budget: whether to go on, whether a request may go out, how many calls may run. */
@@ -89,10 +98,13 @@ export class RunBudget {
    * Checked before a request is sent: one whose input alone (orca's estimate) would use up what is
    * left cannot end within the budget — it needs at least one output token — so it is not sent.
    */
-  admits(inputEstimate: number): BudgetExceeded | null {
+  admits(inputEstimate: number, summary?: SummaryRequest): BudgetExceeded | null {
     const { maxTokens } = this.limits;
     const { tokens } = this.tree.run;
-    if (maxTokens === undefined || tokens + inputEstimate < maxTokens) return null;
+    // Compaction's summary: the agent's accounts must pay for its input and all its output too.
+    const account = summary && this.tree.get(summary.agentId);
+    const money = account ? this.tree.fits(account, { model: summary.model.name, price: summary.model.price, inputTokens: inputEstimate, outputCap: summary.maxOutput }) : null;
+    if (maxTokens === undefined || tokens + inputEstimate < maxTokens) return money;
     return new BudgetExceeded(
       "tokens",
       `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${tokens} of ${maxTokens} tokens spent)`,

@@ -111,6 +111,20 @@ describe("RunBudget", () => {
   });
 });
 
+describe("compaction's summary request", () => {
+  it("must fit whole under its agent's money limits (input and all its max_tokens), without taking a step", () => {
+    const run = new RunBudget({ maxCostUsd: 0.02 });
+    const a = run.tree.open("a", undefined, { maxSteps: 1 }).account;
+    admitted(run.tree.admit(a, plan(100))).release();
+    const summary = (maxOutput: number) => ({ agentId: "a", model: { name: "m", price: PRICE }, maxOutput });
+    // $0.001 of input and $0.01 of output fit in $0.02, though the agent's one step is used.
+    expect(run.admits(1_000, summary(1_000))).toBeNull();
+    expect(run.admits(1_000, summary(3_000))?.message).toBe(
+      "cost budget reached: a summary request (about 1000 input tokens and up to 3000 of output) would pass max_cost_usd",
+    );
+  });
+});
+
 describe("pricing for the check", () => {
   it("prices input at the cache-write rate where it is higher, and knows the output limits of well-known models", () => {
     expect(worstInputRate({ input: 3, output: 15, cacheWrite: 3.75, cached: 0.3 })).toBe(3.75);
