@@ -104,6 +104,45 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
     expect(log.at(-1)).toMatchObject({ type: "session_finished", status: "budget" });
   });
 
+  it("background sub-agents count and stop too: they are charged to the run, all end with status budget, and stream-json usage lines carry each agent's cost", async () => {
+    const OUTPUT = 3_000;
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          priced({ toolCalls: [delegateCall("look at A", "a", { background: true }), delegateCall("look at B", "b", { background: true })] }, 200),
+          priced({ text: "waiting for both" }, 10),
+          priced({ text: "never reached" }, 10),
+        ],
+        "explorer-1": busyExplorer(OUTPUT),
+        "explorer-2": busyExplorer(OUTPUT),
+      }),
+    );
+    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.2\n") });
+    const run = await runOrca(["-p", "survey the code", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(3);
+    const log = events();
+    const finished = of(log, "agent_finished");
+    expect(finished.map((e) => [e.agentId, e.status]).sort()).toEqual([
+      ["coordinator", "budget"],
+      ["explorer-1", "budget"],
+      ["explorer-2", "budget"],
+    ]);
+    const spent = of(log, "usage").reduce((sum, u) => sum + u.cost!, 0);
+    expect(spent).toBeLessThanOrEqual(0.2 + outputCost(OUTPUT));
+    expect(server.requests).toHaveLength(of(log, "model_request").length);
+    const stop = log.find((e) => e.type === "error" && e.where === "budget")!;
+    expect(of(log, "model_request").every((r) => r.ts <= stop.ts)).toBe(true);
+    // Each usage line says what its agent has cost so far.
+    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; agentId: string; cost?: number; agentCostUsd?: number });
+    const mine = lines.filter((l) => l.type === "usage" && l.agentId === "explorer-1");
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    let sum = 0;
+    for (const line of mine) {
+      sum += line.cost!;
+      expect(line.agentCostUsd).toBeCloseTo(sum, 12);
+    }
+  });
+
   it("a delegate budget larger than the parent's remainder is cut to it, and the child stops within it", async () => {
     const OUTPUT = 4_000;
     server = await startScriptedServer(

@@ -1,4 +1,9 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseAgentFile } from "../../src/agent/definition.js";
+import { ownLimits } from "../../src/orchestrator/budget-accounts.js";
 import { BudgetTree, MIN_OUTPUT_TOKENS, type Admission } from "../../src/agent/budget-tree.js";
 import { RunBudget } from "../../src/agent/budget.js";
 import { outputLimitFor, worstInputRate } from "../../src/model/pricing.js";
@@ -122,6 +127,28 @@ describe("compaction's summary request", () => {
     expect(run.admits(1_000, summary(3_000))?.message).toBe(
       "cost budget reached: a summary request (about 1000 input tokens and up to 3000 of output) would pass max_cost_usd",
     );
+  });
+});
+
+describe("budget: in an agent file", () => {
+  const write = (front: string): string => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-budget-def-"));
+    const file = path.join(dir, "a.md");
+    fs.writeFileSync(file, `---\nname: scout\ndescription: d\n${front}---\nYou scout.\n`);
+    return file;
+  };
+
+  it("is read as the agent's limits, and a delegate budget can only lower them", () => {
+    const definition = parseAgentFile(write("budget:\n  max_cost_usd: 0.5\n  max_steps: 8\n"));
+    if ("reason" in definition) throw new Error(definition.reason);
+    expect(definition.budget).toEqual({ maxCostUsd: 0.5, maxSteps: 8 });
+    expect(ownLimits({ definition, budget: { maxCostUsd: 2, maxTokens: 1000 } })).toEqual({ maxCostUsd: 0.5, maxSteps: 8, maxTokens: 1000 });
+    expect(ownLimits({ definition, budget: { maxCostUsd: 0.1 } })).toEqual({ maxCostUsd: 0.1, maxSteps: 8 });
+  });
+
+  it("refuses an unknown or a non-positive budget key with its path", () => {
+    expect(parseAgentFile(write("budget:\n  max_dollars: 1\n"))).toEqual({ reason: "budget: unknown key max_dollars" });
+    expect(parseAgentFile(write("budget:\n  max_cost_usd: 0\n"))).toMatchObject({ reason: expect.stringMatching(/^budget\.max_cost_usd: /) });
   });
 });
 
