@@ -1,10 +1,11 @@
 import { Box, Text } from "ink";
 import type React from "react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import type { FanoutQuestion, PermissionAnswer } from "../tools/approver.js";
 import { formatCost } from "./format.js";
 import type { PendingPermission } from "./dialog-approver.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
+import { useArming } from "./hooks/use-arming.js";
 import { KeyPriority, keysText } from "./keymap.js";
 import { DIALOG_ARM_MS } from "./PermissionDialog.js";
 import { visibleLine } from "./request-text.js";
@@ -42,29 +43,14 @@ export interface FanoutDialogProps {
 /**
  * A turn wants to start more sub-agents at once (or at a higher estimate) than the config lets it
  * without asking: the agents, their tasks and the estimate; y starts them all, n or Esc none.
- * Armed like the permission dialog, so keys typed as it appears never answer it.
+ * Armed like the permission dialog (hooks/use-arming.ts), so keys typed as it appears never answer it.
  */
 export function FanoutDialog({ pending, queued, width, height, onAnswer }: FanoutDialogProps): React.JSX.Element {
   const { request } = pending;
   const question = request.fanout;
   const keymap = useKeymap();
-  const [armed, setArmed] = useState(false);
+  const { armed, observe } = useArming(DIALOG_ARM_MS);
   const [scroll, setScroll] = useState(0);
-  const lastKey = useRef(0);
-  const timer = useRef<NodeJS.Timeout | undefined>(undefined);
-  const arm = (): void => {
-    clearTimeout(timer.current);
-    const wait = Math.max(0, lastKey.current + DIALOG_ARM_MS - Date.now());
-    timer.current = setTimeout(() => {
-      if (Date.now() - lastKey.current >= DIALOG_ARM_MS - 5) setArmed(true);
-      else arm();
-    }, wait);
-  };
-  useEffect(() => {
-    lastKey.current = Date.now();
-    arm();
-    return () => clearTimeout(timer.current);
-  }, []);
 
   const rows = useMemo(() => fanoutRows(question, width - 2), [question, width]);
   const room = Math.max(1, height - CHROME);
@@ -77,11 +63,7 @@ export function FanoutDialog({ pending, queued, width, height, onAnswer }: Fanou
     return true;
   };
   useKeyLayer(KeyPriority.Dialog, {
-    observe: (press) => {
-      if (armed || press.name === "ctrl") return;
-      lastKey.current = Date.now();
-      arm();
-    },
+    observe,
     actions: {
       allow_once: live(() => answer({ decision: "once" })),
       deny: live(() => answer({ decision: "deny" })),
