@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
 import { requestTokens } from "../fixtures/requests.js";
 
 /**
@@ -168,6 +168,24 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
     expect(childSpent).toBeLessThanOrEqual(child.maxCostUsd! + outputCost(OUTPUT));
     expect(of(log, "agent_finished").find((e) => e.agentId === "explorer-1")).toMatchObject({ status: "budget" });
     expect(server.requests).toHaveLength(of(log, "model_request").length);
+  });
+
+  it("a sub-agent's own limit ends that agent only: its parent reads the partial result and goes on", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [priced({ toolCalls: [delegateCall("look at A", "a", { budget: { max_steps: 2 } })] }, 50), priced({ text: "PARENT-GOES-ON" }, 10)],
+        "explorer-1": busyExplorer(100),
+      }),
+    );
+    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
+    const run = await runOrca(["-p", "survey the code", "--base-url", server.url], { ws, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("PARENT-GOES-ON\n");
+    expect(run.stderr).toMatch(/^orca: explorer-1: Stopped: step budget of explorer-1 reached \(2 of 2 steps\)\.$/m);
+    expect(server.requests.map(agentOf)).toEqual(["coordinator", "explorer-1", "explorer-1", "coordinator"]);
+    const result = [...toolResults(server.requests[3]!).values()][0]!;
+    expect(result).toContain("status: budget");
+    expect(result).toContain("step budget of explorer-1 reached");
   });
 
   it("a money budget with a model that has no price exits 2 before any request, naming the model and the price key", async () => {
