@@ -198,7 +198,6 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   };
 
   requirePrices(config, agents.definitions, modelFor);
-
   const prepareRootModel = async (): Promise<void> => {
     const definition = agents.definitions.get(rootName);
     if (!definition) return;
