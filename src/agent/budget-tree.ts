@@ -70,6 +70,11 @@ export interface RequestPlan {
   outputCap: number;
 }
 
+/** A request that fits once what parallel requests hold is given back: ask again then. */
+export interface Waiting {
+  retryAfter: Promise<void>;
+}
+
 /** A request let through: the max_tokens it must carry (when a money limit applies), and the hold to give back once it has ended. */
 export interface Admission {
   maxOutputTokens?: number;
@@ -93,6 +98,7 @@ export function formatUsd(usd: number): string {
 export class BudgetTree {
   readonly run: BudgetAccount;
   private readonly accounts = new Map<string, BudgetAccount>();
+  private releaseWaiters: (() => void)[] = [];
 
   constructor(
     limits: AccountLimits,
@@ -147,9 +153,10 @@ export class BudgetTree {
    * cannot spend one remainder twice. `recount` gives an exact input count when the first (an upper
    * bound) does not fit.
    */
-  admit(account: BudgetAccount, plan: RequestPlan, recount?: () => number): Admission | BudgetExceeded {
+  admit(account: BudgetAccount, plan: RequestPlan, recount?: () => number): Admission | BudgetExceeded | Waiting {
     let verdict = this.check(account, plan);
     if ("refused" in verdict && recount) verdict = this.check(account, { ...plan, inputTokens: recount() });
+    if ("wait" in verdict) return { retryAfter: new Promise<void>((resolve) => this.releaseWaiters.push(resolve)) };
     if ("refused" in verdict) {
       verdict.account.closed ??= verdict.refused;
       this.onReached(verdict.account, verdict.refused);
@@ -168,6 +175,7 @@ export class BudgetTree {
         if (!held) return;
         held = false;
         for (const a of chain) a.reserved -= hold;
+        for (const wake of this.releaseWaiters.splice(0)) wake();
       },
     };
   }
@@ -179,12 +187,13 @@ export class BudgetTree {
   fits(account: BudgetAccount, plan: RequestPlan): BudgetExceeded | null {
     const verdict = this.check(account, plan, false);
     if ("refused" in verdict) return verdict.refused;
+    if ("wait" in verdict) return null;
     if (verdict.maxOutputTokens === undefined || verdict.maxOutputTokens >= plan.outputCap) return null;
     return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
   }
 
   /** The check, with the blame: the account whose limit the request would pass. */
-  private check(account: BudgetAccount, plan: RequestPlan, isStep = true): { hold: number; maxOutputTokens?: number } | Refusal {
+  private check(account: BudgetAccount, plan: RequestPlan, isStep = true): { hold: number; maxOutputTokens?: number } | Refusal | { wait: true } {
     const chain = account.chain();
     for (const a of chain) {
       const refused = a.closed ?? stepsOrTokens(a, plan.inputTokens, isStep);
@@ -207,6 +216,8 @@ export class BudgetTree {
     const maxOutputTokens = Math.min(plan.outputCap, affordable);
     if (maxOutputTokens < Math.min(plan.outputCap, MIN_OUTPUT_TOKENS)) {
       const least = inputCost + Math.min(plan.outputCap, MIN_OUTPUT_TOKENS) * outputRate;
+      // Only what parallel requests hold is in the way: they usually spend far less, so wait for them.
+      if (isStep && money.some((a) => a.reserved > 1e-12) && money.every((a) => a.limits.maxCostUsd! - a.cost >= least)) return { wait: true };
       return this.reached(
         tightest,
         new BudgetExceeded(

@@ -1,5 +1,6 @@
 import type { Usage } from "../events/types.js";
 import type { Model } from "../model/model.js";
+import { raceAbort } from "../util/race-abort.js";
 import { BudgetExceeded } from "../util/errors.js";
 import { BudgetTree, formatUsd, type Admission, type BudgetAccount, type RequestPlan } from "./budget-tree.js";
 
@@ -23,8 +24,11 @@ export interface SummaryRequest {
 /** What the agent loop asks of the budget: whether to go on, whether a request may go out, how many calls may run. */
 export interface AgentBudget {
   exceeded(): BudgetExceeded | null;
-  /** Before a request: let through (with the max_tokens it must carry) or refused; `recount` gives an exact count. */
-  admit(inputTokens: number, recount?: () => number): Admission | BudgetExceeded;
+  /**
+   * Before a request: let through (with the max_tokens it must carry) or refused; `recount` gives an
+   * exact count. May wait for parallel requests to give back what they hold; null when `signal` aborts meanwhile.
+   */
+  admit(inputTokens: number, recount: (() => number) | undefined, signal: AbortSignal): Promise<Admission | BudgetExceeded | null>;
   reserveToolCalls(wanted: number): number;
 }
 
@@ -59,12 +63,24 @@ export class RunBudget {
   /** The loop's view for one agent, whose requests are priced by `plan`. */
   forAgent(account: BudgetAccount, plan: Omit<RequestPlan, "inputTokens">): AgentBudget {
     return {
-      exceeded: () => this.exceeded(),
-      admit: (inputTokens, recount) => {
+      exceeded: () => {
         const over = this.exceeded();
-        if (!over) return this.tree.admit(account, { ...plan, inputTokens }, recount);
-        this.onReached(this.tree.run, over);
+        // Spent past a limit (a server that ignored max_tokens): the whole run ends, not only this agent.
+        if (over && over === this.tree.run.closed) this.onReached(this.tree.run, over);
         return over;
+      },
+      admit: async (inputTokens, recount, signal) => {
+        for (;;) {
+          const over = this.exceeded();
+          if (over) {
+            this.onReached(this.tree.run, over);
+            return over;
+          }
+          const verdict = this.tree.admit(account, { ...plan, inputTokens }, recount);
+          if (!("retryAfter" in verdict)) return verdict;
+          await raceAbort(verdict.retryAfter, signal, () => undefined);
+          if (signal.aborted) return null;
+        }
       },
       reserveToolCalls: (wanted) => this.reserveToolCalls(wanted),
     };
@@ -73,12 +89,15 @@ export class RunBudget {
   /** The limit reached, else null. */
   exceeded(): BudgetExceeded | null {
     const { maxTokens, maxToolCalls, maxDuration, maxCostUsd } = this.limits;
-    const { tokens, cost } = this.tree.run;
+    const run = this.tree.run;
+    const { tokens, cost } = run;
+    // Once reached, the same reason for every agent: the line that says so is said once.
+    if (run.closed) return run.closed;
     if (maxTokens !== undefined && tokens >= maxTokens) {
-      return new BudgetExceeded("tokens", `token budget reached (${tokens} of ${maxTokens} tokens)`);
+      return (run.closed = new BudgetExceeded("tokens", `token budget reached (${tokens} of ${maxTokens} tokens)`));
     }
     if (maxCostUsd !== undefined && cost >= maxCostUsd) {
-      return new BudgetExceeded("cost", `cost budget reached (${formatUsd(cost)} of ${formatUsd(maxCostUsd)} spent)`);
+      return (run.closed = new BudgetExceeded("cost", `cost budget reached (${formatUsd(cost)} of ${formatUsd(maxCostUsd)} spent)`));
     }
     if (maxToolCalls !== undefined && this.toolCalls >= maxToolCalls) {
       return new BudgetExceeded("tool_calls", `tool-call budget reached (${this.toolCalls} of ${maxToolCalls} calls)`);

@@ -142,7 +142,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     // Checked before sending, not after: a request that cannot end within the budget is never sent.
     // An upper bound over the budget may still fit once counted exactly.
     const exact = agent.exactTokens;
-    const admission = agent.budget.admit(tokenEstimate, exact && (() => (tokenEstimate = exact(agent.history, tools))));
+    const admission = await agent.budget.admit(tokenEstimate, exact && (() => (tokenEstimate = exact(agent.history, tools))), signal);
+    if (admission === null) return stopped(lastText);
     if (admission instanceof BudgetExceeded) return stopped(lastText, admission);
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });

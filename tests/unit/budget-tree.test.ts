@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAgentFile } from "../../src/agent/definition.js";
 import { ownLimits } from "../../src/orchestrator/budget-accounts.js";
-import { BudgetTree, MIN_OUTPUT_TOKENS, type Admission } from "../../src/agent/budget-tree.js";
+import { BudgetTree, MIN_OUTPUT_TOKENS, type Admission, type Waiting } from "../../src/agent/budget-tree.js";
 import { RunBudget } from "../../src/agent/budget.js";
 import { outputLimitFor, worstInputRate } from "../../src/model/pricing.js";
 import { BudgetExceeded } from "../../src/util/errors.js";
@@ -13,8 +13,9 @@ import { BudgetExceeded } from "../../src/util/errors.js";
 const PRICE = { input: 1, output: 10 };
 const plan = (inputTokens: number, outputCap = 8_192) => ({ model: "m", inputTokens, price: PRICE, outputCap });
 
-function admitted(result: Admission | BudgetExceeded): Admission {
+function admitted(result: Admission | BudgetExceeded | Waiting): Admission {
   if (result instanceof BudgetExceeded) throw new Error(`refused: ${result.message}`);
+  if ("retryAfter" in result) throw new Error("told to wait");
   return result;
 }
 
@@ -44,21 +45,38 @@ describe("the budget tree", () => {
     expect(tree.run.unpriced).toBe(true);
   });
 
-  it("sets max_tokens to what the tightest account can pay for, and holds it while the request is in flight", () => {
+  it("sets max_tokens to what the tightest account can pay for, and holds it while the request is in flight", async () => {
     const tree = new BudgetTree({ maxCostUsd: 0.05 });
     const a = tree.open("a", undefined, {}).account;
     const b = tree.open("b", undefined, {}).account;
     // 10 000 input tokens cost $0.01: $0.04 is left for output, 4 000 tokens.
     const first = admitted(tree.admit(a, plan(10_000)));
     expect(first.maxOutputTokens).toBe(4_000);
-    // A parallel request sees the hold: nothing is left for it.
-    const refused = tree.admit(b, plan(1_000));
-    expect(refused).toBeInstanceOf(BudgetExceeded);
-    expect((refused as BudgetExceeded).message).toMatch(/^cost budget reached: the next request \(about 1000 input tokens and at least 1024 of output\) would cost up to \$0\.0112, more than the \$0\.0000 left/);
-    // The limit is reached: the run's account is closed, whatever comes later.
+    // A parallel request finds everything held: it waits for the hold to be given back, not refused.
+    const waiting = tree.admit(b, plan(1_000));
+    expect(waiting).toHaveProperty("retryAfter");
+    let woken = false;
+    void (waiting as Waiting).retryAfter.then(() => (woken = true));
+    tree.charge("a", { input: 10_000, output: 1_000, cost: 0.02 });
     first.release();
-    tree.charge("a", { input: 10_000, output: 100, cost: 0.011 });
-    expect(tree.admit(b, plan(10))).toBe(refused);
+    await expect.poll(() => woken).toBe(true);
+    // $0.03 left: $0.001 of input, 2 900 tokens of output.
+    expect(admitted(tree.admit(b, plan(1_000))).maxOutputTokens).toBe(2_900);
+  });
+
+  it("a request that cannot afford its input and the least output, with nothing held, is refused and closes the account", () => {
+    const reached: string[] = [];
+    const tree = new BudgetTree({ maxCostUsd: 0.05 }, (account) => reached.push(account.id));
+    const a = tree.open("a", undefined, {}).account;
+    tree.charge("a", { input: 1, output: 1, cost: 0.045 });
+    const refused = tree.admit(a, plan(1_000));
+    expect(refused).toBeInstanceOf(BudgetExceeded);
+    expect((refused as BudgetExceeded).message).toBe(
+      "cost budget reached: the next request (about 1000 input tokens and at least 1024 of output) would cost up to $0.0112, more than the $0.0050 left of max_cost_usd ($0.0450 of $0.0500 spent)",
+    );
+    expect(reached).toEqual(["run"]);
+    // Closed: even a request that would fit is refused now, for the same reason.
+    expect(tree.admit(a, plan(10, 100))).toBe(refused);
   });
 
   it("the cap bounds max_tokens, and a request that cannot afford MIN_OUTPUT_TOKENS is not sent", () => {
@@ -109,10 +127,15 @@ describe("RunBudget", () => {
   it("keeps the run's token messages and adds money: spent at or past the limit stops the run", () => {
     const run = new RunBudget({ maxTokens: 100, maxCostUsd: 0.5 });
     run.addUsage({ agentId: "x", input: 10, output: 10, cost: 0.5 });
-    expect(run.exceeded()?.message).toBe("cost budget reached ($0.5000 of $0.5000 spent)");
+    const reached = run.exceeded();
+    expect(reached?.message).toBe("cost budget reached ($0.5000 of $0.5000 spent)");
+    // Once reached, every agent gets the same reason (its line is said once), whatever comes after.
     run.addUsage({ input: 80, output: 0, cost: 0 });
-    expect(run.exceeded()?.message).toBe("token budget reached (100 of 100 tokens)");
-    expect(run.spent).toBe(100);
+    expect(run.exceeded()).toBe(reached);
+    const tokens = new RunBudget({ maxTokens: 100 });
+    tokens.addUsage({ input: 90, output: 10 });
+    expect(tokens.exceeded()?.message).toBe("token budget reached (100 of 100 tokens)");
+    expect(tokens.spent).toBe(100);
   });
 });
 
