@@ -1,11 +1,35 @@
 import type { Usage } from "../events/types.js";
+import type { Model } from "../model/model.js";
+import { raceAbort } from "../util/race-abort.js";
 import { BudgetExceeded } from "../util/errors.js";
+import { BudgetTree, formatUsd, type Admission, type BudgetAccount, type RequestPlan } from "./budget-tree.js";
 
 export interface BudgetLimits {
   maxTokens?: number;
   maxToolCalls?: number;
   /** Seconds. */
   maxDuration?: number;
+  /** USD. */
+  maxCostUsd?: number;
+}
+
+/** A summary request of compaction, checked against its agent's accounts. */
+export interface SummaryRequest {
+  agentId: string;
+  model: Pick<Model, "name" | "price">;
+  /** Its max_tokens. */
+  maxOutput: number;
+}
+
+/** What the agent loop asks of the budget: whether to go on, whether a request may go out, how many calls may run. */
+export interface AgentBudget {
+  exceeded(): BudgetExceeded | null;
+  /**
+   * Before a request: let through (with the max_tokens it must carry) or refused; `recount` gives an
+   * exact count. May wait for parallel requests to give back what they hold; null when `signal` aborts meanwhile.
+   */
+  admit(inputTokens: number, recount: (() => number) | undefined, signal: AbortSignal): Promise<Admission | BudgetExceeded | null>;
+  reserveToolCalls(wanted: number): number;
 }
 
 /**
@@ -14,26 +38,66 @@ export interface BudgetLimits {
  * requests included: the session feeds it every `usage` event of the run.
  */
 export class RunBudget {
-  private tokens = 0;
   private toolCalls = 0;
   private readonly startedAt = Date.now();
+  /** The accounts of the run and of each agent in it (budget-tree.ts): tokens, money and steps. */
+  readonly tree: BudgetTree;
 
-  constructor(private readonly limits: BudgetLimits) {}
+  constructor(
+    private readonly limits: BudgetLimits,
+    private readonly onReached: (account: BudgetAccount, reason: BudgetExceeded) => void = () => {},
+  ) {
+    this.tree = new BudgetTree({ maxTokens: limits.maxTokens, maxCostUsd: limits.maxCostUsd }, onReached);
+  }
 
-  addUsage(usage: Pick<Usage, "input" | "output">): void {
-    this.tokens += usage.input + usage.output;
+  /** A request's usage, charged to its agent's account and those above it. */
+  addUsage(usage: Pick<Usage, "input" | "output" | "cost"> & { agentId?: string }): void {
+    this.tree.charge(usage.agentId ?? "", usage);
   }
 
   /** Tokens the run has spent so far (input and output of every request). */
   get spent(): number {
-    return this.tokens;
+    return this.tree.run.tokens;
+  }
+
+  /** The loop's view for one agent, whose requests are priced by `plan`. */
+  forAgent(account: BudgetAccount, plan: Omit<RequestPlan, "inputTokens">): AgentBudget {
+    return {
+      exceeded: () => {
+        const over = this.exceeded();
+        // Spent past a limit (a server that ignored max_tokens): the whole run ends, not only this agent.
+        if (over && over === this.tree.run.closed) this.onReached(this.tree.run, over);
+        return over;
+      },
+      admit: async (inputTokens, recount, signal) => {
+        for (;;) {
+          const over = this.exceeded();
+          if (over) {
+            this.onReached(this.tree.run, over);
+            return over;
+          }
+          const verdict = this.tree.admit(account, { ...plan, inputTokens }, recount);
+          if (!("retryAfter" in verdict)) return verdict;
+          await raceAbort(verdict.retryAfter, signal, () => undefined);
+          if (signal.aborted) return null;
+        }
+      },
+      reserveToolCalls: (wanted) => this.reserveToolCalls(wanted),
+    };
   }
 
   /** The limit reached, else null. */
   exceeded(): BudgetExceeded | null {
-    const { maxTokens, maxToolCalls, maxDuration } = this.limits;
-    if (maxTokens !== undefined && this.tokens >= maxTokens) {
-      return new BudgetExceeded("tokens", `token budget reached (${this.tokens} of ${maxTokens} tokens)`);
+    const { maxTokens, maxToolCalls, maxDuration, maxCostUsd } = this.limits;
+    const run = this.tree.run;
+    const { tokens, cost } = run;
+    // Once reached, the same reason for every agent: the line that says so is said once.
+    if (run.closed) return run.closed;
+    if (maxTokens !== undefined && tokens >= maxTokens) {
+      return (run.closed = new BudgetExceeded("tokens", `token budget reached (${tokens} of ${maxTokens} tokens)`));
+    }
+    if (maxCostUsd !== undefined && cost >= maxCostUsd) {
+      return (run.closed = new BudgetExceeded("cost", `cost budget reached (${formatUsd(cost)} of ${formatUsd(maxCostUsd)} spent)`));
     }
     if (maxToolCalls !== undefined && this.toolCalls >= maxToolCalls) {
       return new BudgetExceeded("tool_calls", `tool-call budget reached (${this.toolCalls} of ${maxToolCalls} calls)`);
@@ -53,12 +117,16 @@ export class RunBudget {
    * Checked before a request is sent: one whose input alone (orca's estimate) would use up what is
    * left cannot end within the budget — it needs at least one output token — so it is not sent.
    */
-  admits(inputEstimate: number): BudgetExceeded | null {
+  admits(inputEstimate: number, summary?: SummaryRequest): BudgetExceeded | null {
     const { maxTokens } = this.limits;
-    if (maxTokens === undefined || this.tokens + inputEstimate < maxTokens) return null;
+    const { tokens } = this.tree.run;
+    // Compaction's summary: the agent's accounts must pay for its input and all its output too.
+    const account = summary && this.tree.get(summary.agentId);
+    const money = account ? this.tree.fits(account, { model: summary.model.name, price: summary.model.price, inputTokens: inputEstimate, outputCap: summary.maxOutput }) : null;
+    if (maxTokens === undefined || tokens + inputEstimate < maxTokens) return money;
     return new BudgetExceeded(
       "tokens",
-      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${this.tokens} of ${maxTokens} tokens spent)`,
+      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${tokens} of ${maxTokens} tokens spent)`,
     );
   }
 

@@ -72,7 +72,7 @@ export interface CompactDeps {
    * The run's token budget, asked before the summary request is sent with orca's estimate of its
    * input: false leaves the history as it is (the agent's own request is then refused too).
    */
-  admits?(inputEstimate: number): boolean;
+  admits?(inputEstimate: number, maxOutput: number): boolean;
 }
 
 /**
@@ -109,7 +109,7 @@ export async function compactHistory(history: ChatMessage[], deps: CompactDeps):
   if (signal.aborted) return null;
 
   const request = summaryRequest(old, model.name, threshold);
-  if (deps.admits && !deps.admits(estimateRequestTokens(request, [], model.name))) return null;
+  if (deps.admits && !deps.admits(estimateRequestTokens(request, [], model.name), reserve)) return null;
   const usage: RequestUsage = { input: 0, output: 0, cached: 0 };
   let summary = "";
   let failure: string | undefined;
@@ -254,7 +254,7 @@ export function createCompactor<A extends CompactableAgent = CompactableAgent>(o
         signal,
         settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
         force,
-        admits: (estimate) => !opts.budget?.()?.admits(estimate),
+        admits: (estimate, maxOutput) => !opts.budget?.()?.admits(estimate, { agentId: agent.id, model: agent.model, maxOutput }),
         beforeCompact: preCompact
           ? async () => {
               const verdict = await preCompact(agent, signal, force ? "manual" : "auto");

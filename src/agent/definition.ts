@@ -6,6 +6,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { agentFileNames } from "../config/setting-files.js";
 import { errorLine } from "../util/text.js";
+import type { AccountLimits } from "./budget-tree.js";
 
 export interface AgentDefinition {
   name: string;
@@ -18,6 +19,8 @@ export interface AgentDefinition {
    */
   model: string;
   maxSteps?: number;
+  /** `budget:` — what this agent may spend in a run (its sub-agents included), cut to what its parent has left. */
+  budget?: AccountLimits;
   skills: string[];
   /**
    * "worktree": as a sub-agent it works in its own git worktree, merged back into the main tree
@@ -48,6 +51,13 @@ const frontmatterSchema = z.strictObject({
     .default("inherit"),
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
+  budget: z
+    .strictObject({
+      max_cost_usd: z.number().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+      max_steps: z.number().int().positive().optional(),
+    })
+    .optional(),
   isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
   instructions: z.boolean().optional(),
 });
@@ -109,12 +119,22 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     tools,
     model: fm.data.model,
     maxSteps: fm.data.max_steps,
+    ...(fm.data.budget ? { budget: accountLimits(fm.data.budget) } : {}),
     skills: fm.data.skills,
     isolation: fm.data.isolation,
     ...(fm.data.instructions !== undefined ? { instructions: fm.data.instructions } : {}),
     prompt,
     file,
   };
+}
+
+/** `budget:` as written (snake_case, in an agent file or a delegate call) as an account's limits. */
+export function accountLimits(budget: { max_cost_usd?: number; max_tokens?: number; max_steps?: number }): AccountLimits {
+  const out: AccountLimits = {};
+  if (budget.max_cost_usd !== undefined) out.maxCostUsd = budget.max_cost_usd;
+  if (budget.max_tokens !== undefined) out.maxTokens = budget.max_tokens;
+  if (budget.max_steps !== undefined) out.maxSteps = budget.max_steps;
+  return out;
 }
 
 /** Whether `toolName` is on an agent's whitelist (names or globs). */

@@ -8,7 +8,7 @@ import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
-import type { RunBudget } from "./budget.js";
+import type { AgentBudget } from "./budget.js";
 import { errorLine } from "../util/text.js";
 import { abortReason, BudgetExceeded, Cancelled, type OrcaError, type ToolStatus } from "../util/errors.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
@@ -29,8 +29,8 @@ export interface AgentRuntime {
   emit: EmitFn;
   maxSteps: number;
   loopLimit: number;
-  /** The run's budget; the session counts every usage event of the run into it. */
-  budget: RunBudget;
+  /** The run's budget as this agent sees it (its account and those above); the session charges every usage event of the run to it. */
+  budget: AgentBudget;
   temperature?: number;
   maxOutputTokens?: number;
   /** Called before each request with the tools it will offer; may shrink the history (compaction). */
@@ -48,6 +48,8 @@ export interface AgentRuntime {
   contextWindow?: number;
   /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. */
   warmUp?(): void;
+  /** Looks at a turn's tool calls together before any runs (the fan-out guard): the calls not to run, each with its result. */
+  screenCalls?(calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>>;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
   inbox?: AgentInbox;
   /**
@@ -109,7 +111,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
   const stopped = (partial: string, reason: OrcaError | null = signal.aborted ? abortReason(signal) : agent.budget.exceeded()): AgentOutcome => {
     if (reason instanceof BudgetExceeded) {
       const message = `Stopped: ${reason.message}.`;
-      agent.emit({ ...base, type: "error", where: "budget", message });
+      // One limit stops every agent under it; the line that says so is said once.
+      if (!reason.announced) agent.emit({ ...base, type: "error", where: "budget", message });
+      reason.announced = true;
       return outcome("budget", withReason(partial, message), partial);
     }
     // Reported where it happened; the agent's result says it too.
@@ -138,14 +142,6 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);
     let tokenEstimate = agent.estimateTokens(agent.history, tools);
-    // Checked before sending, not after: a request that cannot end within the budget is never sent.
-    let unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
-    // An upper bound over the budget may still fit once counted exactly.
-    if (unaffordable && agent.exactTokens) {
-      tokenEstimate = agent.exactTokens(agent.history, tools);
-      unaffordable = agent.budget.exceeded() ?? agent.budget.admits(tokenEstimate);
-    }
-    if (unaffordable) return stopped(lastText, unaffordable);
     // Compaction (beforeRequest) has done what it could: a request still over the window is never sent.
     if (agent.contextWindow && tokenEstimate > agent.contextWindow) {
       const problem = requestFitProblem(agent.exactTokens?.(agent.history, tools) ?? tokenEstimate, agent.model.name, agent.contextWindow);
@@ -154,6 +150,12 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
         return outcome("failed", withReason(lastText, problem), lastText);
       }
     }
+    // Checked after the window (a refused request holds no money) and before sending, not after: a request that cannot end within the budget is never sent.
+    // An upper bound over the budget may still fit once counted exactly.
+    const exact = agent.exactTokens;
+    const admission = await agent.budget.admit(tokenEstimate, exact && (() => (tokenEstimate = exact(agent.history, tools))), signal);
+    if (admission === null) return stopped(lastText);
+    if (admission instanceof BudgetExceeded) return stopped(lastText, admission);
     steps++;
     agent.emit({ ...base, type: "model_request", step: steps, messageCount: agent.history.length, tokenEstimate });
 
@@ -173,7 +175,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
           messages: agent.history,
           tools,
           temperature: agent.temperature,
-          maxOutputTokens: agent.maxOutputTokens,
+          // A money limit sets max_tokens to the output it can still pay for.
+          maxOutputTokens: admission.maxOutputTokens ?? agent.maxOutputTokens,
         },
         signal,
       );
@@ -222,6 +225,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     } finally {
       warmed();
+      admission.release();
     }
 
     // Reasoning the provider needs back rides with the message, in the history and in the log.
@@ -245,8 +249,15 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("loop", withReason(lastText, message), lastText);
     }
 
+    const refused = (await agent.screenCalls?.(toolCalls, signal)) ?? new Map<string, string>();
+    for (const call of toolCalls.filter((c) => refused.has(c.id))) answerAll(agent, [call], refused.get(call.id)!, "denied");
+    const allowed = refused.size ? toolCalls.filter((c) => !refused.has(c.id)) : toolCalls;
+    if (signal.aborted) {
+      answerAll(agent, allowed, CANCELLED_RESULT, "cancelled");
+      return stopped(lastText);
+    }
     // Reserved before running, so parallel agents of one run cannot all spend the same remainder.
-    const runnable = toolCalls.slice(0, agent.budget.reserveToolCalls(toolCalls.length));
+    const runnable = allowed.slice(0, agent.budget.reserveToolCalls(allowed.length));
     const caller: CallerContext = { agentId: agent.id, parentId: agent.parentId, agentName: agent.name, allows: agent.allows, signal, workspace: agent.workspace };
     let results: ToolResult[];
     try {
@@ -259,8 +270,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     }
     appendResults(agent, runnable, results, filesChanged);
-    if (runnable.length < toolCalls.length) {
-      const skipped = toolCalls.slice(runnable.length);
+    if (runnable.length < allowed.length) {
+      const skipped = allowed.slice(runnable.length);
       answerAll(agent, skipped, "Error: not run: the run's tool-call budget is used up.", "denied");
     }
     if (signal.aborted) return stopped(lastText);

@@ -92,6 +92,14 @@ export function parseCli(argv: string[]): CliArgs {
       throw new UsageError(`--max-steps "${rawSteps}" is not valid: give a whole number, 1 or more`, optionUsage("max-steps"));
     }
   }
+  let maxCostUsd: number | undefined;
+  const rawCost = str("max-cost");
+  if (rawCost !== undefined) {
+    maxCostUsd = /^\s*\$?\d*\.?\d+\s*$/.test(rawCost) ? Number(rawCost.trim().replace(/^\$/, "")) : NaN;
+    if (!Number.isFinite(maxCostUsd) || maxCostUsd <= 0) {
+      throw new UsageError(`--max-cost "${rawCost}" is not valid: give an amount in USD above 0, e.g. 0.50`, optionUsage("max-cost"));
+    }
+  }
   let permissionMode: PermissionMode | undefined;
   const rawMode = str("permission-mode");
   if (rawMode !== undefined) {
@@ -119,6 +127,7 @@ export function parseCli(argv: string[]): CliArgs {
     baseUrl,
     agent: str("agent"),
     maxSteps,
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     permissionMode,
     yes: bool("yes"),
     resume,

@@ -7,6 +7,7 @@ import { exitCodeFor } from "./args.js";
 import { promptFitProblem } from "../model/context-fit.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { describeReaped } from "../sessions/leftovers.js";
+import { CostTally } from "./cost-tally.js";
 import type { OutputFormat } from "./types.js";
 
 const STUCK = "the run cannot go on: every agent is waiting and nothing is left that could wake one (a bug in orca; the session log has the detail)";
@@ -23,10 +24,9 @@ export interface HeadlessIo {
 export async function runHeadless(started: SessionSetup, prompt: string, format: OutputFormat, io: HeadlessIo): Promise<number> {
   const { session } = started;
   // Each request is priced by its own model (agents may run on different providers and models).
-  let cost: number | undefined;
+  const costs = new CostTally();
   const unsubscribe = session.bus.subscribe((event) => {
-    if (event.type === "usage" && event.cost !== undefined) cost = (cost ?? 0) + event.cost;
-    printEvent(event, format, io, session.rootAgentId, session.redactor);
+    printEvent(costs.add(event), format, io, session.rootAgentId, session.redactor);
   });
   for (const warning of started.warnings) io.stderr.write(`orca: warning: ${session.redactor.redactJson(warning)}\n`);
 
@@ -93,8 +93,8 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
         result: result.result,
         status: result.status,
         session_id: session.id,
-        usage: { input_tokens: usage.input, output_tokens: usage.output, cached_tokens: usage.cached, ...(cost !== undefined ? { cost_usd: cost } : {}) },
-        agents: session.agents().map((a) => ({ id: a.id, name: a.name, ...(a.label ? { label: a.label } : {}), parent_id: a.parentId ?? null, status: a.status, steps: a.steps, usage: a.usage })),
+        usage: { input_tokens: usage.input, output_tokens: usage.output, cached_tokens: usage.cached, ...costs.totalField() },
+        agents: session.agents().map((a) => ({ id: a.id, name: a.name, ...(a.label ? { label: a.label } : {}), parent_id: a.parentId ?? null, status: a.status, steps: a.steps, usage: a.usage, cost_usd: costs.of(a.id) ?? 0 })),
         duration_ms: result.durationMs,
         log: session.logFile,
       }))}\n`,

@@ -50,7 +50,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
     createSession({
       workspace: resume?.workspace ?? workspace,
       configFile,
-      overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
+      overrides: { model: args.model, baseUrl: setup.baseUrl ?? args.baseUrl, maxSteps: args.maxSteps, maxCostUsd: args.maxCostUsd, permissionMode: args.permissionMode },
       env,
       packageDir,
       approver,

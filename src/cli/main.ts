@@ -61,7 +61,7 @@ export async function main(argv: string[], raw: MainIo = defaultIo()): Promise<n
       started = await createSession({
         workspace: resume?.workspace ?? args.workspace,
         configFile: args.configFile,
-        overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, permissionMode: args.permissionMode },
+        overrides: { model: args.model, baseUrl: args.baseUrl, maxSteps: args.maxSteps, maxCostUsd: args.maxCostUsd, permissionMode: args.permissionMode },
         env: io.env,
         packageDir: PACKAGE_DIR,
         approver: new HeadlessApprover(args.yes),

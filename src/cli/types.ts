@@ -16,6 +16,8 @@ export interface CliArgs {
   baseUrl?: string;
   agent?: string;
   maxSteps?: number;
+  /** --max-cost, USD. */
+  maxCostUsd?: number;
   permissionMode?: PermissionMode;
   yes: boolean;
   resume?: string | true;

@@ -26,6 +26,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "base-url", kind: "string", arg: "URL", help: "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)" },
   { name: "agent", kind: "string", arg: "NAME", help: "start with this agent instead of the coordinator" },
   { name: "max-steps", kind: "string", arg: "N", help: "step limit per agent (a whole number, 1 or more)" },
+  { name: "max-cost", kind: "string", arg: "USD", help: "money budget of the run (budget.max_cost_usd): stops before passing it, exit 3" },
   { name: "permission-mode", kind: "string", arg: "MODE", help: "default | accept-edits | plan | bypass" },
   { name: "yes", short: "y", kind: "boolean", help: "headless: approve what would ask (deny rules still apply)" },
   { name: "resume", kind: "optional", arg: "[ID]", help: "resume a session (without an id: pick one, or the latest with -p)" },
@@ -69,7 +70,7 @@ Usage
 Options
 ${OPTIONS.map(optionLine).join("\n")}
 
-Exit codes: 0 done · 1 failed · 2 usage or config error · 3 step or token budget reached · 130 cancelled`;
+Exit codes: 0 done · 1 failed · 2 usage or config error · 3 a budget reached (steps, tokens, cost, time) · 130 cancelled`;
 
 /** A mistake on the command line: one `orca:` line, then the usage that helps fix it (exit 2). */
 export class UsageError extends ConfigError {

@@ -17,6 +17,8 @@ export interface ConfigOverrides {
   model?: string;
   baseUrl?: string;
   maxSteps?: number;
+  /** --max-cost: budget.max_cost_usd for this run. */
+  maxCostUsd?: number;
   permissionMode?: PermissionMode;
 }
 
@@ -100,6 +102,7 @@ function applyOverrides(config: Config, env: NodeJS.ProcessEnv, overrides: Confi
     else config.model.base_url = overrides.baseUrl;
   }
   if (overrides.maxSteps) config.agent.max_steps = overrides.maxSteps;
+  if (overrides.maxCostUsd !== undefined) config.budget.max_cost_usd = overrides.maxCostUsd;
   if (overrides.permissionMode) config.permissions.mode = overrides.permissionMode;
 }
 

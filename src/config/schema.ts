@@ -166,6 +166,10 @@ export const configSchema = z.strictObject({
     .strictObject({
       max_parallel: z.number().int().positive().default(4),
       max_depth: z.number().int().min(1).default(2),
+      /** A turn that starts more sub-agents than this at once asks first (headless: the rest are refused); false: never by count. */
+      confirm_fanout: z.union([z.number().int().min(1), z.literal(false)]).default(4),
+      /** A turn whose sub-agents' estimated cost passes this (USD) asks first; unset: never by cost. */
+      confirm_cost_usd: z.number().positive().optional(),
     })
     .prefault({}),
   scheduler: z
@@ -254,6 +258,8 @@ export const configSchema = z.strictObject({
       max_tool_calls: z.number().int().positive().optional(),
       /** Seconds. */
       max_duration: z.number().positive().optional(),
+      /** USD for the whole run, every agent's requests priced; needs each model's price. */
+      max_cost_usd: z.number().positive().optional(),
     })
     .prefault({}),
   /** Lifecycle hooks, in Claude Code's shape (see ./hooks.ts). */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolStatus } from "../util/errors.js";
 import { inputEventSchemas } from "./schema-input.js";
+import { budgetEventSchemas } from "./schema-budget.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -369,6 +370,7 @@ function defineEventSchemas() {
       durationMs: z.number(),
     }),
     ...inputEventSchemas(base),
+    ...budgetEventSchemas(base),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

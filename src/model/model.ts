@@ -1,4 +1,5 @@
 import type { ThinkingBlock, ToolCall } from "../events/types.js";
+import type { Price } from "./pricing.js";
 
 export type { ThinkingBlock };
 
@@ -54,6 +55,8 @@ export type ModelEvent =
 export interface Model {
   /** The model name sent to the endpoint. */
   readonly name: string;
+  /** USD per million tokens; undefined when orca knows no price for it (its cost is then unknown, never $0). */
+  readonly price?: Price;
   /**
    * Streams one completion. Ends with exactly one `done` event, or throws a ModelError.
    * When `signal` aborts, it throws an AbortError-like ModelError with kind "aborted".

@@ -94,3 +94,39 @@ export function costOf(usage: { input: number; output: number; cached: number; c
     1_000_000
   );
 }
+
+/**
+ * The most an input token of a request may be billed, USD per million: the cache-write rate where
+ * it is above the input rate (Anthropic writes the fresh part of a prompt to its cache at 1.25×).
+ * The budget's check before a request counts on no cache hit, so a read from the cache only makes
+ * the real charge lower than what was set aside.
+ */
+export function worstInputRate(price: Price): number {
+  return Math.max(price.input, price.cacheWrite ?? price.input);
+}
+
+/**
+ * The most output tokens a request to a well-known model may ask for (its documented output
+ * limit). A request that carries max_tokens above it is refused by the provider; unknown models
+ * get 8 192, Anthropic's default here, unless `max_output_tokens` is configured.
+ */
+export function outputLimitFor(model: string): number {
+  const name = baseModelName(model).replace(SNAPSHOT_SUFFIX, "").replace(/\./g, "-");
+  for (const [pattern, limit] of OUTPUT_LIMITS) if (pattern.test(name)) return limit;
+  return 8_192;
+}
+
+const OUTPUT_LIMITS: Array<[RegExp, number]> = [
+  [/^gpt-5/, 128_000],
+  [/^gpt-4-1(-|$)/, 32_768],
+  [/^(gpt-4o|chatgpt-4o)/, 16_384],
+  [/^o1-mini/, 65_536],
+  [/^(o1|o3|o4)/, 100_000],
+  [/^gpt-4-turbo/, 4_096],
+  [/^gpt-4/, 8_192],
+  [/^gpt-3-5-turbo/, 4_096],
+  [/^claude-(opus-4-1|opus-4)$/, 32_000],
+  [/^claude-(3-opus|3-haiku)/, 4_096],
+  [/^claude-3-5/, 8_192],
+  [/^claude/, 64_000],
+];

@@ -163,6 +163,7 @@ export function priced(model: Model, price: Price | undefined): Model {
   if (!price) return model;
   return {
     name: model.name,
+    price,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
       for await (const event of model.stream(request, signal)) {
         yield event.type === "usage" ? { ...event, cost: costOf(event, price) } : event;

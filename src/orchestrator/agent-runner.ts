@@ -14,6 +14,8 @@ import type { Workspace } from "../tools/workspace.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
+import { agentBudget } from "./budget-accounts.js";
+import type { FanoutGuard } from "./fanout.js";
 import { buildSystemPrompt } from "./prompts.js";
 
 export interface AgentRunnerDeps {
@@ -27,6 +29,8 @@ export interface AgentRunnerDeps {
   delegator(): Delegator;
   /** The current run's budget; null between runs. */
   budget(): RunBudget | null;
+  /** Asks before a turn starts too many sub-agents at once (or too dear a set). */
+  fanout?: FanoutGuard;
   skillsIndex?: string;
   preloadSkills?(names: string[]): string;
   /** The project instructions section; joined for the root agent, and for sub-agents as config and definition say. */
@@ -94,7 +98,7 @@ export class AgentRunner {
     agent.scope = scope;
     agent.status = "running";
     const { config } = this.deps;
-    const budget = this.deps.budget() ?? new RunBudget({});
+    const budget = agentBudget(this.deps.budget() ?? new RunBudget({}), agent, config.model.max_output_tokens, this.deps.emit);
     let outcome: AgentOutcome;
     try {
       outcome = await runAgentLoop(
@@ -126,6 +130,7 @@ export class AgentRunner {
                 await this.deps.compact!(agent, history, signal, tools);
               }
             : undefined,
+          screenCalls: this.deps.fanout && ((calls, signal) => this.deps.fanout!.screen({ id: agent.id, parentId: agent.parentId, name: agent.definition.name }, calls, signal)),
           inbox: this.deps.delegator().inboxFor(agent),
           workspace: agent.workspace,
         },

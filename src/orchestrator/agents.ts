@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { AgentDefinition } from "../agent/definition.js";
+import type { AccountLimits } from "../agent/budget-tree.js";
 import type { FileTouch, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, Model } from "../model/model.js";
@@ -35,6 +36,8 @@ export interface AgentState {
   background?: boolean;
   /** It ended its turn and waits for background sub-agents' results. */
   waiting?: boolean;
+  /** The budget its delegate call gave it (delegate {budget}), for its next run. */
+  budget?: AccountLimits;
 }
 
 /**

@@ -22,6 +22,7 @@ import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tool
 import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
+import { requirePrices } from "./budget-accounts.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
@@ -203,6 +204,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     return model;
   };
 
+  requirePrices(config, agents.definitions, modelFor);
   const prepareRootModel = async (): Promise<void> => {
     const definition = agents.definitions.get(rootName);
     if (!definition) return;

@@ -7,6 +7,7 @@ export interface DelegateArgs {
   label?: string;
   resume?: string;
   background?: boolean;
+  budget?: { max_cost_usd?: number; max_tokens?: number; max_steps?: number };
 }
 
 const params = z
@@ -31,6 +32,14 @@ const params = z
         "Return at once with the sub-agent's id and let it run while you go on; its result reaches you as a message when it " +
           "ends (or join it with wait_agents). Your turn stays open until every background sub-agent has ended.",
       ),
+    budget: z
+      .strictObject({
+        max_cost_usd: z.number().positive().optional().describe("USD this sub-agent may spend (its own sub-agents included)."),
+        max_tokens: z.number().int().positive().optional().describe("Tokens (input and output of every request) it may use."),
+        max_steps: z.number().int().positive().optional().describe("Model requests it may make."),
+      })
+      .optional()
+      .describe("A smaller budget for this sub-agent; never more than you have left (a larger one is cut to that). It stops with status budget when reached."),
   })
   .refine((a) => Boolean(a.agent) !== Boolean(a.resume), {
     message: "give exactly one of `agent` (start a new sub-agent) or `resume` (continue one by id)",

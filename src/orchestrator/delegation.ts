@@ -1,4 +1,4 @@
-import { allowsTool, type AgentDefinition } from "../agent/definition.js";
+import { accountLimits, allowsTool, type AgentDefinition } from "../agent/definition.js";
 import type { AgentInbox, AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
@@ -177,6 +177,7 @@ export class Delegator {
     const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
     if ("refused" in picked) return refused(picked.refused);
     const { agent, fresh } = picked;
+    agent.budget = args.budget ? accountLimits(args.budget) : undefined;
     const background = Boolean(args.background);
     const parentSignal = parent.scope?.signal ?? signal;
     const child = this.children.launch(agent, parent, background, this.slotted(agent, () => this.runChild(agent, fresh, args.task, parentSignal), parentSignal));

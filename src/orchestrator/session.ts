@@ -23,6 +23,7 @@ import { Delegator } from "./delegation.js";
 import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
+import { sessionFanoutGuard } from "./fanout.js";
 import { Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
@@ -111,6 +112,7 @@ export class Session implements SessionApi {
       executor: () => this.executor,
       delegator: () => this.delegator,
       budget: () => this.runBudget,
+      fanout: sessionFanoutGuard({ config, approver: deps.approver, emit: this.bus.emit, definitions: deps.agents.definitions, agents: this.agentRegistry, modelFor: deps.modelFor, registry: this.registry }),
       skillsIndex: deps.skillsIndex,
       preloadSkills: deps.preloadSkills,
       instructions: deps.instructions,
@@ -282,11 +284,14 @@ export class Session implements SessionApi {
     const scope = new CancelScope(this.sessionScope.signal);
     this.runScope = scope;
     const { budget } = this.deps.config;
-    this.runBudget = new RunBudget({
-      maxTokens: budget.max_tokens,
-      maxToolCalls: budget.max_tool_calls,
-      maxDuration: budget.max_duration,
-    });
+    // A limit reached ends what it covers: the whole run, or the agent whose account it is (and what that agent started).
+    this.runBudget = new RunBudget(
+      { maxTokens: budget.max_tokens, maxToolCalls: budget.max_tool_calls, maxDuration: budget.max_duration, maxCostUsd: budget.max_cost_usd },
+      (account, reason) => (account.isRun ? scope : this.agentRegistry.get(account.id)?.scope)?.cancel(reason),
+    );
+    if (budget.max_cost_usd !== undefined || budget.max_tokens !== undefined) {
+      this.bus.emit({ type: "budget_set", agentId: root.id, scope: "run", maxCostUsd: budget.max_cost_usd, maxTokens: budget.max_tokens });
+    }
     const usageBefore = { ...this.totalUsage() };
     // The time budget must stop a run that is stuck in a long tool or stream, not only between steps.
     const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;

@@ -20,6 +20,22 @@ export interface PermissionRequest {
    * refuses it even with --yes).
    */
   outsideSandbox?: true;
+  /**
+   * Not one call but a turn's fan-out (orchestrator/fanout.ts): the sub-agents it would start.
+   * "once" starts them all, "deny" none. Only a person is asked: headless applies the limits.
+   */
+  fanout?: FanoutQuestion;
+}
+
+/** What the fan-out question shows: the agents, their tasks, the estimate and how it was made. */
+export interface FanoutQuestion {
+  agents: { agent: string; label?: string; task: string; estimateUsd: number | null }[];
+  /** USD for them all; null when a model's price is unknown. */
+  estimateUsd: number | null;
+  /** Which limit it passes: "6 sub-agents at once (agents.confirm_fanout: 4)". */
+  reason: string;
+  /** How the estimate was made, in one sentence. */
+  how: string;
 }
 
 export type PermissionAnswer =

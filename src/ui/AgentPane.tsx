@@ -7,6 +7,9 @@ import cliTruncate from "cli-truncate";
 import { color, paint, type Role } from "./theme.js";
 import type { Row } from "./wrap.js";
 import { textWidth } from "./wrap-styled.js";
+import { paneCost } from "./cost-text.js";
+
+const withDot = (text: string): string => (text ? ` · ${text}` : "");
 
 export function agentIcon(status: AgentState, frame: number): { icon: string; color: string | undefined; role: Role } {
   const is = (icon: string, role: Role) => ({ icon, color: color(role), role });
@@ -36,7 +39,8 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
     (agent.background ? " · bg" : "") +
     (agent.status === "idle" ? "" : ` · ${formatDuration((agent.finishedAt ?? now) - agent.startedAt)}`) +
     (agent.steps ? ` · step ${agent.steps}` : "") +
-    (tokens ? ` · ${formatTokens(tokens)} tok` : "");
+    (tokens ? ` · ${formatTokens(tokens)} tok` : "") +
+    withDot(paneCost(agent.tokens));
   return (
     paint(role, `${icon} `) +
     paint(focused ? "focus" : null, agent.name, { bold: true }) +
@@ -232,6 +236,7 @@ function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JS
         {agent.status}
         {agent.background ? " · bg" : ""} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
         {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
+        {withDot(paneCost(agent.tokens))}
         {took ? ` · ${took}` : ""}
       </Text>
     </Text>

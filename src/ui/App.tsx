@@ -23,6 +23,7 @@ import { keyHints, queueNote } from "./key-hints.js";
 import { DEFAULT_KEYMAP, type Keymap } from "./keymap.js";
 import { computeLayout } from "./layout.js";
 import { dialogWantedRows, PermissionDialog } from "./PermissionDialog.js";
+import { FanoutDialog, fanoutWantedRows } from "./FanoutDialog.js";
 import { parseSlash } from "./slash.js";
 import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
@@ -209,7 +210,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     agents: agents.map((a) => ({ id: a.id, running: a.status === "running" })),
     focus,
     zoomed: Boolean(zoomAgent || view.viewer),
-    dialogRows: head ? dialogWantedRows(head.request, size.columns) : undefined,
+    dialogRows: head ? (head.request.fanout ? fanoutWantedRows(head.request.fanout, size.columns) : dialogWantedRows(head.request, size.columns)) : undefined,
     popupRows: Math.min(POPUP_MAX, input.popup.length),
   });
   const zoom = useZoom(state, view, dispatchView, layout.width, layout.bodyHeight);
@@ -297,7 +298,9 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
         width={layout.width}
       />
       {body}
-      {head ? (
+      {head?.request.fanout ? (
+        <FanoutDialog key={head.id} pending={{ ...head, request: { ...head.request, fanout: head.request.fanout } }} queued={pending.length - 1} width={layout.width} height={layout.dialogHeight} onAnswer={onAnswer} />
+      ) : head ? (
         <PermissionDialog
           key={head.id}
           pending={head}

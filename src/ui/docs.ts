@@ -1,6 +1,7 @@
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
-import { displayLine, formatCost, formatTokens } from "./format.js";
+import { displayLine, formatTokens } from "./format.js";
+import { costText, paneCost, runBudgetText } from "./cost-text.js";
 import type { DashboardHost } from "./host.js";
 import { helpRows, type Keymap } from "./keymap.js";
 import { SLASH_COMMANDS, type CustomSlash } from "./slash.js";
@@ -44,24 +45,36 @@ export function helpDoc(keymap: Keymap, custom: readonly CustomSlash[] = []): Do
   return out;
 }
 
-function costOf(tokens: AgentView["tokens"]): string {
-  return tokens.cost === undefined ? "—" : formatCost(tokens.cost);
+/** The agents as a tree: the coordinator, then each agent's sub-agents under it (background ones marked). */
+function agentTree(state: DashboardState): { agent: AgentView; depth: number }[] {
+  const all = [state.rootAgentId, ...state.order].map((id) => state.agents[id]).filter((a): a is AgentView => Boolean(a));
+  const out: { agent: AgentView; depth: number }[] = [];
+  const seen = new Set<string>();
+  const visit = (agent: AgentView, depth: number): void => {
+    if (seen.has(agent.id)) return;
+    seen.add(agent.id);
+    out.push({ agent, depth });
+    for (const child of all) if (child.parentId === agent.id) visit(child, depth + 1);
+  };
+  for (const agent of all) if (!agent.parentId || !state.agents[agent.parentId]) visit(agent, 0);
+  return out;
 }
 
-/** Per agent: tokens in / out / cached and cost; then the session's totals. */
+/** Per agent, as a tree (parent, children, background): tokens in / out / cached and cost; then the session's totals and the run's budget. */
 export function costDoc(state: DashboardState): DocLine[] {
-  const agents = [state.agents[state.rootAgentId], ...state.order.map((id) => state.agents[id])].filter((a): a is AgentView => Boolean(a));
-  const rows = agents.map((a) => [
-    `${a.name}${a.label ? ` [${a.label}]` : ""}`,
+  const rows = agentTree(state).map(({ agent: a, depth }) => [
+    `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${a.id === state.rootAgentId ? a.name : a.id}${a.label ? ` [${a.label}]` : ""}${a.background ? " (bg)" : ""}`,
     formatTokens(a.tokens.input),
     formatTokens(a.tokens.output),
     formatTokens(a.tokens.cached ?? 0),
-    costOf(a.tokens),
+    paneCost(a.tokens) || "—",
   ]);
   const t = state.totals;
-  rows.push(["total", formatTokens(t.input), formatTokens(t.output), formatTokens(t.cached), t.cost === undefined ? "—" : formatCost(t.cost)]);
-  const out = [heading("Tokens and cost, per agent"), ...table(rows, ["agent", "in", "out", "cached", "cost"])];
-  if (t.cost === undefined) out.push(blank, { text: "Cost shows when orca knows the model's price (model.price in config.yaml sets one)." });
+  rows.push(["total", formatTokens(t.input), formatTokens(t.output), formatTokens(t.cached), costText(t) || "—"]);
+  const out = [heading("Tokens and cost, per agent (sub-agents under the agent that started them)"), ...table(rows, ["agent", "in", "out", "cached", "cost"])];
+  const run = runBudgetText(state);
+  if (run) out.push(blank, { text: `This run: ${run.replace(/^run /, "")}.` });
+  if (t.unpriced) out.push(blank, { text: "unknown: orca has no price for a model that answered (model.price in config.yaml sets one); it is never counted as $0." });
   return out;
 }
 

@@ -5,7 +5,7 @@
 export const SLASH_COMMANDS = [
   { name: "help", args: "", help: "keys and commands" },
   { name: "agents", args: "", help: "agent definitions and the sub-agents of this session" },
-  { name: "cost", args: "", help: "tokens (in / out / cached) and cost, per agent" },
+  { name: "cost", args: "", help: "tokens (in / out / cached) and cost of each agent, as a tree, and the run's budget" },
   { name: "compact", args: "", help: "summarise the coordinator's older history now" },
   { name: "clear", args: "", help: "start a new session (this one stays in the log: /resume)" },
   { name: "model", args: "[name]", help: "show or switch the model (provider/name works)" },

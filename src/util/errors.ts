@@ -106,12 +106,14 @@ export class Cancelled extends OrcaError {
   }
 }
 
-export type BudgetLimit = "tokens" | "tool_calls" | "time" | "steps";
+export type BudgetLimit = "tokens" | "tool_calls" | "time" | "steps" | "cost";
 
-/** A run reached one of its limits (budget.max_tokens, max_tool_calls, max_duration, max_steps). */
+/** A run or an agent reached one of its limits (budget.max_tokens, max_cost_usd, max_tool_calls, max_duration, max_steps). */
 export class BudgetExceeded extends OrcaError {
   override readonly name: string = "BudgetExceeded";
   readonly exitCode = 3;
+  /** Said once: every agent it stops ends with status budget, but the line is not repeated for each. */
+  announced = false;
   constructor(
     readonly limit: BudgetLimit,
     message: string,

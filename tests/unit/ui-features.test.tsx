@@ -101,8 +101,35 @@ describe("slash commands", () => {
     await press(ENTER);
     await see("Tokens and cost, per agent");
     await see(/coordinator\s+1\.2k\s+300\s+1\.0k\s+\$0\.01\s/);
-    await see(/explorer \[map\]\s+5\.0k\s+700\s+0\s+\$0\.05/);
+    // A tree: the sub-agent under the coordinator, by its id.
+    await see(/└ a1 \[map\]\s+5\.0k\s+700\s+0\s+\$0\.05/);
     await see(/total\s+6\.2k\s+1\.0k\s+1\.0k\s+\$0\.06/);
+  });
+
+  it("the header shows the run's spend against its budget; a pane's title its agent's tokens, cost and own limit", async () => {
+    const { session, see } = mount();
+    session.emit({ type: "budget_set", agentId: "root", scope: "run", maxCostUsd: 0.5 });
+    session.startAgent("a1", "explorer", "map");
+    session.emit({ type: "budget_set", agentId: "a1", parentId: "root", scope: "agent", maxCostUsd: 0.2, asked: { maxCostUsd: 3 } });
+    session.emit({ type: "usage", agentId: "a1", parentId: "root", input: 5000, output: 700, cached: 0, cost: 0.05 });
+    await see(/· run \$0\.05 of \$0\.50/);
+    await see(/explorer \[map\] running · [\d.]+s · 5\.7k tok · \$0\.05 of \$0\.20/);
+  });
+
+  it("/cost is a tree with background agents marked; a model without a price is unknown, never $0", async () => {
+    const { session, press, type, see } = mount();
+    session.startAgent("a1", "explorer", "map");
+    session.emit({ type: "usage", agentId: "a1", parentId: "root", input: 5000, output: 700, cached: 0, cost: 0.05 });
+    session.emit({ type: "agent_started", agentId: "a2", parentId: "a1", name: "tester", label: "deep", task: "t", tools: [], depth: 2, model: "m", system: "" });
+    session.emit({ type: "agent_backgrounded", agentId: "a2", parentId: "a1", by: "delegate" });
+    session.emit({ type: "usage", agentId: "a2", parentId: "a1", input: 100, output: 10, cached: 0 });
+    await see(/· 5\.8k tok · ≥ \$0\.05 \(part unknown\) ·/);
+    await type("/cost");
+    await press(ENTER);
+    await see(/\ba1 \[map\]\s+5\.0k\s+700\s+0\s+\$0\.05/);
+    await see(/└ a2 \[deep\] \(bg\)\s+100\s+10\s+0\s+cost unknown/);
+    await see(/total\s+5\.1k\s+710\s+0\s+≥ \$0\.05 \(part unknown\)/);
+    await see("never counted as $0.");
   });
 
   it("/model switches the model in the header; a bad one is a notice; /compact asks the session", async () => {

@@ -197,7 +197,10 @@ describe("dashboard reducer", () => {
       { type: "agent_finished", agentId: "a1", status: "cancelled", result: "partial", steps: 3, usage: { input: 100, output: 20, cached: 5 }, filesChanged: [] },
     ]);
     expect(s.agents.a1).toMatchObject({ status: "cancelled", steps: 3, tokens: { input: 100, output: 20 } });
-    expect(s.totals).toEqual({ input: 150, output: 30, cached: 5, cost: 0.01 });
+    // The root's request had no price: the total's cost is only a part of it (issue 29: unknown, never $0).
+    expect(s.totals).toEqual({ input: 150, output: 30, cached: 5, cost: 0.01, unpriced: true });
+    expect(s.agents.a1!.tokens.unpriced).toBeUndefined();
+    expect(s.agents.root!.tokens.unpriced).toBe(true);
     expect(texts(s.agents.a1.entries).at(-1)).toContain("cancelled");
   });
 

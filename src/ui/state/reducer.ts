@@ -1,5 +1,6 @@
 import { displayPrompt, userShellLines } from "../prompt-context.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
+import { addRequest, fanoutNote, runBudgetFrom, withUsage } from "./reduce-budget.js";
 import { summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
@@ -271,12 +272,19 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     }
     case "usage": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      const mine = agent.tokens;
-      const cost = event.cost === undefined ? mine.cost : (mine.cost ?? 0) + event.cost;
-      draft.setAgent({ ...agent, tokens: { input: mine.input + event.input, output: mine.output + event.output, cached: (mine.cached ?? 0) + event.cached, cost } });
-      const t = state.totals;
-      const totalCost = event.cost === undefined ? t.cost : (t.cost ?? 0) + event.cost;
-      return draft.finish({ totals: { input: t.input + event.input, output: t.output + event.output, cached: t.cached + event.cached, cost: totalCost } });
+      draft.setAgent({ ...agent, tokens: addRequest(agent.tokens, event) });
+      return draft.finish(withUsage(state, event));
+    }
+    case "budget_set": {
+      if (event.scope === "run") return draft.finish({ runBudget: runBudgetFrom(event) });
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      if (event.maxCostUsd !== undefined) draft.setAgent({ ...agent, tokens: { ...agent.tokens, limitUsd: event.maxCostUsd } });
+      return draft.finish();
+    }
+    case "fanout_checked": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      draft.setAgent(pushEntries(agent, textEntries(draft, event.decision === "approved" ? "notice" : "error", fanoutNote(event)), max, null));
+      return draft.finish();
     }
     case "compacted": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);

@@ -79,6 +79,19 @@ export interface AgentTokens {
   readonly cached?: number;
   /** USD, when the model's price is known. */
   readonly cost?: number;
+  /** A request was priced at nothing known: the cost is unknown (or only a part of it is known). */
+  readonly unpriced?: boolean;
+  /** The agent's own money limit for this run (budget_set), USD. */
+  readonly limitUsd?: number;
+}
+
+/** The run's account as the header shows it: spend since the run's budget_set, against its limits. */
+export interface RunBudgetView {
+  readonly maxCostUsd?: number;
+  readonly maxTokens?: number;
+  readonly cost: number;
+  readonly tokens: number;
+  readonly unpriced?: boolean;
 }
 
 export interface McpView {
@@ -115,7 +128,9 @@ export interface DashboardState {
   readonly order: readonly string[];
   /** Unfinished calls keyed by `agentId \0 callId` (model call ids may repeat across agents). */
   readonly active: Readonly<Record<string, ActiveCall>>;
-  readonly totals: { readonly input: number; readonly output: number; readonly cached: number; readonly cost?: number };
+  readonly totals: { readonly input: number; readonly output: number; readonly cached: number; readonly cost?: number; readonly unpriced?: boolean };
+  /** The run in progress has limits (budget_set of scope run). */
+  readonly runBudget?: RunBudgetView;
   readonly seq: number;
   /** MCP servers by name, as their last mcp_status said. */
   readonly mcp: Readonly<Record<string, McpView>>;

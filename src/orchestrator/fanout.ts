@@ -1,0 +1,183 @@
+import { allowsTool, type AgentDefinition } from "../agent/definition.js";
+import type { Config } from "../config/schema.js";
+import type { EmitFn, ToolCall } from "../events/types.js";
+import type { ChatMessage, Model } from "../model/model.js";
+import { estimateRequestTokens } from "../model/tokens.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { AgentRegistry } from "./agents.js";
+import type { DelegateArgs } from "./delegate.js";
+import type { Approver, FanoutQuestion } from "../tools/approver.js";
+import { formatUsd } from "../agent/budget-tree.js";
+import { ownLimits } from "./budget-accounts.js";
+
+/**
+ * How a fan-out's cost is estimated, per sub-agent: its first request (system prompt, task and tool
+ * list, counted with its model's tokenizer) at its input price, plus OUTPUT_PER_STEP tokens at its
+ * output price, times ASSUMED_STEPS (or its step limit, when lower) — a typical short sub-agent
+ * run; a longer one costs more, since every step sends the whole history again. A sub-agent with a
+ * money budget of its own is counted at no more than that budget. Unknown price: unknown estimate.
+ */
+export const ASSUMED_STEPS = 10;
+export const OUTPUT_PER_STEP = 500;
+export const ESTIMATE_HOW = `each sub-agent's first request (its prompt, task and tools, counted with its model's tokenizer) at its price, plus ${OUTPUT_PER_STEP} output tokens, times ${ASSUMED_STEPS} steps (fewer when its max_steps is lower), at most its own max_cost_usd`;
+
+/** One delegate call of a turn, as the guard sees it. */
+export interface PlannedChild {
+  definition: AgentDefinition;
+  model: Model;
+  task: string;
+  label?: string;
+  /** delegate {budget}'s max_cost_usd, when given. */
+  maxCostUsd?: number;
+  maxSteps: number;
+}
+
+export interface FanoutGuardDeps {
+  /** More sub-agents at once than this asks; false: never by count. */
+  confirmFanout: number | false;
+  /** A fan-out estimated above this (USD) asks; unset: never by cost. */
+  confirmCostUsd?: number;
+  approver: Approver;
+  emit: EmitFn;
+  /** The sub-agent a delegate call would start or resume; null for one it cannot (delegate refuses it itself). */
+  plan(callerId: string, args: unknown): PlannedChild | null;
+  /** Input tokens of a sub-agent's first request. */
+  firstRequestTokens(child: PlannedChild): number;
+}
+
+/** The agent whose turn it is. */
+export interface Caller {
+  id: string;
+  parentId?: string;
+  name: string;
+}
+
+/**
+ * Looks at every turn's delegate calls together, before any runs: a turn that starts more
+ * sub-agents than agents.confirm_fanout, or whose estimate passes agents.confirm_cost_usd, asks the
+ * person (all start, or none). A headless run cannot ask: it runs the calls that stay within both
+ * limits, in order, and refuses the rest with a result the model reads.
+ */
+export class FanoutGuard {
+  constructor(private readonly deps: FanoutGuardDeps) {}
+
+  /** The delegate calls not to run, each with the result its model gets. */
+  async screen(caller: Caller, calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>> {
+    const refused = new Map<string, string>();
+    const planned = calls.flatMap((call) => {
+      if (call.name !== "delegate") return [];
+      const child = this.deps.plan(caller.id, call.args);
+      return child ? [{ call, child, estimateUsd: this.estimate(child) }] : [];
+    });
+    const { confirmFanout, confirmCostUsd } = this.deps;
+    const total = sum(planned.map((p) => p.estimateUsd));
+    const tooMany = confirmFanout !== false && planned.length > confirmFanout;
+    const tooDear = confirmCostUsd !== undefined && planned.length > 0 && (total === null || total > confirmCostUsd);
+    if (!tooMany && !tooDear) return refused;
+    const reasons = [
+      tooMany ? `${planned.length} sub-agents at once (agents.confirm_fanout: ${confirmFanout})` : "",
+      tooDear ? `estimated ${total === null ? "at an unknown cost" : formatUsd(total)} (agents.confirm_cost_usd: ${formatUsd(confirmCostUsd!)})` : "",
+    ].filter(Boolean);
+    const reason = reasons.join("; ");
+    const base = { agentId: caller.id, parentId: caller.parentId, calls: planned.length, estimateUsd: total, reason };
+
+    if (this.deps.approver.decidedBy === "headless") {
+      // The longest run of calls, in order, that stays within both limits.
+      let spent = 0;
+      let kept = 0;
+      for (const p of planned) {
+        const next = p.estimateUsd === null ? Infinity : spent + p.estimateUsd;
+        if ((confirmFanout !== false && kept + 1 > confirmFanout) || (confirmCostUsd !== undefined && next > confirmCostUsd)) break;
+        spent = next;
+        kept++;
+      }
+      for (const p of planned.slice(kept)) {
+        refused.set(
+          p.call.id,
+          `Error: not run: this turn started ${reason}, and a headless run has no one to ask, so only the first ${kept} ran. ` +
+            "Start fewer sub-agents at once: wait for these to end, or do the work yourself.",
+        );
+      }
+      this.deps.emit({ type: "fanout_checked", ...base, decision: "limited", decidedBy: "headless", refused: [...refused.keys()] });
+      return refused;
+    }
+
+    const question: FanoutQuestion = {
+      agents: planned.map((p) => ({ agent: p.child.definition.name, label: p.child.label, task: p.child.task, estimateUsd: p.estimateUsd })),
+      estimateUsd: total,
+      reason,
+      how: ESTIMATE_HOW,
+    };
+    const first = planned[0]!.call;
+    const answer = await this.deps.approver.request(
+      { callId: first.id, agentId: caller.id, agentName: caller.name, tool: "delegate", args: question.agents, rule: reason, fanout: question },
+      signal,
+    );
+    if (answer.decision !== "deny") {
+      this.deps.emit({ type: "fanout_checked", ...base, decision: "approved", decidedBy: "user", refused: [] });
+      return refused;
+    }
+    const why = signal.aborted ? "cancelled" : `the person declined this fan-out (${reason})${answer.reason ? `: ${answer.reason}` : ""}`;
+    for (const p of planned) refused.set(p.call.id, `Error: not run: ${why}; none of its ${planned.length} sub-agents started.`);
+    this.deps.emit({ type: "fanout_checked", ...base, decision: "denied", decidedBy: "user", refused: [...refused.keys()] });
+    return refused;
+  }
+
+  /** USD for one sub-agent (see ESTIMATE_HOW); null when its model's price is unknown. */
+  estimate(child: PlannedChild): number | null {
+    const price = child.model.price;
+    if (!price) return null;
+    const steps = Math.min(ASSUMED_STEPS, child.maxSteps);
+    const perStep = (this.deps.firstRequestTokens(child) * price.input + OUTPUT_PER_STEP * price.output) / 1_000_000;
+    const own = ownLimits({ definition: child.definition, budget: child.maxCostUsd === undefined ? undefined : { maxCostUsd: child.maxCostUsd } }).maxCostUsd;
+    return Math.min(steps * perStep, own ?? Infinity);
+  }
+}
+
+function sum(values: (number | null)[]): number | null {
+  let total = 0;
+  for (const v of values) {
+    if (v === null) return null;
+    total += v;
+  }
+  return total;
+}
+
+/** The guard of a session: plans each delegate call as delegate would, and counts first requests with the tokenizer. */
+export function sessionFanoutGuard(deps: {
+  config: Config;
+  approver: Approver;
+  emit: EmitFn;
+  definitions: ReadonlyMap<string, AgentDefinition>;
+  agents: AgentRegistry;
+  modelFor(spec: string): Model;
+  registry: ToolRegistry;
+}): FanoutGuard {
+  const { config } = deps;
+  return new FanoutGuard({
+    confirmFanout: config.agents.confirm_fanout,
+    confirmCostUsd: config.agents.confirm_cost_usd,
+    approver: deps.approver,
+    emit: deps.emit,
+    plan: (_callerId, raw) => {
+      if (!raw || typeof raw !== "object") return null;
+      const args = raw as Partial<DelegateArgs>;
+      const resumed = args.resume ? deps.agents.get(args.resume) : undefined;
+      const definition = resumed?.definition ?? deps.definitions.get(args.agent ?? "");
+      if (!definition || (args.resume && !resumed)) return null;
+      const model = resumed?.model ?? deps.modelFor(definition.model === "inherit" ? config.model.name : definition.model);
+      return { definition, model, task: String(args.task ?? ""), label: args.label, maxCostUsd: args.budget?.max_cost_usd, maxSteps: definition.maxSteps ?? config.agent.max_steps };
+    },
+    firstRequestTokens: (child) => {
+      const tools = deps.registry
+        .list()
+        .filter((tool) => allowsTool(child.definition, tool.name))
+        .map((tool) => deps.registry.spec(tool));
+      const messages: ChatMessage[] = [
+        { role: "system", content: child.definition.prompt },
+        { role: "user", content: child.task },
+      ];
+      return estimateRequestTokens(messages, tools, child.model.name);
+    },
+  });
+}
