@@ -2,7 +2,9 @@ import path from "node:path";
 import { toolFinished } from "../events/constructors.js";
 import type { EmitFn } from "../events/types.js";
 import { contentHash } from "../tools/file-version.js";
+import type { Permissions } from "../tools/permissions/engine.js";
 import { protectedReason } from "../tools/permissions/protected-paths.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import type { FileVersions } from "../tools/versions.js";
 import { CancelledError, type Scheduler } from "../tools/scheduler.js";
 import { Workspace } from "../tools/workspace.js";
@@ -165,4 +167,13 @@ export class Isolation {
       this.deps.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId, name: call.name }, { status: ok ? "ok" : "error", content, error, durationMs: Date.now() - startedAt }));
     }
   }
+}
+
+/** A merge-back's write of a protected path, judged as write_file's would be: null when allowed, else why not. */
+export async function approveMergeWrite(registry: ToolRegistry, permissions: Permissions, agent: AgentState, relative: string, signal: AbortSignal): Promise<string | null> {
+  const tool = registry.get("write_file");
+  if (!tool) return "there is no write_file tool to judge it";
+  const call = { callId: `merge-${agent.id}-${relative}`, agentId: agent.id, parentId: agent.parentId, agentName: agent.definition.name, tool, args: { path: relative, content: "" } };
+  const decision = await permissions.check(call, signal);
+  return decision.allowed ? null : decision.reason;
 }

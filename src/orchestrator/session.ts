@@ -24,7 +24,7 @@ import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
 import { sessionFanoutGuard } from "./fanout.js";
-import { Isolation } from "./isolation.js";
+import { approveMergeWrite, Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
 
@@ -138,7 +138,7 @@ export class Session implements SessionApi {
             scheduler: this.scheduler,
             emit: this.bus.emit,
             versions: this.versions,
-            approveProtected: (agent, relative, signal) => this.approveMergeWrite(agent, relative, signal),
+            approveProtected: (agent, relative, signal) => approveMergeWrite(this.registry, this.permissions, agent, relative, signal),
           })
         : null,
     });
@@ -157,15 +157,6 @@ export class Session implements SessionApi {
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
-  }
-
-  /** A merge-back's write of a protected path, judged as write_file's would be: null when allowed, else why not. */
-  private async approveMergeWrite(agent: AgentState, relative: string, signal: AbortSignal): Promise<string | null> {
-    const tool = this.registry.get("write_file");
-    if (!tool) return "there is no write_file tool to judge it";
-    const call = { callId: `merge-${agent.id}-${relative}`, agentId: agent.id, parentId: agent.parentId, agentName: agent.definition.name, tool, args: { path: relative, content: "" } };
-    const decision = await this.permissions.check(call, signal);
-    return decision.allowed ? null : decision.reason;
   }
 
   get permissionMode(): PermissionMode {
@@ -398,5 +389,4 @@ export class Session implements SessionApi {
     this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
     this.runScope.cancel(new Cancelled(`stopped: ${reason}`));
   }
-
 }
