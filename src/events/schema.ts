@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolStatus } from "../util/errors.js";
+import { evidenceEventSchemas } from "./schema-evidence.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -179,6 +180,8 @@ function defineEventSchemas() {
       diff: z.string().optional(),
       /** The file versions this call saw or made, so a resumed session rebuilds every agent's. */
       versions: z.array(fileTouchSchema).optional(),
+      /** A command's exit code (bash), for change sets; absent for other tools and in older logs. */
+      exitCode: z.number().nullable().optional(),
     }),
     z.object({
       ...base,
@@ -361,6 +364,7 @@ function defineEventSchemas() {
       group: z.boolean().optional(),
     }),
     z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
+    ...evidenceEventSchemas(base, usageSchema),
     z.object({
       ...base,
       type: z.literal("session_finished"),

@@ -1,3 +1,4 @@
+import { changeSetLine, verifyLine } from "../../review/summary-text.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
@@ -327,6 +328,13 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     case "hook_finished":
       onHookFinished(draft, event, max);
       return draft.finish();
+    case "verify_finished":
+    case "change_set": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const line = event.type === "verify_finished" ? verifyLine(event) : changeSetLine(event);
+      draft.setAgent(pushEntries(agent, textEntries(draft, line.ok ? "notice" : "error", line.text), max, null));
+      return draft.finish();
+    }
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
