@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolStatus } from "../util/errors.js";
+import { reviewEventSchemas } from "./schema-review.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -367,6 +368,7 @@ function defineEventSchemas() {
       status: sessionStatusSchema,
       durationMs: z.number(),
     }),
+    ...reviewEventSchemas(base),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }
