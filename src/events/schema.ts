@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolStatus } from "../util/errors.js";
 import { evidenceEventSchemas } from "./schema-evidence.js";
+import { reviewEventSchemas } from "./schema-review.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -364,13 +365,14 @@ function defineEventSchemas() {
       group: z.boolean().optional(),
     }),
     z.object({ ...base, type: z.literal("error"), where: z.string(), message: z.string() }),
-    ...evidenceEventSchemas(base, usageSchema),
     z.object({
       ...base,
       type: z.literal("session_finished"),
       status: sessionStatusSchema,
       durationMs: z.number(),
     }),
+    ...reviewEventSchemas(base),
+    ...evidenceEventSchemas(base, usageSchema),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

@@ -310,6 +310,9 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     }
     case "hook_started":
     case "file_write":
+    case "file_changed":
+    case "checkpoint":
+    case "review_decision":
     case "process_started":
     case "process_ended":
       return state;
