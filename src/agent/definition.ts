@@ -24,6 +24,11 @@ export interface AgentDefinition {
    * when it ends done (orchestrator/worktree-run.ts). "none": it shares the workspace.
    */
   isolation: "none" | "worktree";
+  /**
+   * Commands orca runs, in the command sandbox, when the agent ends done (`verify:` in the front
+   * matter): their exit codes and test counts join its change set as evidence.
+   */
+  verify: string[];
   /** The body: the agent's system prompt. */
   prompt: string;
   file: string;
@@ -47,6 +52,7 @@ const frontmatterSchema = z.strictObject({
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
   isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
+  verify: z.union([z.string().min(1).transform((c) => [c]), z.array(z.string().min(1))]).default([]),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -108,6 +114,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     maxSteps: fm.data.max_steps,
     skills: fm.data.skills,
     isolation: fm.data.isolation,
+    verify: fm.data.verify,
     prompt,
     file,
   };

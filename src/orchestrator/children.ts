@@ -13,6 +13,8 @@ export interface ChildOutcome extends AgentOutcome {
   worktreeNote?: string;
   /** Its work could not be merged: the parent must look. */
   conflict?: boolean;
+  /** What the log shows it changed and ran, and the flags where its answer does not match. */
+  evidence?: string;
 }
 
 /** A sub-agent run started by delegate, from launch until its result is handed over. */
@@ -108,6 +110,7 @@ export class ChildResults {
       outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
       "--- answer ---",
       result,
+      outcome.evidence ?? "",
     ]
       .filter((line) => line !== "")
       .join("\n");

@@ -30,6 +30,7 @@ import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
+import { createAgentEvidence } from "./evidence-setup.js";
 import { codePaths } from "../config/code-paths.js";
 
 export interface CreateSessionOptions {
@@ -273,6 +274,14 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
     .filter((s): s is string => Boolean(s));
 
+  const bashOptions = {
+    shells,
+    bashTimeoutMs: config.tools.bash_timeout,
+    maxOutputTokens: config.tools.max_output_tokens,
+    tokens: bpeTokenCounter(),
+    readOnlyCommands: config.scheduler.read_only_commands,
+  };
+  const evidence = createAgentEvidence({ bash: bashOptions, dataDir: dataDir(config, loadedEnv.home), sessionId, workspaceRoot: workspace.root, prior: resume?.events });
   try {
     session = new Session({
       config,
@@ -282,16 +291,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       modelFor,
       approver: opts.approver,
       sandbox,
-      tools: [
-        ...builtinTools({
-          shells,
-          bashTimeoutMs: config.tools.bash_timeout,
-          maxOutputTokens: config.tools.max_output_tokens,
-          tokens: bpeTokenCounter(),
-          readOnlyCommands: config.scheduler.read_only_commands,
-        }).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
-        getSkill,
-      ],
+      tools: [...builtinTools(bashOptions).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)), getSkill],
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
       mcp: mcp ?? undefined,
       ready,
@@ -306,6 +306,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       leftovers,
       interrupted: resume?.rebuilt.described,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
+      evidence,
       secrets,
       version: opts.version,
       sessionId,

@@ -6,6 +6,7 @@ import type { ReapOutcome } from "../sessions/leftovers.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
+import type { AgentEvidence } from "../review/agent-evidence.js";
 import type { PidLock } from "../util/pid-lock.js";
 import type { AgentState } from "./agents.js";
 import type { McpStatusSource } from "./mcp-status.js";
@@ -52,4 +53,6 @@ export interface SessionDeps {
   leftovers?: ReapOutcome[];
   /** What the resume told the model for interrupted calls it could describe (session_started keeps it). */
   interrupted?: { callId: string; result: string }[];
+  /** Each agent's verify commands and change_set when it ends, and the evidence its parent reads. */
+  evidence?: AgentEvidence;
 }

@@ -70,6 +70,7 @@ export class Session implements SessionApi {
     this.workspace = deps.workspace;
     this.log = deps.logFile ? new SessionLog(deps.logFile, this.redactor, deps.logLock) : null;
     this.log?.record(this.bus, (failure) => this.logFailed(failure));
+    deps.evidence?.attach(this.bus);
     // Every request of a run counts toward its token budget, compaction's summaries included.
     this.bus.subscribe((event) => {
       if (event.type === "usage") this.runBudget?.addUsage(event);
@@ -123,6 +124,7 @@ export class Session implements SessionApi {
       continueAgent: (agent, signal) => this.runner.continue(agent, signal),
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
+      evidence: deps.evidence,
       isolation: deps.worktreeDir
         ? new Isolation({
             manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel) !== undefined }),
@@ -302,6 +304,7 @@ export class Session implements SessionApi {
         outcome = await this.runner.continue(root, scope.signal);
       }
       outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.runner.continueWith(root, message, scope.signal));
+      await this.deps.evidence?.agentEnded(root, outcome.status, scope.signal);
       const after = this.totalUsage();
       return {
         status: outcome.status as SessionStatus,

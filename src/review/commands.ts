@@ -1,8 +1,7 @@
 import type { EventOf, OrcaEvent, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
-import { shellParserLoaded } from "../tools/shell/index.js";
 import { toolStatusOf, type ToolStatus } from "../util/errors.js";
-import { runnerOfArgv, testCountsOf, testRunnerOf, type TestRun } from "./test-runners.js";
+import { testCountsOf, testRunnerOf, type TestRun } from "./test-runners.js";
 
 /**
  * What each agent did besides its files, read from the session log's events: the commands it ran
@@ -136,7 +135,7 @@ export class ActivityLedger {
     // A command refused before it ran is not one the agent ran.
     if (status === "denied") return;
     const exit = event.exitCode !== undefined ? event.exitCode : exitFromContent(event.content);
-    const runner = call.background ? null : runnerOf(call.command);
+    const runner = call.background ? null : testRunnerOf(call.command);
     const record: CommandRecord = { command: call.command, exit: call.background ? null : exit, ms: event.durationMs, status, at };
     if (runner) record.tests = { runner, ...(testCountsOf(runner, event.content) ?? {}) };
     if (call.background) record.background = true;
@@ -158,11 +157,6 @@ function exitFromContent(content: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** The runner of a command; before the shell grammar is loaded, of its words split on blanks. */
-function runnerOf(command: string): string | null {
-  if (shellParserLoaded()) return testRunnerOf(command);
-  return runnerOfArgv(command.trim().split(/\s+/));
-}
 
 /** Every agent's activity in a whole log. */
 export function activitiesOf(events: Iterable<OrcaEvent>): ActivityLedger {

@@ -43,3 +43,30 @@ export function changeSetLine(e: Pick<EventOf<"change_set">, "files" | "commands
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
+
+/** The most commands a delegate result lists: the last ones, where the tests after the last edit are. */
+const MAX_COMMANDS = 8;
+
+/**
+ * The evidence a coordinator reads with a sub-agent's answer: what the log shows it changed and
+ * ran, and what does not match its answer.
+ */
+export function evidenceText(report: {
+  files: readonly { path: string; status: string; added: number; removed: number }[];
+  commands: readonly { command: string; exit: number | null; ms: number; tests?: TestRun; verify?: true }[];
+  flags: readonly { rule: string; message: string }[];
+}): string {
+  const lines = ["--- evidence (from the session log, not the agent's words) ---"];
+  lines.push(`changed: ${report.files.length ? report.files.map((f) => `${f.path} (${f.status}, +${f.added} −${f.removed})`).join(", ") : "no files"}`);
+  const commands = report.commands.slice(-MAX_COMMANDS);
+  if (report.commands.length > commands.length) lines.push(`commands: ${report.commands.length - commands.length} earlier ones not listed`);
+  for (const c of commands) lines.push(`${c.verify ? "verify" : "ran"}: ${oneLine(c.command)} → ${commandOutcome(c)}`);
+  if (!report.commands.some((c) => c.tests)) lines.push("tests: none run");
+  lines.push(report.flags.length ? report.flags.map((f) => `⚑ unverified (${f.rule}): ${f.message}`).join("\n") : "flags: none");
+  return lines.join("\n");
+}
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s*\n\s*/g, " ⏎ ");
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}

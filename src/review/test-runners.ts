@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from "node:util";
-import { analyseCommand, basename } from "../tools/shell/index.js";
+import { analyseCommand, basename, shellParserLoaded } from "../tools/shell/index.js";
 
 /**
  * Which commands run tests, and what their runners said: a table of test runners, each with how
@@ -229,9 +229,11 @@ export function runnerOfArgv(argv: Argv, depth = 0): string | null {
 
 /**
  * The test runner a command line runs, or null: every program it runs is looked at (`cd web &&
- * CI=1 npx vitest run`, `timeout 60 pytest -q`). Needs the shell grammar loaded (loadShellParser).
+ * CI=1 npx vitest run`, `timeout 60 pytest -q`). Before the shell grammar is loaded
+ * (loadShellParser), only a plain `program args…` line is read, split on blanks.
  */
 export function testRunnerOf(command: string): string | null {
+  if (!shellParserLoaded()) return runnerOfArgv(command.trim().split(/\s+/));
   for (const simple of analyseCommand(command).commands) {
     for (const run of simple.runs) {
       if (run.argv.some((w) => w === null)) continue;

@@ -83,7 +83,7 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
   };
 }
 
-async function runForeground(
+export async function runForeground(
   command: string,
   cwd: string,
   timeoutMs: number,
