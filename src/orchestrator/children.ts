@@ -8,6 +8,9 @@ import { conflictReport } from "./conflict-report.js";
 
 const RESULT_LIMIT = 20_000;
 
+/** How a background sub-agent's result opens in its parent's mailbox (the dashboard shows it as a notice, not a user turn). */
+export const BACKGROUND_RESULT = /^\[background sub-agent (\S+) ended\]\n/;
+
 export interface ChildOutcome extends AgentOutcome {
   /** What became of its worktree (merged, conflict, kept), for the parent. */
   worktreeNote?: string;

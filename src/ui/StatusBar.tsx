@@ -103,7 +103,7 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
   let detail = "";
   if (first) {
     const agent = state.agents[first.agentId];
-    const who = agent ? `${agent.name}${agent.label ? ` [${agent.label}]` : ""}` : first.agentId;
+    const who = agent ? `${agent.id}${agent.label ? ` [${agent.label}]` : ""}` : first.agentId;
     const blockers = first.blockers?.length ? first.blockers : first.waitsFor;
     // Who waits for whom first: on a narrow terminal the call itself is what gets cut.
     detail = ` │ ${who} waits for ${blockers.join(", ")}: ${`${first.name} ${first.summary}`.trim()}`;

@@ -49,8 +49,9 @@ function costOf(tokens: AgentView["tokens"]): string {
 /** Per agent: tokens in / out / cached and cost; then the session's totals. */
 export function costDoc(state: DashboardState): DocLine[] {
   const agents = [state.agents[state.rootAgentId], ...state.order.map((id) => state.agents[id])].filter((a): a is AgentView => Boolean(a));
+  // By id (explorer-1, explorer-2): two agents of one definition are told apart.
   const rows = agents.map((a) => [
-    `${a.name}${a.label ? ` [${a.label}]` : ""}`,
+    `${a.id}${a.label ? ` [${a.label}]` : ""}`,
     formatTokens(a.tokens.input),
     formatTokens(a.tokens.output),
     formatTokens(a.tokens.cached ?? 0),

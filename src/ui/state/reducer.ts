@@ -1,4 +1,5 @@
 import { changeSetLine, verifyLine } from "../../review/summary-text.js";
+import { BACKGROUND_RESULT } from "../../orchestrator/children.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
@@ -173,7 +174,10 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish({ session: { ...state.session, status: event.status } });
     case "user_message": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      draft.setAgent(pushEntries(agent, textEntries(draft, "user", event.text), max, null));
+      // A background sub-agent's result reaches its parent as a message; the person did not type it.
+      const background = BACKGROUND_RESULT.exec(event.text);
+      const entries = background ? textEntries(draft, "notice", backgroundNotice(background[1]!, event.text, state)) : textEntries(draft, "user", event.text);
+      draft.setAgent(pushEntries(agent, entries, max, null));
       return draft.finish();
     }
     case "agent_started": {
@@ -345,6 +349,13 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish();
     }
   }
+}
+
+/** "↥ background sub-agent explorer-1 [scan docs] ended: done — its result is handed to this agent". */
+function backgroundNotice(id: string, text: string, state: DashboardState): string {
+  const label = state.agents[id]?.label;
+  const status = /^status: (\S+)$/m.exec(text)?.[1] ?? "ended";
+  return `↥ background sub-agent ${id}${label ? ` [${label}]` : ""} ended: ${status} — its result is handed to this agent`;
 }
 
 /** A line of orca's own in the coordinator's transcript. */
