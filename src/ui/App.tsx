@@ -1,3 +1,4 @@
+import { agentTitle } from "./format.js";
 import { Box, useApp } from "ink";
 import type React from "react";
 import { useCallback, useContext, useEffect, useReducer, useRef, useState } from "react";
@@ -160,7 +161,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const focus = focusAgent ? view.focus : null;
   // A running sub-agent with focus is who the input box talks to: Enter queues a message for it.
   const addressed = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
-  const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
+  const addressedAs = addressed ? agentTitle(addressed) : undefined;
   /** Enter: a /command; a message for the addressed sub-agent; a message waking the coordinator; else a prompt. */
   const onSubmit = (text: string): boolean => {
     const parsed = parseSlash(text);

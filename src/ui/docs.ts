@@ -1,6 +1,6 @@
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
-import { displayLine, formatCost, formatTokens } from "./format.js";
+import { agentTitle, displayLine, formatCost, formatTokens } from "./format.js";
 import type { DashboardHost } from "./host.js";
 import { helpRows, type Keymap } from "./keymap.js";
 import { SLASH_COMMANDS } from "./slash.js";
@@ -51,7 +51,7 @@ export function costDoc(state: DashboardState): DocLine[] {
   const agents = [state.agents[state.rootAgentId], ...state.order.map((id) => state.agents[id])].filter((a): a is AgentView => Boolean(a));
   // By id (explorer-1, explorer-2): two agents of one definition are told apart.
   const rows = agents.map((a) => [
-    `${a.id}${a.label ? ` [${a.label}]` : ""}`,
+    agentTitle(a),
     formatTokens(a.tokens.input),
     formatTokens(a.tokens.output),
     formatTokens(a.tokens.cached ?? 0),

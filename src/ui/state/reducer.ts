@@ -1,7 +1,7 @@
 import { changeSetLine, verifyLine } from "../../review/summary-text.js";
 import { BACKGROUND_RESULT } from "../../orchestrator/children.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
-import { summarizeArgs } from "../format.js";
+import { agentTitle, summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
 import type { AgentView, DashboardState, Entry, ToolEntry, ToolState } from "./types.js";
@@ -69,7 +69,7 @@ function describeBlockers(draft: Draft, agentId: string, ids: readonly string[])
     let text = id;
     if (call && call.agentId !== agentId) {
       const who = draft.agents[call.agentId];
-      text = who ? `${who.name}${who.label ? ` [${who.label}]` : ""}` : call.agentId;
+      text = who ? agentTitle(who) : call.agentId;
     } else if (call) text = `${call.name} ${call.summary}`.trim();
     if (!out.includes(text)) out.push(text);
   }
@@ -353,9 +353,8 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
 
 /** "↥ background sub-agent explorer-1 [scan docs] ended: done — its result is handed to this agent". */
 function backgroundNotice(id: string, text: string, state: DashboardState): string {
-  const label = state.agents[id]?.label;
   const status = /^status: (\S+)$/m.exec(text)?.[1] ?? "ended";
-  return `↥ background sub-agent ${id}${label ? ` [${label}]` : ""} ended: ${status} — its result is handed to this agent`;
+  return `↥ background sub-agent ${agentTitle({ id, label: state.agents[id]?.label })} ended: ${status} — its result is handed to this agent`;
 }
 
 /** A line of orca's own in the coordinator's transcript. */
