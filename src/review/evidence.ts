@@ -30,7 +30,7 @@ export interface ChangedFile {
 const TEST_CLAIM =
   /\b(?:(?:unit |integration |e2e |the |all |every |[0-9]+ )*(?:tests?|specs?|test suites?|test cases?)|npm test|pytest|vitest|jest|cargo test|go test)\b[^.\n]{0,40}?\b(?:pass(?:es|ed|ing)?|succeed(?:s|ed)?|(?:are|is|were|was|stay|stays|remain|remains|now) green|all green|ok)\b/i;
 /** A sentence that denies or hedges: "I could not run the tests", "tests do not pass yet". */
-const NEGATION = /\b(?:not|never|cannot|unable|should|would|might|may|once|until|if|unless|whether)\b|n't\b/i;
+const NEGATION = /\b(?:not|never|cannot|unable|should|would|might|may|once|until|if|unless|whether|check|confirm|verify|ensure|make sure)\b|n't\b/i;
 /** A line that says something was changed. */
 const CHANGE_VERB = /\b(?:chang|edit|modif|updat|fix|add|creat|wr[io]t|remov|delet|renam|refactor|rewr|replac|implement|introduc|touch)\w*/i;
 /** A heading that starts a list of changed files ("Files changed:", "## Changes"). */
