@@ -22,6 +22,7 @@ import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
+import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
@@ -305,6 +306,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       logLock: resume?.lock,
       leftovers,
       interrupted: resume?.rebuilt.described,
+      contents: ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId),
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,

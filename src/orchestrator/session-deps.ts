@@ -2,6 +2,7 @@ import type { AgentReport } from "../agent/definition.js";
 import type { Config } from "../config/schema.js";
 import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
+import type { ContentStore } from "../sessions/content-store.js";
 import type { ReapOutcome } from "../sessions/leftovers.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -52,4 +53,6 @@ export interface SessionDeps {
   leftovers?: ReapOutcome[];
   /** What the resume told the model for interrupted calls it could describe (session_started keeps it). */
   interrupted?: { callId: string; result: string }[];
+  /** The session's content store (file versions for diffs and restores); none: changes are logged, not kept. */
+  contents?: ContentStore;
 }
