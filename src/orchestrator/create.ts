@@ -22,6 +22,7 @@ import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
+import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
@@ -281,7 +282,8 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     tokens: bpeTokenCounter(),
     readOnlyCommands: config.scheduler.read_only_commands,
   };
-  const evidence = createAgentEvidence({ bash: bashOptions, dataDir: dataDir(config, loadedEnv.home), sessionId, workspaceRoot: workspace.root, prior: resume?.events });
+  const contents = ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId);
+  const evidence = createAgentEvidence({ bash: bashOptions, contents, workspaceRoot: workspace.root, prior: resume?.events });
   try {
     session = new Session({
       config,
@@ -305,6 +307,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       logLock: resume?.lock,
       leftovers,
       interrupted: resume?.rebuilt.described,
+      contents,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       evidence,
       secrets,

@@ -1,6 +1,6 @@
 import type { OrcaEvent } from "../events/types.js";
 import { AgentEvidence } from "../review/agent-evidence.js";
-import { ContentStore } from "../sessions/content-store.js";
+import type { ContentStore } from "../sessions/content-store.js";
 import { runForeground, type BashOptions } from "../tools/builtin/bash.js";
 
 /**
@@ -9,9 +9,9 @@ import { runForeground, type BashOptions } from "../tools/builtin/bash.js";
  * not run outside it, where there is none — and the change sets read from the session's content
  * store. A resumed session first reads what its log already holds.
  */
-export function createAgentEvidence(opts: { bash: BashOptions; dataDir: string; sessionId: string; workspaceRoot: string; prior?: readonly OrcaEvent[] }): AgentEvidence {
+export function createAgentEvidence(opts: { bash: BashOptions; contents: ContentStore; workspaceRoot: string; prior?: readonly OrcaEvent[] }): AgentEvidence {
   const evidence = new AgentEvidence({
-    contents: ContentStore.forSession(opts.dataDir, opts.sessionId),
+    contents: opts.contents,
     workspaceRoot: opts.workspaceRoot,
     runCommand: (command, cwd, agentId, signal) => runForeground(command, cwd, opts.bash.bashTimeoutMs, { signal, sandbox: "workspace-write", agentId }, opts.bash),
   });

@@ -81,7 +81,10 @@ export class Isolation {
         withPaths: (paths, fn) => this.scheduled(agent, paths, fn, signal),
         vet: (files) => this.vet(agent, files, signal),
         // Logged before the temporary file exists, like write_file's: the next start removes one a crash left.
-        announce: (plan, temp) =>
+        announce: (plan, temp) => {
+          // Both versions are kept: the merge can be diffed, and undone, like a write_file.
+          if (plan.before.kind !== "missing") this.deps.versions?.contents?.keep(plan.before.bytes);
+          this.deps.versions?.contents?.keep(plan.write.bytes);
           this.deps.emit({
             type: "file_write",
             agentId: agent.id,
@@ -90,10 +93,16 @@ export class Isolation {
             before: plan.before.kind === "missing" ? null : contentHash(plan.before.bytes),
             after: contentHash(plan.write.bytes),
             temp: this.deps.workspace.relative(temp),
-          }),
-        wrote: (file, bytes) => {
+          });
+        },
+        wrote: (file, bytes, before) => {
           const hash = bytes ? contentHash(bytes) : null;
           this.deps.versions?.recordChange(agent.id, file, hash, "write_file", hash ? { hash } : null);
+          // A deletion has no file_write (no temporary file): it is logged here, once done.
+          if (!hash && before.kind !== "missing") {
+            this.deps.versions?.contents?.keep(before.bytes);
+            this.deps.emit({ type: "file_changed", agentId: agent.id, parentId: agent.parentId, tool: "merge_worktree", path: this.deps.workspace.relative(file), before: contentHash(before.bytes), after: null });
+          }
         },
       });
     } catch (error) {

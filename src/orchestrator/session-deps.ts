@@ -2,6 +2,7 @@ import type { AgentReport } from "../agent/definition.js";
 import type { Config } from "../config/schema.js";
 import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
+import type { ContentStore } from "../sessions/content-store.js";
 import type { ReapOutcome } from "../sessions/leftovers.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -55,4 +56,6 @@ export interface SessionDeps {
   interrupted?: { callId: string; result: string }[];
   /** Each agent's verify commands and change_set when it ends, and the evidence its parent reads. */
   evidence?: AgentEvidence;
+  /** The session's content store (file versions for diffs and restores); none: changes are logged, not kept. */
+  contents?: ContentStore;
 }

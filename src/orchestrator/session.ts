@@ -20,6 +20,7 @@ import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
+import { turnCheckpoint } from "../review/checkpoints.js";
 import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
@@ -89,7 +90,7 @@ export class Session implements SessionApi {
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
     });
-    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label), contents: deps.contents });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);
     if (!rootDefinition) {
@@ -293,6 +294,7 @@ export class Session implements SessionApi {
       const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
       if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
       const prompt = submitted.prompt;
+      this.bus.emit(turnCheckpoint(root.id, prompt));
       this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
       // MCP servers still connecting must not hold up a cancel.
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
