@@ -275,13 +275,8 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
     .filter((s): s is string => Boolean(s));
 
-  const bashOptions = {
-    shells,
-    bashTimeoutMs: config.tools.bash_timeout,
-    maxOutputTokens: config.tools.max_output_tokens,
-    tokens: bpeTokenCounter(),
-    readOnlyCommands: config.scheduler.read_only_commands,
-  };
+  // The bash tool's options; verify commands run with the same (evidence-setup.ts).
+  const bashOptions = { shells, bashTimeoutMs: config.tools.bash_timeout, maxOutputTokens: config.tools.max_output_tokens, tokens: bpeTokenCounter(), readOnlyCommands: config.scheduler.read_only_commands };
   const contents = ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId);
   const evidence = createAgentEvidence({ bash: bashOptions, contents, workspaceRoot: workspace.root, prior: resume?.events });
   try {
