@@ -84,13 +84,20 @@ function twoEditors() {
 }
 
 const agentOfReport = (report: AgentReport[], id: string) => report.find((a) => a.id === id)!;
+const eventsOf = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
+
+/** The two editors' run in `format`, which must end well. */
+async function runTwoEditors(format: "json" | "stream-json" | "text") {
+  server = await startScriptedServer(twoEditors());
+  ws = workspace();
+  const run = await runOrca(["-p", "fix and reword", "--base-url", server.url, "--yes", "--output-format", format], { ws, timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  return { run, server, ws };
+}
 
 describe("the json result's report", () => {
   it("holds each agent's files with diffs that match the disk, its commands, the verify run and the flags", async () => {
-    server = await startScriptedServer(twoEditors());
-    ws = workspace();
-    const run = await runOrca(["-p", "fix and reword", "--base-url", server.url, "--yes", "--output-format", "json"], { ws, timeoutMs: 60_000 });
-    expect(run.code, run.stderr).toBe(0);
+    const { run, server, ws } = await runTwoEditors("json");
     const out = JSON.parse(run.stdout) as { report: { agents: AgentReport[] } };
     const agents = out.report.agents;
     expect(agents.map((a) => a.id)).toEqual(["coordinator", "fixer-1", "noter-1"]);
@@ -191,7 +198,7 @@ You look.
     ws = workspace({ ".orca/agents/attacker.md": attacker });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
-    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
+    const events = eventsOf(run.stdout);
     const verified = events.filter((e): e is EventOf<"verify_finished"> => e.type === "verify_finished");
     expect(verified.map((v) => v.agentId)).toEqual(["attacker-1", "attacker-1", "attacker-1"]);
     // The writes outside failed (read-only file system), so did the commands.
@@ -218,7 +225,7 @@ You look.
     ws = workspace();
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
-    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
+    const events = eventsOf(run.stdout);
     expect(events.some((e) => e.type === "agent_finished" && e.agentId === "fixer-1" && e.status === "failed")).toBe(true);
     expect(events.filter((e) => e.type === "verify_finished")).toEqual([]);
     expect(events.some((e) => e.type === "change_set" && e.agentId === "fixer-1")).toBe(true);
@@ -227,11 +234,8 @@ You look.
 
 describe("stream-json and text", () => {
   it("stream-json emits a change_set when each agent ends, after its verify runs", async () => {
-    server = await startScriptedServer(twoEditors());
-    ws = workspace();
-    const run = await runOrca(["-p", "fix and reword", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
-    expect(run.code, run.stderr).toBe(0);
-    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
+    const { run } = await runTwoEditors("stream-json");
+    const events = eventsOf(run.stdout);
     const sets = events.filter((e): e is EventOf<"change_set"> => e.type === "change_set");
     expect(sets.map((s) => s.agentId).sort()).toEqual(["coordinator", "fixer-1", "noter-1"]);
     // The coordinator's comes last: it ends after its sub-agents.
@@ -249,10 +253,7 @@ describe("stream-json and text", () => {
   });
 
   it("text prints the answer on stdout and a short run report on stderr", async () => {
-    server = await startScriptedServer(twoEditors());
-    ws = workspace();
-    const run = await runOrca(["-p", "fix and reword", "--base-url", server.url, "--yes"], { ws, timeoutMs: 60_000 });
-    expect(run.code, run.stderr).toBe(0);
+    const { run } = await runTwoEditors("text");
     expect(run.stdout).toBe("Both done.\n");
     const lines = run.stderr.trim().split("\n");
     expect(lines[0]).toBe("orca: run report (2 agents with changes, commands or flags)");
