@@ -82,7 +82,7 @@ describe("orca --demo in tmux", () => {
       const t = term;
       // The per-path wait, at the default pace: one editor's edit of src/math.js waits for the
       // other's (editor [add multiply] is a beat later in the script, which a loaded machine may undo).
-      const wait = /1 waiting .*editor \[(add multiply|fix subtract)\] waits for editor \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
+      const wait = /1 waiting .*editor-\d \[(add multiply|fix subtract)\] waits for editor-\d \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
       const waiting = await t.waitFor("one edit waiting for the other", (s) => wait.test(s), 40_000);
       const [, waiter, holder] = wait.exec(waiting)!;
       expect(waiter).not.toBe(holder);
@@ -132,7 +132,7 @@ describe("orca --demo in tmux", () => {
     t.keys("Tab");
     await t.waitFor("the explorer focused", (s) => s.includes("Esc stop explorer"));
     t.keys("Escape");
-    const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer \[map project\] cancelled/.test(s));
+    const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer-1 \[map project\] cancelled/.test(s));
     expect(lineOf(one, "editor-1 [fix subtract]")).toContain("running");
     expect(lineOf(one, "editor-2 [add multiply]")).toContain("running");
     expect(lineOf(one, "coordinator")).toContain("running");
@@ -141,7 +141,7 @@ describe("orca --demo in tmux", () => {
     t.keys("Escape");
     await t.waitFor("the coordinator focused", (s) => s.includes("Esc cancel run"));
     t.keys("Escape");
-    const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor \[fix subtract\] cancelled/.test(s) && /editor \[add multiply\] cancelled/.test(s));
+    const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor-1 \[fix subtract\] cancelled/.test(s) && /editor-2 \[add multiply\] cancelled/.test(s));
     expect(lineOf(all, "coordinator")).toContain("cancelled");
     expect(count(all, HEADER)).toBe(1);
 

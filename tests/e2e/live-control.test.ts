@@ -58,7 +58,7 @@ describe("live control in tmux", () => {
     ws = tempWorkspace({ "a.txt": "a\n" });
     term = startOrca("steer", ws, server.url, "go");
     const t = term;
-    await t.waitFor("both panes running", (s) => /explorer \[alpha\] running/.test(s) && /explorer \[beta\] running/.test(s), 30_000);
+    await t.waitFor("both panes running", (s) => /explorer-1 \[alpha\] running/.test(s) && /explorer-2 \[beta\] running/.test(s), 30_000);
 
     t.keys("Tab");
     await t.waitFor("the input box addressing alpha", (s) => s.includes("explorer-1 [alpha] › "));
@@ -81,7 +81,7 @@ describe("live control in tmux", () => {
     t.keys("Tab");
     await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer-2 [beta] › "));
     t.keys("x");
-    const stopped = await t.waitFor("beta cancelled", (s) => /explorer \[beta\] cancelled/.test(s));
+    const stopped = await t.waitFor("beta cancelled", (s) => /explorer-2 \[beta\] cancelled/.test(s));
     expect(lineOf(stopped, "explorer-1 [alpha]")).toContain("running");
     expect(lineOf(stopped, "coordinator")).toContain("running");
 
@@ -109,7 +109,7 @@ describe("live control in tmux", () => {
     ws = tempWorkspace();
     term = startOrca("background", ws, server.url, "go");
     const t = term;
-    await t.waitFor("gamma running", (s) => /explorer \[gamma\] running/.test(s), 30_000);
+    await t.waitFor("gamma running", (s) => /explorer-1 \[gamma\] running/.test(s), 30_000);
     t.keys("Tab");
     await t.waitFor("gamma focused", (s) => s.includes("Ctrl+B background"));
     t.keys("C-b");
