@@ -24,6 +24,8 @@ export interface AgentDefinition {
    * when it ends done (orchestrator/worktree-run.ts). "none": it shares the workspace.
    */
   isolation: "none" | "worktree";
+  /** `ask`: an isolated agent's merge waits for a person's acceptance; unset: config's agents.review. */
+  review?: "ask" | "auto";
   /** The body: the agent's system prompt. */
   prompt: string;
   file: string;
@@ -47,6 +49,7 @@ const frontmatterSchema = z.strictObject({
   max_steps: z.number().int().positive().optional(),
   skills: z.array(z.string()).default([]),
   isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
+  review: z.enum(["ask", "auto"], { error: "ask or auto" }).optional(),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -108,6 +111,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     maxSteps: fm.data.max_steps,
     skills: fm.data.skills,
     isolation: fm.data.isolation,
+    ...(fm.data.review ? { review: fm.data.review } : {}),
     prompt,
     file,
   };

@@ -307,6 +307,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       leftovers,
       interrupted: resume?.rebuilt.described,
       contents: ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId),
+      priorEvents: resume?.events,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       secrets,
       version: opts.version,
