@@ -22,13 +22,16 @@ export interface ReviewApi {
   /** The file's diff from before the agent's first change to the file now (a worktree's: to its last version). */
   diff(file: FileChange): Promise<FileDiff>;
   /** Restores the hunks numbered `hunks` (all: the whole file) of `agentId`'s change; the comment goes to the agent. */
-  reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<ControlResult>;
+  reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<RejectResult>;
   /** Accepts an agent's change; for an isolated agent held by `review: ask`, merges it now. */
   accept(agentId: string): Promise<ControlResult & { note?: string }>;
   /** Isolated agents whose merge waits for acceptance. */
   held(): string[];
   rewind(checkpointId: string, force?: boolean): Promise<RestoreResult | { error: string }>;
 }
+
+/** A rejection's outcome; `undelivered`: the comment could not reach the agent (it is not running): the caller has its parent resume it. */
+export type RejectResult = { ok: true; undelivered?: string } | { ok: false; error: string };
 
 export interface ReviewDeskDeps {
   bus: EventBus;
@@ -80,7 +83,7 @@ export class ReviewDesk implements ReviewApi {
     return merged.conflict ? { ok: false, error: merged.note } : { ok: true, note: merged.note };
   }
 
-  async reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<ControlResult> {
+  async reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<RejectResult> {
     if (file.worktree) return { ok: false, error: `${file.path} is only in ${agentId}'s worktree: nothing to restore in the workspace (leave it unaccepted)` };
     const now = await this.current(file.path);
     if (now === "not-kept") return { ok: false, error: `${file.path} cannot be read now` };
@@ -106,7 +109,8 @@ export class ReviewDesk implements ReviewApi {
     this.deps.bus.emit({ type: "review_decision", agentId: this.deps.rootAgentId, decision: "reject", target: agentId, path: file.path, ...(hunks === "all" ? {} : { hunks: [...hunks] }), ...(comment ? { comment } : {}) });
     if (!comment) return { ok: true };
     const what = hunks === "all" ? `your whole change to ${file.path}` : `hunk${hunks.length === 1 ? "" : "s"} ${hunks.map((h) => h + 1).join(", ")} of your change to ${file.path}`;
-    return this.deps.tell(agentId, `Review: the person rejected ${what}; it is restored on disk as it was before. Their comment: ${comment}\nRevise your change accordingly (read the file again first).`);
+    const message = `Review: the person rejected ${what}; it is restored on disk as it was before. Their comment: ${comment}\nRevise your change accordingly (read the file again first).`;
+    return this.deps.tell(agentId, message).ok ? { ok: true } : { ok: true, undelivered: message };
   }
 
   async rewind(checkpointId: string, force = false): Promise<RestoreResult | { error: string }> {
