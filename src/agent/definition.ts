@@ -29,6 +29,8 @@ export interface AgentDefinition {
    * matter): their exit codes and test counts join its change set as evidence.
    */
   verify: string[];
+  /** `ask`: an isolated agent's merge waits for a person's acceptance; unset: config's agents.review. */
+  review?: "ask" | "auto";
   /** The body: the agent's system prompt. */
   prompt: string;
   file: string;
@@ -53,6 +55,7 @@ const frontmatterSchema = z.strictObject({
   skills: z.array(z.string()).default([]),
   isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
   verify: z.union([z.string().min(1).transform((c) => [c]), z.array(z.string().min(1))]).default([]),
+  review: z.enum(["ask", "auto"], { error: "ask or auto" }).optional(),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -115,6 +118,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     skills: fm.data.skills,
     isolation: fm.data.isolation,
     verify: fm.data.verify,
+    ...(fm.data.review ? { review: fm.data.review } : {}),
     prompt,
     file,
   };

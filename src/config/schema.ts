@@ -166,6 +166,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       max_parallel: z.number().int().positive().default(4),
       max_depth: z.number().int().min(1).default(2),
+      /** ask: an isolated (worktree) agent's merge waits for a person's acceptance in /review. */
+      review: z.enum(["ask", "auto"]).default("auto"),
     })
     .prefault({}),
   scheduler: z

@@ -303,6 +303,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       leftovers,
       interrupted: resume?.rebuilt.described,
       contents,
+      priorEvents: resume?.events,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       evidence,
       secrets,

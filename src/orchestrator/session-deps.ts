@@ -1,5 +1,6 @@
 import type { AgentReport } from "../agent/definition.js";
 import type { Config } from "../config/schema.js";
+import type { OrcaEvent } from "../events/types.js";
 import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import type { ContentStore } from "../sessions/content-store.js";
@@ -58,4 +59,6 @@ export interface SessionDeps {
   evidence?: AgentEvidence;
   /** The session's content store (file versions for diffs and restores); none: changes are logged, not kept. */
   contents?: ContentStore;
+  /** The events of the log a resumed session continues (its change sets span them). */
+  priorEvents?: readonly OrcaEvent[];
 }

@@ -21,6 +21,7 @@ import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
 import { turnCheckpoint } from "../review/checkpoints.js";
+import { ReviewDesk } from "./review-desk.js";
 import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
@@ -44,6 +45,9 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Change sets, diffs and the person's review decisions (/review, /diff, /rewind). */
+  readonly review: ReviewDesk;
+  private isolation: Isolation | null = null;
   /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
   readonly versions: FileVersions;
   readonly rootAgentId: string;
@@ -126,7 +130,7 @@ export class Session implements SessionApi {
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
       evidence: deps.evidence,
-      isolation: deps.worktreeDir
+      isolation: (this.isolation = deps.worktreeDir
         ? new Isolation({
             manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel) !== undefined }),
             workspace: deps.workspace,
@@ -134,9 +138,12 @@ export class Session implements SessionApi {
             emit: this.bus.emit,
             versions: this.versions,
             approveProtected: (agent, relative, signal) => this.approveMergeWrite(agent, relative, signal),
+            review: { ask: (agent) => (agent.definition.review ?? config.agents.review) === "ask", person: deps.approver.decidedBy !== "headless" },
           })
-        : null,
+        : null),
     });
+    this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
+      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
     for (const tool of deps.tools) this.registry.add(tool);
     for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);

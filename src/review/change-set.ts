@@ -227,8 +227,10 @@ export class ChangeSetBuilder {
     const held = this.pending.get(event.callId);
     if (!held) return;
     this.pending.delete(event.callId);
-    const made = new Set((event.versions ?? []).filter((t) => t.change === "write" || t.change === "edit").map((t) => `${t.path}\0${t.hash}`));
-    for (const w of held) if (made.has(`${w.path}\0${w.after}`)) this.record(seq, w, w.tool, w.before, w.after);
+    // By the version made, not the path: an isolated agent's versions are named from the main
+    // workspace (its worktree's path, absolute) while its file_write names it from the worktree.
+    const made = new Set((event.versions ?? []).filter((t) => t.change === "write" || t.change === "edit").map((t) => t.hash));
+    for (const w of held) if (made.has(w.after)) this.record(seq, w, w.tool, w.before, w.after);
   }
 
   private record(seq: number, event: { ts: number; agentId: string; callId?: string; path: string }, tool: string, before: string | null, after: string | null): void {

@@ -48,13 +48,21 @@ export interface RestoreOptions {
   tool: "rewind" | "undo" | "review";
 }
 
+/** Files restored at once: their syncs overlap (a plan names each path once, so none races another). */
+const BATCH = 16;
+
 export async function restoreFiles(items: readonly RestoreItem[], opts: RestoreOptions): Promise<RestoreResult> {
   const result: RestoreResult = { restored: [], already: [], skipped: [] };
-  for (const item of items) {
-    const why = await restoreOne(item, opts);
-    if (why === null) result.restored.push(item.path);
-    else if (why === "already") result.already.push(item.path);
-    else result.skipped.push({ path: item.path, ...why });
+  const unique = [...new Map(items.map((i) => [i.path, i])).values()];
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const batch = unique.slice(i, i + BATCH);
+    const outcomes = await Promise.all(batch.map((item) => restoreOne(item, opts)));
+    outcomes.forEach((why, k) => {
+      const item = batch[k]!;
+      if (why === null) result.restored.push(item.path);
+      else if (why === "already") result.already.push(item.path);
+      else result.skipped.push({ path: item.path, ...why });
+    });
   }
   return result;
 }

@@ -155,7 +155,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     dispatchView({ type: "focus", id: null });
   };
 
-  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo };
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, submit: runs.submit };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
@@ -238,6 +238,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     },
     cycleMode: () => setMode({ session, store, refresh }, nextMode(session.permissionMode)),
     help: () => runCommand({ kind: "command", name: "help", arg: "" }, commandContext),
+    review: (id) => runCommand({ kind: "command", name: "review", arg: id }, commandContext),
   });
 
   const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);

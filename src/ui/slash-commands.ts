@@ -2,6 +2,7 @@ import type { Dispatch } from "react";
 import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { errorLine } from "../util/text.js";
+import { diffCommand, reviewCommand, rewindCommand } from "./review-commands.js";
 import { agentsDoc, costDoc, helpDoc, mcpDoc, sessionsDoc, skillsDoc } from "./docs.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
@@ -39,6 +40,8 @@ export interface CommandContext {
   refresh(): void;
   exit(code: number): void;
   switchTo(next: HostedSession): void;
+  /** Sends a prompt to the coordinator as the user would (queued while a run goes on). */
+  submit?(text: string): void;
 }
 
 /** Switches the permission mode and says so in the transcript. */
@@ -49,7 +52,7 @@ export function setMode(ctx: Pick<CommandContext, "session" | "store" | "refresh
 }
 
 /** What a handler gets: the command's argument (trimmed) and the dashboard it acts on. */
-interface CommandRun {
+export interface CommandRun {
   arg: string;
   ctx: CommandContext;
   say(line: string): void;
@@ -94,6 +97,9 @@ export const SLASH_HANDLERS: SlashHandlers = {
   sessions: ({ ctx, open }) => open("sessions", sessionsDoc(ctx.host)),
   resume: ({ arg, ctx, open, swap }) => (arg ? swap({ resume: arg }, `resuming ${arg}`) : open("sessions", sessionsDoc(ctx.host))),
   exit: ({ ctx }) => ctx.exit(0),
+  review: reviewCommand,
+  diff: diffCommand,
+  rewind: rewindCommand,
 };
 
 /** Runs a slash command. Everything it says goes to the transcript or the viewer; nothing reaches a model. */
