@@ -326,6 +326,8 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
         await Promise.all([shells.close(), mcp?.close()]);
       },
     });
+    // After the log's subscription (the constructor's): evidence reads what the log holds.
+    evidence.attach(session.bus);
   } catch (error) {
     await Promise.all([shells.close(), mcp?.close()]);
     if (error instanceof ConfigError) throw error;

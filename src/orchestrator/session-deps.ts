@@ -55,7 +55,7 @@ export interface SessionDeps {
   leftovers?: ReapOutcome[];
   /** What the resume told the model for interrupted calls it could describe (session_started keeps it). */
   interrupted?: { callId: string; result: string }[];
-  /** Each agent's verify commands and change_set when it ends, and the evidence its parent reads. */
+  /** Each agent's verify commands and change_set when it ends, and the evidence its parent reads (attached to the bus by create.ts). */
   evidence?: AgentEvidence;
   /** The session's content store (file versions for diffs and restores); none: changes are logged, not kept. */
   contents?: ContentStore;

@@ -28,7 +28,6 @@ import { AgentRunner } from "./agent-runner.js";
 import { Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
-
 import type { SessionDeps } from "./session-deps.js";
 import { describeUnproven } from "../sessions/leftovers.js";
 export type { SessionDeps };
@@ -75,7 +74,6 @@ export class Session implements SessionApi {
     this.workspace = deps.workspace;
     this.log = deps.logFile ? new SessionLog(deps.logFile, this.redactor, deps.logLock) : null;
     this.log?.record(this.bus, (failure) => this.logFailed(failure));
-    deps.evidence?.attach(this.bus);
     // Every request of a run counts toward its token budget, compaction's summaries included.
     this.bus.subscribe((event) => {
       if (event.type === "usage") this.runBudget?.addUsage(event);
@@ -399,5 +397,4 @@ export class Session implements SessionApi {
     this.bus.emit({ type: "error", agentId, parentId: agent?.parentId, where: "hook", message: reason });
     this.runScope.cancel(new Cancelled(`stopped: ${reason}`));
   }
-
 }
