@@ -14,9 +14,9 @@ export const SLASH_COMMANDS = [
   { name: "skills", args: "", help: "the skills agents can load" },
   { name: "sessions", args: "", help: "logged sessions of this folder" },
   { name: "resume", args: "<id>", help: "continue a logged session (an id prefix is enough)" },
-  { name: "review", args: "[AGENT | accept AGENT | reject AGENT PATH [HUNKS] [-- COMMENT]]", help: "each agent's changes, diff per file; accept, or reject hunks (restored; the comment goes to the agent)" },
-  { name: "diff", args: "", help: "the whole session's change against its start" },
-  { name: "rewind", args: "[N [--force]]", help: "list checkpoints; put back every file changed since checkpoint N" },
+  { name: "review", args: "[AGENT|accept|reject …]", help: "agents' changes, diffs; accept, or reject hunks with a comment" },
+  { name: "diff", args: "", help: "the session's change against its start" },
+  { name: "rewind", args: "[N [--force]]", help: "checkpoints; put back files changed since N" },
   { name: "exit", args: "", help: "leave orca" },
 ] as const;
 
