@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
  * never one above: the core (everything but ui/ and cli/) never reaches the dashboard or the
  * command line, and config/, events/, util/ import only each other.
  */
-const FLOORS = [["cli"], ["ui"], ["orchestrator"], ["agent", "mcp", "skills", "hooks", "worktrees"], ["tools"], ["model", "sessions"], ["config", "events", "util"]];
+const FLOORS = [["cli"], ["ui"], ["orchestrator"], ["agent", "mcp", "skills", "hooks", "worktrees", "review"], ["tools"], ["model", "sessions"], ["config", "events", "util"]];
 
 function floorRules() {
   return FLOORS.flatMap((floor, level) => {

@@ -29,6 +29,13 @@ export interface AgentDefinition {
   isolation: "none" | "worktree";
   /** Whether the project instructions (AGENTS.md…) join its system prompt; unset: the config decides (`instructions.subagents` for sub-agents). */
   instructions?: boolean;
+  /**
+   * Commands orca runs, in the command sandbox, when the agent ends done (`verify:` in the front
+   * matter): their exit codes and test counts join its change set as evidence.
+   */
+  verify: string[];
+  /** `ask`: an isolated agent's merge waits for a person's acceptance; unset: config's agents.review. */
+  review?: "ask" | "auto";
   /** The body: the agent's system prompt. */
   prompt: string;
   file: string;
@@ -60,6 +67,8 @@ const frontmatterSchema = z.strictObject({
     .optional(),
   isolation: z.enum(["none", "worktree"], { error: "none or worktree" }).default("none"),
   instructions: z.boolean().optional(),
+  verify: z.union([z.string().min(1).transform((c) => [c]), z.array(z.string().min(1))]).default([]),
+  review: z.enum(["ask", "auto"], { error: "ask or auto" }).optional(),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -123,6 +132,8 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     skills: fm.data.skills,
     isolation: fm.data.isolation,
     ...(fm.data.instructions !== undefined ? { instructions: fm.data.instructions } : {}),
+    verify: fm.data.verify,
+    ...(fm.data.review ? { review: fm.data.review } : {}),
     prompt,
     file,
   };

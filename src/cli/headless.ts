@@ -8,6 +8,7 @@ import { promptFitProblem } from "../model/context-fit.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { describeReaped } from "../sessions/leftovers.js";
 import { CostTally } from "./cost-tally.js";
+import { runReport, textReport } from "./run-report.js";
 import type { OutputFormat } from "./types.js";
 
 const STUCK = "the run cannot go on: every agent is waiting and nothing is left that could wake one (a bug in orca; the session log has the detail)";
@@ -86,8 +87,12 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
     // why a run stopped is already on stderr.
     const answer = result.answer ? session.redactor.redactJson(result.answer) : "";
     if (answer) io.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
+    // The report goes to stderr with the other lines for the person: stdout stays the answer alone.
+    const report = textReport(runReport(session.logFile, session.id, session.workspaceRoot) ?? []);
+    if (report.length) io.stderr.write(`${session.redactor.redactJson(report.join("\n"))}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
+    const report = runReport(session.logFile, session.id, session.workspaceRoot);
     io.stdout.write(
       `${session.redactor.redactJson(JSON.stringify({
         result: result.result,
@@ -97,6 +102,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
         agents: session.agents().map((a) => ({ id: a.id, name: a.name, ...(a.label ? { label: a.label } : {}), parent_id: a.parentId ?? null, status: a.status, steps: a.steps, usage: a.usage, cost_usd: costs.of(a.id) ?? 0 })),
         duration_ms: result.durationMs,
         log: session.logFile,
+        ...(report ? { report: { agents: report } } : {}),
       }))}\n`,
     );
   }

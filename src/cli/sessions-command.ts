@@ -1,4 +1,5 @@
 import path from "node:path";
+import { removeOrphanContent } from "../sessions/content-store.js";
 import { describeReaped, describeUnproven, reapSessions } from "../sessions/leftovers.js";
 import { listedSessions, listSessions, sessionsDir, type SessionInfo } from "../sessions/store.js";
 import { clip, oneLine } from "../util/text.js";
@@ -59,5 +60,8 @@ export async function reapCommand(dataDir: string): Promise<string[]> {
   const running = reaped.filter((r) => r.inUseBy !== undefined).length;
   if (!lines.length) lines.push("no process left running by a crashed run");
   if (running) lines.push(`(${running} session${running === 1 ? "" : "s"} in use by a running orca left alone)`);
+  // A session's kept file versions go with it: those whose log was deleted are removed here.
+  const orphans = removeOrphanContent(dataDir);
+  if (orphans.length) lines.push(`removed the kept file versions of ${orphans.length} deleted session${orphans.length === 1 ? "" : "s"}: ${orphans.join(", ")}`);
   return lines;
 }

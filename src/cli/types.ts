@@ -3,7 +3,7 @@ import type { PermissionMode } from "../config/schema.js";
 /** Types the cli modules share; here so that main.ts and the commands it runs do not import each other. */
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees" | "doctor";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees" | "doctor" | "undo";
 
 export interface CliArgs {
   prompt?: string;
@@ -28,6 +28,10 @@ export interface CliArgs {
   all: boolean;
   /** `orca sessions --reap`: end what crashed runs left running. */
   reap: boolean;
+  /** `orca undo --force`: restore files changed since by someone else too. */
+  force: boolean;
+  /** `orca undo --checkpoint ID`. */
+  checkpoint?: string;
   subcommand?: Subcommand;
   /** What follows the subcommand (`orca worktrees prune`). */
   subcommandArgs?: string[];

@@ -33,11 +33,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "continue", kind: "boolean", help: "continue the latest session of this workspace" },
   { name: "all", kind: "boolean", help: "orca sessions: also list sessions that never got an answer" },
   { name: "reap", kind: "boolean", help: "orca sessions: end the processes crashed runs left running" },
+  { name: "checkpoint", kind: "string", arg: "ID", help: "orca undo: restore the files as they were at this checkpoint" },
+  { name: "force", kind: "boolean", help: "orca undo: also restore files changed since by someone else" },
   { name: "version", short: "v", kind: "boolean", help: "print the version" },
   { name: "help", short: "h", kind: "boolean", help: "this help" },
 ];
 
-export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor"];
+export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor", "undo"];
 
 const SYNOPSIS = [
   "usage: orca [options] [prompt]            the dashboard (with a first prompt if given)",
@@ -65,6 +67,8 @@ Usage
   orca sessions --reap          end the processes crashed runs left running (a resume does it too)
   orca doctor                   whether commands are sandboxed here (and why not), outside programs, Node
   orca worktrees [prune]        git worktrees kept for isolated sub-agents; prune removes them
+  orca undo SESSION [--agent ID | --checkpoint ID] [--force]
+                                put back the files a session (or one agent, or everything after a checkpoint) changed
   orca -- PROMPT                everything after -- is the prompt, even a word like "sessions"
 
 Options

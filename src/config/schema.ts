@@ -170,6 +170,8 @@ export const configSchema = z.strictObject({
       confirm_fanout: z.union([z.number().int().min(1), z.literal(false)]).default(4),
       /** A turn whose sub-agents' estimated cost passes this (USD) asks first; unset: never by cost. */
       confirm_cost_usd: z.number().positive().optional(),
+      /** ask: an isolated (worktree) agent's merge waits for a person's acceptance in /review. */
+      review: z.enum(["ask", "auto"]).default("auto"),
     })
     .prefault({}),
   scheduler: z

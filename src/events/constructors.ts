@@ -26,6 +26,8 @@ export interface ToolOutcome {
   /** The unified diff a file tool applied; kept only when the call succeeded. */
   diff?: string;
   versions?: readonly FileTouch[];
+  /** A command's exit code (bash); null when it was killed. */
+  exitCode?: number | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export function toolFinished(who: EventOwner, call: { callId: string; name: stri
     durationMs: outcome.durationMs,
     ...(ok && outcome.diff !== undefined ? { diff: outcome.diff } : {}),
     ...(outcome.versions?.length ? { versions: [...outcome.versions] } : {}),
+    ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
   };
 }
 

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { ToolStatus } from "../util/errors.js";
 import { inputEventSchemas } from "./schema-input.js";
 import { budgetEventSchemas } from "./schema-budget.js";
+import { evidenceEventSchemas } from "./schema-evidence.js";
+import { reviewEventSchemas } from "./schema-review.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -181,6 +183,8 @@ function defineEventSchemas() {
       diff: z.string().optional(),
       /** The file versions this call saw or made, so a resumed session rebuilds every agent's. */
       versions: z.array(fileTouchSchema).optional(),
+      /** A command's exit code (bash), for change sets; absent for other tools and in older logs. */
+      exitCode: z.number().nullable().optional(),
     }),
     z.object({
       ...base,
@@ -371,6 +375,8 @@ function defineEventSchemas() {
     }),
     ...inputEventSchemas(base),
     ...budgetEventSchemas(base),
+    ...reviewEventSchemas(base),
+    ...evidenceEventSchemas(base, usageSchema),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

@@ -11,6 +11,7 @@ import { loadShellParser } from "../tools/shell/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
+import { agentCheckpoint } from "../review/checkpoints.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
 import { Delegator } from "./delegation.js";
@@ -88,6 +89,7 @@ export class AgentRunner {
       model: agent.model.name,
       system,
     });
+    if (agent.parentId) this.deps.emit(agentCheckpoint(agent, task));
     if (agent.background) this.deps.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: agent.parentId, by: "delegate" });
     return this.continue(agent, parentSignal);
   }

@@ -8,11 +8,16 @@ import { conflictReport } from "./conflict-report.js";
 
 const RESULT_LIMIT = 20_000;
 
+/** How a background sub-agent's result opens in its parent's mailbox (the dashboard shows it as a notice, not a user turn). */
+export const BACKGROUND_RESULT = /^\[background sub-agent (\S+) ended\]\n/;
+
 export interface ChildOutcome extends AgentOutcome {
   /** What became of its worktree (merged, conflict, kept), for the parent. */
   worktreeNote?: string;
   /** Its work could not be merged: the parent must look. */
   conflict?: boolean;
+  /** What the log shows it changed and ran, and the flags where its answer does not match. */
+  evidence?: string;
 }
 
 /** A sub-agent run started by delegate, from launch until its result is handed over. */
@@ -108,6 +113,7 @@ export class ChildResults {
       outcome.status === "done" ? "" : `(resume it with delegate {"resume": "${agent.id}", "task": "…"})`,
       "--- answer ---",
       result,
+      outcome.evidence ?? "",
     ]
       .filter((line) => line !== "")
       .join("\n");

@@ -24,6 +24,7 @@ import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
 import { requirePrices } from "./budget-accounts.js";
 import { bpeTokenCounter } from "../model/token-counter.js";
+import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
@@ -32,6 +33,7 @@ import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
+import { createAgentEvidence } from "./evidence-setup.js";
 import { codePaths } from "../config/code-paths.js";
 import { loadSessionInstructions } from "./instructions.js";
 import { secretEnvValues } from "./secret-env.js";
@@ -282,13 +284,10 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     .flatMap((s) => (s ? [s, /^\S+\s+(\S+)$/.exec(s)?.[1]] : []))
     .filter((s): s is string => Boolean(s));
 
-  const bashOptions = {
-    shells,
-    bashTimeoutMs: config.tools.bash_timeout,
-    maxOutputTokens: config.tools.max_output_tokens,
-    tokens: bpeTokenCounter(),
-    readOnlyCommands: config.scheduler.read_only_commands,
-  };
+  // The bash tool's options; verify commands run with the same (evidence-setup.ts).
+  const bashOptions = { shells, bashTimeoutMs: config.tools.bash_timeout, maxOutputTokens: config.tools.max_output_tokens, tokens: bpeTokenCounter(), readOnlyCommands: config.scheduler.read_only_commands };
+  const contents = ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId);
+  const evidence = createAgentEvidence({ bash: bashOptions, contents, workspaceRoot: workspace.root, prior: resume?.events });
   try {
     session = new Session({
       config,
@@ -298,10 +297,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       modelFor,
       approver: opts.approver,
       sandbox,
-      tools: [
-        ...builtinTools(bashOptions).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)),
-        getSkill,
-      ],
+      tools: [...builtinTools(bashOptions).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)), getSkill],
       personCommand: (command, mode, signal) => runPersonCommand(command, workspace.root, mode, signal, session?.rootAgentId ?? "", bashOptions),
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
       mcp: mcp ?? undefined,
@@ -317,7 +313,10 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       logLock: resume?.lock,
       leftovers,
       interrupted: resume?.rebuilt.described,
+      contents,
+      priorEvents: resume?.events,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
+      evidence,
       secrets,
       version: opts.version,
       sessionId,
@@ -338,6 +337,8 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
         await Promise.all([shells.close(), mcp?.close()]);
       },
     });
+    // After the log's subscription (the constructor's): evidence reads what the log holds.
+    evidence.attach(session.bus);
   } catch (error) {
     await Promise.all([shells.close(), mcp?.close()]);
     if (error instanceof ConfigError) throw error;

@@ -3,6 +3,8 @@ import type { AgentInbox, AgentOutcome } from "../agent/loop.js";
 import type { EmitFn } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import type { Hooks } from "../hooks/index.js";
+import type { AgentEvidence } from "../review/agent-evidence.js";
+import { evidenceText } from "../review/summary-text.js";
 import type { AnyTool, ToolResult } from "../tools/tool.js";
 import type { FileVersions } from "../tools/versions.js";
 import type { Workspace } from "../tools/workspace.js";
@@ -34,6 +36,8 @@ export interface DelegatorDeps {
   continueWith(agent: AgentState, message: string, signal: AbortSignal): Promise<AgentOutcome>;
   /** SubagentStart / SubagentStop around every sub-agent run. */
   hooks?: Hooks;
+  /** Its verify commands and change set when a sub-agent ends: the evidence its parent reads. */
+  evidence?: Pick<AgentEvidence, "agentEnded">;
   /** `isolation: worktree`; null when worktrees are off (the agent then shares the workspace). */
   isolation: Isolation | null;
 }
@@ -240,8 +244,10 @@ export class Delegator {
       },
       continueWith: (message) => this.deps.continueWith(agent, message, signal),
     });
+    // Verified in its own workspace, before a worktree's merge-back.
+    const report = await this.deps.evidence?.agentEnded(agent, outcome.status, signal);
     const merged = (await this.deps.isolation?.leave(agent, outcome.status, signal)) ?? { note: "", conflict: false };
-    return { ...outcome, worktreeNote: merged.note, conflict: merged.conflict };
+    return { ...outcome, worktreeNote: merged.note, conflict: merged.conflict, ...(report ? { evidence: evidenceText(report) } : {}) };
   }
 
   private pickResumed(parent: AgentState, id: string): { agent: AgentState; fresh: false } | { refused: string } {

@@ -37,8 +37,28 @@ export class Isolation {
        * (a person decides; headless refuses). Null when allowed, else why not.
        */
       approveProtected?: (agent: AgentState, relative: string, signal: AbortSignal) => Promise<string | null>;
+      /**
+       * `review: ask` (the agent's, else config's agents.review): its merge waits for a person's
+       * acceptance (`accept`). `person` false (headless): nobody can accept, so it is refused.
+       */
+      review?: { ask(agent: AgentState): boolean; person: boolean };
     },
   ) {}
+
+  /** Isolated agents that ended done and wait for a person to accept their merge (review: ask). */
+  private readonly held = new Map<string, AgentState>();
+
+  heldForReview(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** A person accepted a held agent's work: merged now, exactly as it would have been when it ended. */
+  async accept(agentId: string, signal: AbortSignal): Promise<{ note: string; conflict: boolean } | null> {
+    const agent = this.held.get(agentId);
+    if (!agent) return null;
+    this.held.delete(agentId);
+    return this.leave(agent, "done", signal, true);
+  }
 
   /** Null when the agent may run (isolated, or sharing the workspace with a notice); else why not. */
   async enter(agent: AgentState, signal: AbortSignal): Promise<string | null> {
@@ -68,11 +88,12 @@ export class Isolation {
   }
 
   /** Commits the agent's work and merges it when it ended done; lines for its delegate result. */
-  async leave(agent: AgentState, status: string, signal: AbortSignal): Promise<{ note: string; conflict: boolean }> {
+  async leave(agent: AgentState, status: string, signal: AbortSignal, accepted = false): Promise<{ note: string; conflict: boolean }> {
     const wt = agent.worktree;
     if (!wt) return { note: "", conflict: false };
     const base = { agentId: agent.id, parentId: agent.parentId, path: wt.path, branch: wt.branch };
-    const merge = status === "done";
+    const hold = status === "done" && !accepted && (this.deps.review?.ask(agent) ?? false);
+    const merge = status === "done" && !hold;
     const byHand = `to apply it by hand: git diff ${wt.base.slice(0, 12)} ${wt.branch} | git apply --3way`;
     let result;
     try {
@@ -83,7 +104,10 @@ export class Isolation {
         withPaths: (paths, fn) => this.scheduled(agent, paths, fn, signal),
         vet: (files) => this.vet(agent, files, signal),
         // Logged before the temporary file exists, like write_file's: the next start removes one a crash left.
-        announce: (plan, temp) =>
+        announce: (plan, temp) => {
+          // Both versions are kept: the merge can be diffed, and undone, like a write_file.
+          if (plan.before.kind !== "missing") this.deps.versions?.contents?.keep(plan.before.bytes);
+          this.deps.versions?.contents?.keep(plan.write.bytes);
           this.deps.emit({
             type: "file_write",
             agentId: agent.id,
@@ -92,10 +116,16 @@ export class Isolation {
             before: plan.before.kind === "missing" ? null : contentHash(plan.before.bytes),
             after: contentHash(plan.write.bytes),
             temp: this.deps.workspace.relative(temp),
-          }),
-        wrote: (file, bytes) => {
+          });
+        },
+        wrote: (file, bytes, before) => {
           const hash = bytes ? contentHash(bytes) : null;
           this.deps.versions?.recordChange(agent.id, file, hash, "write_file", hash ? { hash } : null);
+          // A deletion has no file_write (no temporary file): it is logged here, once done.
+          if (!hash && before.kind !== "missing") {
+            this.deps.versions?.contents?.keep(before.bytes);
+            this.deps.emit({ type: "file_changed", agentId: agent.id, parentId: agent.parentId, tool: "merge_worktree", path: this.deps.workspace.relative(file), before: contentHash(before.bytes), after: null });
+          }
         },
       });
     } catch (error) {
@@ -104,6 +134,7 @@ export class Isolation {
       return { note: `worktree: NOT merged (${message}). Branch ${wt.branch} in ${wt.path} keeps the work; ${byHand}`, conflict: true };
     }
     const rel = (files: string[]) => files.map((f) => this.deps.workspace.relative(path.join(wt.repo, f)));
+    if (hold) return this.hold(agent, base);
     if (!merge) {
       const message = `worktree kept: ${wt.path} (branch ${wt.branch}); it ended ${status}, nothing was merged`;
       this.deps.emit({ ...base, type: "worktree", action: "kept", message });
@@ -128,6 +159,17 @@ export class Isolation {
     const message = files.length ? `merged into the main tree: ${files.join(", ")}` : "no changes to merge";
     this.deps.emit({ ...base, type: "worktree", action: "merged", files, message: `${message}; worktree removed` });
     return { note: `worktree: ${message} (worktree removed)`, conflict: false };
+  }
+
+  /** review: ask — the work stays on its branch until a person accepts it (never, headless). */
+  private hold(agent: AgentState, base: { agentId: string; parentId?: string; path: string; branch: string }): { note: string; conflict: boolean } {
+    const person = this.deps.review?.person ?? false;
+    if (person) this.held.set(agent.id, agent);
+    const message = person
+      ? `held for review (review: ask): nothing merged until you accept it in /review; branch ${base.branch} keeps the work`
+      : `not merged: review: ask holds the merge for a person's acceptance, and a headless run has none; branch ${base.branch} kept`;
+    this.deps.emit({ ...base, type: "worktree", action: "kept", message });
+    return { note: `worktree: NOT merged — ${message} (worktree ${base.path}).`, conflict: !person };
   }
 
   /** Protected paths among the merge's files go to the permission check, one by one, as write_file's would. */

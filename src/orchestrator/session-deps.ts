@@ -1,11 +1,14 @@
 import type { AgentReport } from "../agent/definition.js";
 import type { Config } from "../config/schema.js";
+import type { OrcaEvent } from "../events/types.js";
 import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
+import type { ContentStore } from "../sessions/content-store.js";
 import type { ReapOutcome } from "../sessions/leftovers.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
+import type { AgentEvidence } from "../review/agent-evidence.js";
 import type { PidLock } from "../util/pid-lock.js";
 import type { AgentState } from "./agents.js";
 import type { McpStatusSource } from "./mcp-status.js";
@@ -58,4 +61,10 @@ export interface SessionDeps {
   leftovers?: ReapOutcome[];
   /** What the resume told the model for interrupted calls it could describe (session_started keeps it). */
   interrupted?: { callId: string; result: string }[];
+  /** Each agent's verify commands and change_set when it ends, and the evidence its parent reads (attached to the bus by create.ts). */
+  evidence?: AgentEvidence;
+  /** The session's content store (file versions for diffs and restores); none: changes are logged, not kept. */
+  contents?: ContentStore;
+  /** The events of the log a resumed session continues (its change sets span them). */
+  priorEvents?: readonly OrcaEvent[];
 }

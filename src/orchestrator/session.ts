@@ -20,6 +20,8 @@ import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
+import { turnCheckpoint } from "../review/checkpoints.js";
+import { ReviewDesk } from "./review-desk.js";
 import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
@@ -27,7 +29,6 @@ import { sessionFanoutGuard } from "./fanout.js";
 import { approveMergeWrite, Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
-
 import type { SessionDeps } from "./session-deps.js";
 import { userInput, type UserInputApi } from "./user-input.js";
 import { describeUnproven } from "../sessions/leftovers.js";
@@ -45,6 +46,9 @@ export class Session implements SessionApi {
   readonly registry = new ToolRegistry();
   readonly scheduler: Scheduler;
   readonly permissions: Permissions;
+  /** Change sets, diffs and the person's review decisions (/review, /diff, /rewind). */
+  readonly review: ReviewDesk;
+  private isolation: Isolation | null = null;
   /** Which file version each agent has seen: stale writes are refused (tools/versions.ts). */
   readonly versions: FileVersions;
   readonly rootAgentId: string;
@@ -94,7 +98,7 @@ export class Session implements SessionApi {
     });
     const inputDeps = { workspace: deps.workspace, run: deps.personCommand, emit: this.bus.emit, agentId: () => this.rootAgentId };
     this.input = userInput({ ...inputDeps, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode });
-    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label) });
+    this.versions = new FileVersions(deps.workspace, { nameOf: (id) => agentDisplayName(id, this.agentRegistry.get(id)?.label), contents: deps.contents });
     const rootName = deps.agentName ?? config.agent.default;
     const rootDefinition = deps.agents.definitions.get(rootName);
     if (!rootDefinition) {
@@ -131,7 +135,8 @@ export class Session implements SessionApi {
       continueAgent: (agent, signal) => this.runner.continue(agent, signal),
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
-      isolation: deps.worktreeDir
+      evidence: deps.evidence,
+      isolation: (this.isolation = deps.worktreeDir
         ? new Isolation({
             manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel) !== undefined }),
             workspace: deps.workspace,
@@ -139,9 +144,12 @@ export class Session implements SessionApi {
             emit: this.bus.emit,
             versions: this.versions,
             approveProtected: (agent, relative, signal) => approveMergeWrite(this.registry, this.permissions, agent, relative, signal),
+            review: { ask: (agent) => (agent.definition.review ?? config.agents.review) === "ask", person: deps.approver.decidedBy !== "headless" },
           })
-        : null,
+        : null),
     });
+    this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
+      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
     for (const tool of deps.tools) this.registry.add(tool);
     for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);
@@ -293,6 +301,7 @@ export class Session implements SessionApi {
       const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
       if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
       const prompt = submitted.prompt;
+      this.bus.emit(turnCheckpoint(root.id, prompt));
       this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
       // MCP servers still connecting must not hold up a cancel.
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
@@ -304,6 +313,7 @@ export class Session implements SessionApi {
         outcome = await this.runner.continue(root, scope.signal);
       }
       outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.runner.continueWith(root, message, scope.signal));
+      await this.deps.evidence?.agentEnded(root, outcome.status, scope.signal);
       const after = this.totalUsage();
       return {
         status: outcome.status as SessionStatus,

@@ -2,6 +2,7 @@ import type { PermissionMode } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
 import type { EventOf, SessionStatus, Usage } from "../events/types.js";
 import type { UserInputApi } from "./user-input.js";
+import type { ReviewApi } from "./review-desk.js";
 
 export interface RunResult {
   status: SessionStatus;
@@ -77,5 +78,7 @@ export interface SessionApi {
   readonly input?: UserInputApi;
   /** Every configured MCP server's last known state. */
   mcpServers(): McpServerState[];
+  /** Change sets, diffs, review decisions and rewinds. */
+  readonly review?: ReviewApi;
   close(): Promise<void>;
 }

@@ -231,6 +231,7 @@ export class ToolExecutor {
         durationMs: Date.now() - startedAt,
         diff: typeof result.meta?.diff === "string" ? result.meta.diff : undefined,
         versions: versions?.touches,
+        exitCode: typeof result.meta?.exitCode === "number" || result.meta?.exitCode === null ? result.meta.exitCode : undefined,
       }),
     );
     return result;

@@ -1,7 +1,9 @@
 import type { Stats } from "node:fs";
 import path from "node:path";
 import type { ChangeSource, EmitFn, FileTouch } from "../events/types.js";
+import type { ContentKeeper } from "../sessions/content-store.js";
 import { contentHash, hashFile, sameStat, statKey, statOrNull, type StatKey } from "./file-version.js";
+import { afterChange, commandChanges, hashKeeping, type Seen } from "./version-change.js";
 import {
   mergedEditNote,
   partialWriteMessage,
@@ -38,12 +40,6 @@ interface Version {
   hash: string;
   /** Null when the stat cannot vouch for the content (recent, or rebuilt from a log): hash again. */
   stat: StatKey | null;
-}
-
-interface Seen {
-  hash: string;
-  /** Set when the agent changed a version it had not seen whole; `over` is the change it missed. */
-  partial?: { over?: Change };
 }
 
 export interface ConflictRecord {
@@ -89,10 +85,18 @@ export class FileVersions {
 
   constructor(
     readonly workspace: Workspace,
-    opts: { nameOf?: NameOf; now?: () => number } = {},
+    opts: { nameOf?: NameOf; now?: () => number; contents?: ContentKeeper } = {},
   ) {
     this.nameOf = opts.nameOf ?? ((id) => id);
     this.now = opts.now ?? Date.now;
+    this.contents = opts.contents;
+  }
+
+  /** Where the versions tools see and make are kept, so a change can be diffed and restored (review/). */
+  readonly contents: ContentKeeper | undefined;
+  /** The hash of every file known now. */
+  knownHashes(): Map<string, string> {
+    return new Map([...this.known].map(([abs, v]) => [abs, v.hash]));
   }
 
   /** The view one tool call works through; it collects what the call saw and changed. */
@@ -242,7 +246,7 @@ export class FileVersions {
       stat = await statOrNull(abs);
       if (stat && prior.stat && sameStat(prior.stat, stat)) return { kind: "same" };
       if (!stat || !stat.isFile()) return { kind: "missing" };
-      hash = await hashFile(abs, stat.size);
+      hash = this.contents ? await hashKeeping(abs, stat.size, prior.hash, this.contents) : await hashFile(abs, stat.size);
     } catch {
       // Unreadable now: the next check that needs it will say so.
       return null;
@@ -270,17 +274,6 @@ export class FileVersions {
   }
 }
 
-/**
- * What an agent knows after changing a file from `before` to `after`: the new version whole if it
- * knew `before` whole, else only its own change (and the change it missed, for the message).
- */
-function afterChange(seen: Seen | undefined, before: string, after: string, lastChange: Change | undefined): Seen {
-  if (seen && !seen.partial && seen.hash === before) return { hash: after };
-  if (!seen) return { hash: after, partial: {} };
-  if (seen.hash !== before) return { hash: after, partial: { over: lastChange } };
-  return { hash: after, partial: seen.partial };
-}
-
 /** One tool call's access to the read versions: what file tools call, and what the log gets. */
 export class CallVersions {
   /** What this call saw and changed, for tool_finished (and so for resume). */
@@ -301,6 +294,7 @@ export class CallVersions {
     this.store.observe(abs, statBeforeRead, hash, this.touches);
     this.store.seen(this.call.agentId).set(abs, { hash });
     this.touches.push({ path: this.rel(abs), hash, change: "read" });
+    this.store.contents?.keep(data, hash);
   }
 
   /**
@@ -333,11 +327,13 @@ export class CallVersions {
     const hash = contentHash(content);
     this.store.recordChange(this.call.agentId, abs, hash, "write_file", { hash }, { created });
     this.touches.push({ path: this.rel(abs), hash, change: "write", ...(created ? { created: true } : {}) });
+    this.store.contents?.keep(content, hash);
   }
 
   /** Before edit_file changes `data` (read after `stat`): did the file change since the agent saw it? */
   editBasis(abs: string, stat: Stats, data: Buffer): EditBasis {
     const hash = contentHash(data);
+    this.store.contents?.keep(data, hash);
     this.store.observe(abs, stat, hash, this.touches);
     const seen = this.store.seen(this.call.agentId).get(abs);
     const basis: EditBasis = { hash, full: Boolean(seen && !seen.partial && seen.hash === hash), seen };
@@ -357,6 +353,7 @@ export class CallVersions {
   /** edit_file wrote `updated`; returns the note for its result when the file had changed. */
   edited(abs: string, basis: EditBasis, updated: string): string | undefined {
     const hash = contentHash(updated);
+    this.store.contents?.keep(updated, hash);
     const next = afterChange(basis.seen, basis.hash, hash, basis.changedSince?.change);
     this.store.recordChange(this.call.agentId, abs, hash, "edit_file", next);
     this.touches.push({ path: this.rel(abs), hash, change: "edit", ...(next.partial ? { partial: true } : {}) });
@@ -366,12 +363,16 @@ export class CallVersions {
 
   /** Before an exclusive call: what changed since it was recorded is counted as changed outside. */
   beforeExclusive(): Promise<void> {
-    return this.store.scanBeforeExclusive(this.touches);
+    return this.store.scanBeforeExclusive(this.touches).then(() => void (this.baseline = this.store.knownHashes()));
   }
 
   /** After an exclusive call: the known files it changed, now counted as changed by this agent. */
   afterExclusive(): Promise<string[]> {
-    return this.store.scanAfterExclusive(this.call.agentId, this.touches);
+    const from = this.touches.length;
+    return this.store.scanAfterExclusive(this.call.agentId, this.touches).then((changed) => {
+      for (const event of commandChanges(this.call, this.store.workspace.root, this.baseline, this.touches.slice(from))) this.call.emit(event);
+      return changed;
+    });
   }
 
   /** `message` is the whole refusal, tool name first, as the agent reads it. */
@@ -393,4 +394,7 @@ export class CallVersions {
     });
     return { ok: false, message };
   }
+
+  /** Each known file's version when the command started: what its changes are logged from. */
+  private baseline: Map<string, string> | undefined;
 }

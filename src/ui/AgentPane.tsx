@@ -43,7 +43,7 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
     withDot(paneCost(agent.tokens));
   return (
     paint(role, `${icon} `) +
-    paint(focused ? "focus" : null, agent.name, { bold: true }) +
+    paint(focused ? "focus" : null, agent.id, { bold: true }) +
     (agent.label ? paint("label", ` [${agent.label}]`) : "") +
     paint("muted", state) +
     (tool && agent.status === "running" ? paint("running", ` ${SPINNER[frame % SPINNER.length]} ${tool.name}${tool.summary ? ` ${tool.summary}` : ""}`) : "") +
@@ -229,7 +229,7 @@ function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JS
   return (
     <Text wrap="truncate-end" inverse={focused}>
       <Text color={iconColor}>{icon} </Text>
-      <Text bold>{agent.name}</Text>
+      <Text bold>{agent.id}</Text>
       {agent.label ? <Text color={color("label")}> [{agent.label}]</Text> : null}
       <Text color={color("muted")}>
         {" "}

@@ -1,3 +1,4 @@
+import { agentTitle } from "./format.js";
 import { Box, useApp } from "ink";
 import type React from "react";
 import { useCallback, useContext, useEffect, useReducer, useRef, useState } from "react";
@@ -161,13 +162,13 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const inputRef = useRef<InputBoxApi | null>(null);
   const prompt = usePromptInput({ session, store, host, submit: runs.submit, restore: (text) => inputRef.current?.restore(text) });
   const lastAnswer = (): string => runs.lastAnswer.current;
-  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom };
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom, submit: runs.submit };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
   // A running sub-agent with focus is who the input box talks to: Enter queues a message for it.
   const addressed = focus !== null && focusAgent?.status === "running" ? focusAgent : undefined;
-  const addressedAs = addressed ? `${addressed.name}${addressed.label ? ` [${addressed.label}]` : ""}` : undefined;
+  const addressedAs = addressed ? agentTitle(addressed) : undefined;
   /** Enter: a /command; a message for the addressed sub-agent; a message waking the coordinator; else a prompt. */
   const onSubmit = (text: string, shown?: string): boolean => {
     const parsed = parseSlash(text, prompt.custom);
@@ -250,6 +251,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     },
     cycleMode: () => setMode({ session, store, refresh }, nextMode(session.permissionMode)),
     help: () => runCommand({ kind: "command", name: "help", arg: "" }, commandContext),
+    review: (id) => runCommand({ kind: "command", name: "review", arg: id }, commandContext),
   });
 
   const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);

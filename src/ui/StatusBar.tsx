@@ -4,7 +4,7 @@ import { memo } from "react";
 import { textWidth as stringWidth } from "./wrap-styled.js";
 import type { PermissionMode } from "../config/schema.js";
 import { fitFields, type Field } from "./fit.js";
-import { formatDuration, formatTokens } from "./format.js";
+import { agentTitle, formatDuration, formatTokens } from "./format.js";
 import { costText, runBudgetText } from "./cost-text.js";
 import type { DashboardState } from "./state/types.js";
 import { color, type Role } from "./theme.js";
@@ -107,7 +107,7 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
   let detail = "";
   if (first) {
     const agent = state.agents[first.agentId];
-    const who = agent ? `${agent.name}${agent.label ? ` [${agent.label}]` : ""}` : first.agentId;
+    const who = agent ? agentTitle(agent) : first.agentId;
     const blockers = first.blockers?.length ? first.blockers : first.waitsFor;
     // Who waits for whom first: on a narrow terminal the call itself is what gets cut.
     detail = ` │ ${who} waits for ${blockers.join(", ")}: ${`${first.name} ${first.summary}`.trim()}`;

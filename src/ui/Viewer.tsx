@@ -2,7 +2,7 @@ import { Box, Text } from "ink";
 import type React from "react";
 import { useMemo, useState } from "react";
 import { fitFields } from "./fit.js";
-import { formatDuration } from "./format.js";
+import { agentTitle, formatDuration } from "./format.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText } from "./keymap.js";
 import type { DashboardState, ToolEntry } from "./state/types.js";
@@ -19,7 +19,7 @@ export function viewerDocument(target: ViewerTarget, state: DashboardState): { t
   if (!agent || !entry) return { title: "output", lines: [{ text: "(this call has left the pane's history; the session log keeps it)" }] };
   const lines: DocLine[] = [];
   const took = entry.durationMs !== undefined ? ` · ${formatDuration(entry.durationMs)}` : "";
-  const title = `${agent.name}${agent.label ? ` [${agent.label}]` : ""} · ${entry.name} ${entry.summary} · ${entry.state}${took}`;
+  const title = `${agentTitle(agent)} · ${entry.name} ${entry.summary} · ${entry.state}${took}`;
   if (entry.diff) {
     lines.push({ text: "applied diff:", styled: paint("muted", "applied diff:", { bold: true }) });
     for (const l of entry.diff.replace(/\n$/, "").split("\n")) lines.push({ text: l, styled: diffLine(l, Number.MAX_SAFE_INTEGER) });

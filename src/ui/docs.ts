@@ -1,6 +1,6 @@
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
-import { displayLine, formatTokens } from "./format.js";
+import { agentTitle, displayLine, formatTokens } from "./format.js";
 import { costText, paneCost, runBudgetText } from "./cost-text.js";
 import type { DashboardHost } from "./host.js";
 import { helpRows, type Keymap } from "./keymap.js";
@@ -62,8 +62,9 @@ function agentTree(state: DashboardState): { agent: AgentView; depth: number }[]
 
 /** Per agent, as a tree (parent, children, background): tokens in / out / cached and cost; then the session's totals and the run's budget. */
 export function costDoc(state: DashboardState): DocLine[] {
+  // By id (explorer-1, explorer-2): two agents of one definition are told apart; the root by its name.
   const rows = agentTree(state).map(({ agent: a, depth }) => [
-    `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${a.id === state.rootAgentId ? a.name : a.id}${a.label ? ` [${a.label}]` : ""}${a.background ? " (bg)" : ""}`,
+    `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${a.id === state.rootAgentId ? `${a.name}${a.label ? ` [${a.label}]` : ""}` : agentTitle(a)}${a.background ? " (bg)" : ""}`,
     formatTokens(a.tokens.input),
     formatTokens(a.tokens.output),
     formatTokens(a.tokens.cached ?? 0),

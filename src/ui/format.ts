@@ -42,6 +42,14 @@ export function summarizeArgs(name: string, args: unknown): string {
   return clipSummary(displayLine(json));
 }
 
+/**
+ * An agent as the dashboard names it everywhere (panes, /cost, waits, notices): its id, which is
+ * unique and stable (`explorer-1`, `explorer-2`), with the coordinator's label when it gave one.
+ */
+export function agentTitle(agent: { id: string; label?: string }): string {
+  return agent.label ? `${agent.id} [${agent.label}]` : agent.id;
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
   const s = ms / 1000;

@@ -104,6 +104,7 @@ export const BINDINGS = [
   { layer: D, action: "open", keys: ["enter"], help: "open the selected tool call's full output or diff", hint: "open" },
   { layer: D, action: "zoom", keys: ["enter", "z"], help: "zoom the focused sub-agent pane to full size", hint: "zoom" },
   { layer: D, action: "scroll_back", keys: ["pageup"], help: "zoom the focused pane, one page up", hint: "scroll" },
+  { layer: D, action: "review_pane", keys: ["R"], help: "on a focused pane, with an empty input: that agent's changes in /review (diff per file, hunks numbered)", hint: "review" },
   { layer: D, action: "help", keys: ["?"], help: "keys and commands (on an empty input)", hint: "help" },
 ] as const satisfies readonly Binding[];
 

@@ -3,6 +3,7 @@ import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { errorLine } from "../util/text.js";
 import { writeStartingInstructions } from "../orchestrator/init-instructions.js";
+import { diffCommand, reviewCommand, rewindCommand } from "./review-commands.js";
 import { agentsDoc, costDoc, helpDoc, mcpDoc, memoryDoc, sessionsDoc, skillsDoc } from "./docs.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
@@ -50,6 +51,8 @@ export interface CommandContext {
   runCustom?(name: string, arg: string): void;
   /** The custom commands /help lists. */
   custom?: readonly CustomSlash[];
+  /** Sends a prompt to the coordinator as the user would (queued while a run goes on). */
+  submit?(text: string): void;
 }
 
 /** Switches the permission mode and says so in the transcript. */
@@ -60,7 +63,7 @@ export function setMode(ctx: Pick<CommandContext, "session" | "store" | "refresh
 }
 
 /** What a handler gets: the command's argument (trimmed) and the dashboard it acts on. */
-interface CommandRun {
+export interface CommandRun {
   arg: string;
   ctx: CommandContext;
   say(line: string): void;
@@ -134,6 +137,9 @@ export const SLASH_HANDLERS: SlashHandlers = {
     );
   },
   exit: ({ ctx }) => ctx.exit(0),
+  review: reviewCommand,
+  diff: diffCommand,
+  rewind: rewindCommand,
 };
 
 /** /hooks, /tools, /doctor: what `orca hooks`, `orca tools`, `orca doctor` print, from the CLI around the dashboard. */

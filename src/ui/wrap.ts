@@ -109,6 +109,21 @@ export function diffLine(line: string, width: number): string {
   return paint(diffRole(line), cut);
 }
 
+/**
+ * The first `limit` lines of a diff's body, moved on so they hold its first changed line: a hunk
+ * opens with up to three lines of context, which alone would say nothing of the change. The
+ * change's hunk header and one line of context before it stay when there is room.
+ */
+export function diffWindow(body: readonly string[], limit: number): string[] {
+  const first = body.findIndex((l) => l.startsWith("+") || l.startsWith("-"));
+  if (first < limit) return body.slice(0, limit);
+  const header = body.slice(0, first).findLastIndex((l) => l.startsWith("@@"));
+  const lead: string[] = [];
+  if (header >= 0 && header < first - 1 && limit >= 3) lead.push(body[header]!);
+  if (limit >= 2) lead.push(body[first - 1]!);
+  return [...lead, ...body.slice(first)].slice(0, limit);
+}
+
 /** The rows under a finished call: its whole error (zoom), the applied diff's first lines. */
 function detailRows(entry: ToolEntry, width: number, detail: Detail): Row[] {
   const rows: Row[] = [];
@@ -119,7 +134,7 @@ function detailRows(entry: ToolEntry, width: number, detail: Detail): Row[] {
   if (entry.diff && entry.state === "ok") {
     // The ---/+++ header says what the row already says: the path.
     const body = entry.diff.split("\n").filter((l, i) => l !== "" && !(i < 2 && /^(---|\+\+\+) /.test(l)));
-    const shown = body.slice(0, DIFF_LINES[detail]);
+    const shown = diffWindow(body, DIFF_LINES[detail]);
     shown.forEach((line, i) => rows.push({ key: `${entry.seq}:d${i}`, entry, text: NOTE_INDENT + diffLine(line, width - NOTE_INDENT.length), note: true, styled: true }));
     const more = body.length - shown.length;
     if (more > 0) rows.push({ key: `${entry.seq}:dm`, entry, text: NOTE_INDENT + paint("muted", `… ${more} more diff line${more === 1 ? "" : "s"} (select, Enter)`), note: true, styled: true });

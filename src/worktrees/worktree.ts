@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import PQueue from "p-queue";
+import type { Entry } from "../tools/confined-fs.js";
 import type { Workspace } from "../tools/workspace.js";
 import { checkAdminDir, openRepo } from "./contained-repo.js";
 import { git, gitBytes, GitError, ORCA_AUTHOR } from "./git.js";
@@ -179,7 +180,7 @@ export class WorktreeManager {
       /** Asked before anything is written (protected paths go to the permission check here). */
       vet?: MergeVet;
       /** Told of each file the merge wrote (null bytes: deleted), for the read versions. */
-      wrote?: (file: string, bytes: Buffer | null) => void;
+      wrote?: (file: string, bytes: Buffer | null, before: Entry) => void;
       /** Told of each temporary file a write is about to create (see WriteAnnouncer). */
       announce?: WriteAnnouncer;
     },
@@ -205,7 +206,7 @@ export class WorktreeManager {
   }
 
   /** The merge itself, inside the scheduler's hold on its paths: plan, vet, write, record. */
-  private async merge(main: RepoPaths, changes: Change[], opts: { labels: { ours: string; theirs: string }; vet?: MergeVet; wrote?: (file: string, bytes: Buffer | null) => void; announce?: WriteAnnouncer }): Promise<MergeOutcome> {
+  private async merge(main: RepoPaths, changes: Change[], opts: { labels: { ours: string; theirs: string }; vet?: MergeVet; wrote?: (file: string, bytes: Buffer | null, before: Entry) => void; announce?: WriteAnnouncer }): Promise<MergeOutcome> {
     const plan = await planMerge(main, this.opts.workspace, changes, opts.labels);
     const { conflicts, outside } = plan;
     const rel = (p: string) => repoRelative(main, p);
@@ -213,7 +214,7 @@ export class WorktreeManager {
     const vetoed = opts.vet ? await opts.vet(plan.plans.map((p) => p.path)) : [];
     if (vetoed.length) return { applied: [], conflicts, outside, refused: vetoed.map((v) => ({ ...v, path: rel(v.path) })) };
     const { written, refused } = await applyPlans(this.opts.workspace, plan.plans, opts.announce);
-    for (const p of plan.plans) if (written.includes(p.path)) opts.wrote?.(p.path, p.write.kind === "missing" ? null : p.write.bytes);
+    for (const p of plan.plans) if (written.includes(p.path)) opts.wrote?.(p.path, p.write.kind === "missing" ? null : p.write.bytes, p.before);
     return { applied: written.map(rel), conflicts, outside, refused: refused.map((r) => ({ ...r, path: rel(r.path) })) };
   }
 

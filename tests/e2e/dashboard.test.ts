@@ -51,7 +51,7 @@ describe("orca --demo in tmux", () => {
     expect(first.split("\n")[0]).toContain(HEADER);
     expect(first.split("\n")[0]).toContain("orca-demo");
 
-    const panes = await t.waitFor("the sub-agent panes", (s) => s.includes("explorer [map project]") && s.includes("editor [fix subtract]") && s.includes("editor [add multiply]"));
+    const panes = await t.waitFor("the sub-agent panes", (s) => s.includes("explorer-1 [map project]") && s.includes("editor-1 [fix subtract]") && s.includes("editor-2 [add multiply]"));
     expect(count(panes, HEADER)).toBe(1);
     // The coordinator's delegate lines name the agent and label.
     expect(panes).toMatch(/delegate editor "fix subtract"/);
@@ -66,7 +66,7 @@ describe("orca --demo in tmux", () => {
 
     const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
     expect(done).toContain("nothing was lost");
-    for (const who of ["explorer [map project]", "editor [fix subtract]", "editor [add multiply]", "tester [run tests]"]) {
+    for (const who of ["explorer-1 [map project]", "editor-1 [fix subtract]", "editor-2 [add multiply]", "tester-1 [run tests]"]) {
       expect(lineOf(done, who)).toMatch(/✓ .* done/);
     }
     expect(count(done, HEADER)).toBe(1);
@@ -82,7 +82,7 @@ describe("orca --demo in tmux", () => {
       const t = term;
       // The per-path wait, at the default pace: one editor's edit of src/math.js waits for the
       // other's (editor [add multiply] is a beat later in the script, which a loaded machine may undo).
-      const wait = /1 waiting .*editor \[(add multiply|fix subtract)\] waits for editor \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
+      const wait = /1 waiting .*editor-\d \[(add multiply|fix subtract)\] waits for editor-\d \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
       const waiting = await t.waitFor("one edit waiting for the other", (s) => wait.test(s), 40_000);
       const [, waiter, holder] = wait.exec(waiting)!;
       expect(waiter).not.toBe(holder);
@@ -100,7 +100,7 @@ describe("orca --demo in tmux", () => {
       expect(done).toContain('not written: you denied the write ("no changelog please")');
       expect(done).not.toContain("notes the new function");
       expect(done).not.toContain("and a CHANGELOG.md entry");
-      for (const who of ["editor [fix subtract]", "editor [add multiply]", "tester [run tests]"]) expect(lineOf(done, who)).toMatch(/✓ .* done/);
+      for (const who of ["editor-1 [fix subtract]", "editor-2 [add multiply]", "tester-1 [run tests]"]) expect(lineOf(done, who)).toMatch(/✓ .* done/);
 
       t.keys("C-c");
       await exitAndCheck(t, 0);
@@ -115,7 +115,7 @@ describe("orca --demo in tmux", () => {
     // A slower pace leaves time to reach a pane while it runs.
     term = startDemo("cancel", "ORCA_DEMO_SPEED=0.2");
     const t = term;
-    await t.waitFor("the explorer pane", (s) => s.includes("explorer [map project] running") && s.includes("editor [add multiply] running"), 30_000);
+    await t.waitFor("the explorer pane", (s) => s.includes("explorer-1 [map project] running") && s.includes("editor-2 [add multiply] running"), 30_000);
 
     // Smaller and back, while everything runs: one header, panes redrawn, no stale rows.
     t.resize(80, 24);
@@ -124,7 +124,7 @@ describe("orca --demo in tmux", () => {
     expect(count(small, "Esc cancel run")).toBe(1);
     expect(small).toContain("explorer");
     t.resize(120, 40);
-    const big = await t.waitFor("the 120×40 frame", (s) => s.split("\n")[0].includes(HEADER) && s.includes("editor [fix subtract]") && s.split("\n")[0].length > 80);
+    const big = await t.waitFor("the 120×40 frame", (s) => s.split("\n")[0].includes(HEADER) && s.includes("editor-1 [fix subtract]") && s.split("\n")[0].length > 80);
     expect(count(big, HEADER)).toBe(1);
     expect(count(big, "Esc cancel run")).toBe(1);
 
@@ -132,16 +132,16 @@ describe("orca --demo in tmux", () => {
     t.keys("Tab");
     await t.waitFor("the explorer focused", (s) => s.includes("Esc stop explorer"));
     t.keys("Escape");
-    const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer \[map project\] cancelled/.test(s));
-    expect(lineOf(one, "editor [fix subtract]")).toContain("running");
-    expect(lineOf(one, "editor [add multiply]")).toContain("running");
+    const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer-1 \[map project\] cancelled/.test(s));
+    expect(lineOf(one, "editor-1 [fix subtract]")).toContain("running");
+    expect(lineOf(one, "editor-2 [add multiply]")).toContain("running");
     expect(lineOf(one, "coordinator")).toContain("running");
 
     // Back to the coordinator (Esc on a finished pane leaves it), then Esc cancels the whole run.
     t.keys("Escape");
     await t.waitFor("the coordinator focused", (s) => s.includes("Esc cancel run"));
     t.keys("Escape");
-    const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor \[fix subtract\] cancelled/.test(s) && /editor \[add multiply\] cancelled/.test(s));
+    const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor-1 \[fix subtract\] cancelled/.test(s) && /editor-2 \[add multiply\] cancelled/.test(s));
     expect(lineOf(all, "coordinator")).toContain("cancelled");
     expect(count(all, HEADER)).toBe(1);
 

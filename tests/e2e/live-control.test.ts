@@ -58,10 +58,10 @@ describe("live control in tmux", () => {
     ws = tempWorkspace({ "a.txt": "a\n" });
     term = startOrca("steer", ws, server.url, "go");
     const t = term;
-    await t.waitFor("both panes running", (s) => /explorer \[alpha\] running/.test(s) && /explorer \[beta\] running/.test(s), 30_000);
+    await t.waitFor("both panes running", (s) => /explorer-1 \[alpha\] running/.test(s) && /explorer-2 \[beta\] running/.test(s), 30_000);
 
     t.keys("Tab");
-    await t.waitFor("the input box addressing alpha", (s) => s.includes("explorer [alpha] › "));
+    await t.waitFor("the input box addressing alpha", (s) => s.includes("explorer-1 [alpha] › "));
     t.keys("-l", "steer-now: only src");
     t.keys("Enter");
     await t.waitFor("the message queued", (s) => s.includes("sent to explorer: it reads it before its next step"));
@@ -79,10 +79,10 @@ describe("live control in tmux", () => {
 
     // Beta hangs in its first request: x on its pane stops it, and only it.
     t.keys("Tab");
-    await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer [beta] › "));
+    await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer-2 [beta] › "));
     t.keys("x");
-    const stopped = await t.waitFor("beta cancelled", (s) => /explorer \[beta\] cancelled/.test(s));
-    expect(lineOf(stopped, "explorer [alpha]")).toContain("running");
+    const stopped = await t.waitFor("beta cancelled", (s) => /explorer-2 \[beta\] cancelled/.test(s));
+    expect(lineOf(stopped, "explorer-1 [alpha]")).toContain("running");
     expect(lineOf(stopped, "coordinator")).toContain("running");
 
     alphaEnds.open();
@@ -109,12 +109,12 @@ describe("live control in tmux", () => {
     ws = tempWorkspace();
     term = startOrca("background", ws, server.url, "go");
     const t = term;
-    await t.waitFor("gamma running", (s) => /explorer \[gamma\] running/.test(s), 30_000);
+    await t.waitFor("gamma running", (s) => /explorer-1 \[gamma\] running/.test(s), 30_000);
     t.keys("Tab");
     await t.waitFor("gamma focused", (s) => s.includes("Ctrl+B background"));
     t.keys("C-b");
     const waiting = await t.waitFor("the coordinator's turn over while gamma runs", (s) => s.includes("turn over; gamma works on") && s.includes("waiting for background sub-agents: explorer-1"));
-    expect(lineOf(waiting, "explorer [gamma]")).toMatch(/running · bg/);
+    expect(lineOf(waiting, "explorer-1 [gamma]")).toMatch(/running · bg/);
     expect(waiting).toContain("moved to the background: its parent goes on");
     const moved = toolTexts(requestsOf(server, "coordinator")[1]!)[0]!;
     expect(moved).toContain("explorer-1 (explorer, \"gamma\") was moved to the background by the user and keeps running");

@@ -107,7 +107,7 @@ describe("orca --resume picker in tmux", () => {
     expect(resumed.split("\n")[0]).toContain("resumed");
     expect(resumed).toContain("alpha: fix the parser");
     expect(resumed).toMatch(/delegate explorer "scan parser"/);
-    expect(resumed).toMatch(/explorer \[scan parser\] done/);
+    expect(resumed).toMatch(/explorer-1 \[scan parser\] done/);
     expect(resumed).not.toContain("beta: write the docs");
     expect(resumed).not.toContain("resume a session");
 

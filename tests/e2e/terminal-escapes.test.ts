@@ -70,7 +70,7 @@ describe("model text in a real terminal", () => {
     ws = tempWorkspace({ "a.txt": "a\n" });
     term = terminal("dash", ws, `${quote(process.execPath)} ${quote(BIN)} --base-url ${server.url} go`);
     const screen = await term.waitFor("the coordinator's report", (s) => s.includes("report-done") && s.includes("Ask orca"), 60_000);
-    expect(screen).toContain("explorer [lbl");
+    expect(screen).toContain("explorer-1 [lbl");
     expect(screen).toMatch(/evil.*tool/);
     expectNothingActed(term);
     term.keys("C-c");

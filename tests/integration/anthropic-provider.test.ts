@@ -12,7 +12,7 @@ import {
   type ScriptedAnthropicServer,
 } from "../../src/model/scripted-anthropic.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 
 /**
  * The Anthropic provider through the real bin: the real @anthropic-ai/sdk over HTTP to a scripted
@@ -131,7 +131,7 @@ describe("the Anthropic provider through orca -p", () => {
     // A model the SDK would print a deprecation notice for: the core writes nothing to the terminal.
     const run = await runOrca(["-p", "hi", "--config", config, "-m", "claude-sonnet-4-5"], { ws });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toBe("");
+    expect(stderrBesidesReport(run.stderr)).toBe("");
     expect(run.stdout.trim()).toBe("ok after retry");
     expect(server.requests.map((r) => r.body.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5"]);
     expect(server.requests).toHaveLength(2);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { lastMessage, startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { processesWith } from "../fixtures/processes.js";
-import { expectValidHistories, lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { expectValidHistories, lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -35,7 +35,7 @@ describe("orca -p against the scripted server", () => {
       { "notes.txt": "hello world\n" },
     );
     const run = await runOrca(["-p", "change hello", "--base-url", server.url, "--yes"], { ws });
-    expect(run.stderr).toBe("");
+    expect(stderrBesidesReport(run.stderr)).toBe("");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("Changed hello to goodbye.");
     expect(ws.read("notes.txt")).toBe("goodbye world\n");

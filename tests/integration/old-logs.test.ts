@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { expectValidHistories, perAgent, ROOT, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { expectValidHistories, perAgent, ROOT, runOrca, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 import { PLACEHOLDERS, SCENARIO_FILES, SCENARIO_PROMPT } from "../fixtures/logs/scenario.js";
 
 /**
@@ -69,7 +69,7 @@ describe("session logs of earlier versions", () => {
         }),
       );
       const run = await runOrca(["--resume", installed.sessionId, "-p", "go on", "--base-url", server.url, "-m", "gpt-4o", "--yes"], { ws });
-      expect(run.stderr).toBe("");
+      expect(stderrBesidesReport(run.stderr)).toBe("");
       expect(run.code).toBe(0);
       expect(run.stdout.trim()).toBe("resumed and checked");
 

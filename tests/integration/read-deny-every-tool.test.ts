@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { perAgent, ROOT, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { perAgent, ROOT, runOrca, sessionLogs, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 
 /**
  * The promise of a `read_file(PATTERN)` deny rule: the file's content reaches the model through no
@@ -107,7 +107,7 @@ describe("a read_file(PATTERN) deny rule, against every tool an agent can have",
     );
 
     const run = await runOrca(["-p", "try every tool", "--base-url", server.url, "-m", "gpt-4o", "--yes"], { ws, timeoutMs: 120_000 });
-    expect(run.stderr).toBe("");
+    expect(stderrBesidesReport(run.stderr)).toBe("");
     expect(run.code).toBe(0);
 
     const { events } = readLog(sessionLogs(ws)[0]!);

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 import { runAndKill } from "../fixtures/crash-kill.js";
 import { bin } from "../fixtures/mcp-servers.js";
 import { processesWith } from "../fixtures/processes.js";
@@ -197,7 +197,7 @@ describe("orca -p --yes: commands run in the sandbox", () => {
     await server.close();
     server = await startScriptedServer([{ text: "clean" }]);
     const next = await runOrca(["-p", "again", "--base-url", server.url], { ws, env: { TMPDIR: tmp } });
-    expect(next.stderr).toBe("");
+    expect(stderrBesidesReport(next.stderr)).toBe("");
     expect(next.code).toBe(0);
     expect(fs.readdirSync(ws.dir).sort()).toEqual(["started"]);
   });

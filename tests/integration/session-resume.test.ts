@@ -6,7 +6,7 @@ import { startScriptedServer, type RecordedRequest, type ScriptedReply, type Scr
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
 import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
 import { processesWith } from "../fixtures/processes.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 
 const servers: ScriptedServer[] = [];
 let ws: TempWorkspace | undefined;
@@ -52,7 +52,7 @@ describe("crash and resume", () => {
 
     const second = await server([call("bash", { command: "echo finished > done.txt" }, "call_done"), { text: "all done" }]);
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes"], { ws });
-    expect(resumed.stderr).toBe("");
+    expect(stderrBesidesReport(resumed.stderr)).toBe("");
     expect(resumed.code).toBe(0);
     expect(resumed.stdout.trim()).toBe("all done");
     expect(ws.read("done.txt")).toBe("finished\n");

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, lastToolResult, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, lastToolResult, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
 
 const servers: ScriptedServer[] = [];
 let ws: TempWorkspace | undefined;
@@ -78,7 +78,7 @@ describe("no lost updates, through the real bin", () => {
     );
 
     const run = await runOrca(["-p", "fix both", "--base-url", s.url, "--yes"], { ws });
-    expect(run.stderr).toBe("");
+    expect(stderrBesidesReport(run.stderr)).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe("both editors reported");
     // editor-2's F=2 survived editor-1's stale rewrite; editor-1 got its G=2 in after reading again.
@@ -127,7 +127,7 @@ describe("no lost updates, through the real bin", () => {
       { text: "wrote what I could" },
     ]);
     const two = await runOrca(["--resume", id, "-p", "now rewrite them", "--base-url", second.url, "--yes"], { ws });
-    expect(two.stderr).toBe("");
+    expect(stderrBesidesReport(two.stderr)).toBe("");
     expect(two.code).toBe(0);
     expect(lastToolResult(second.requests[1]!)).toBe("Overwrote a.txt (2 bytes, was 2 bytes)");
     expect(lastToolResult(second.requests[2]!)).toMatch(

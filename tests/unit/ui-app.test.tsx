@@ -55,10 +55,10 @@ describe("dashboard", () => {
 
   it("adds a pane with name and label when a sub-agent starts, and streams its text", async () => {
     const { session, see } = mount();
-    session.startAgent("a1", "explorer", "auth module");
-    await see("explorer [auth module]");
-    session.emit({ type: "text_delta", agentId: "a1", text: "Reading the " });
-    session.emit({ type: "text_delta", agentId: "a1", text: "login flow" });
+    session.startAgent("explorer-1", "explorer", "auth module");
+    await see("explorer-1 [auth module]");
+    session.emit({ type: "text_delta", agentId: "explorer-1", text: "Reading the " });
+    session.emit({ type: "text_delta", agentId: "explorer-1", text: "login flow" });
     await see("Reading the login flow");
     session.emit({ type: "text_delta", agentId: "root", text: "Delegating now" });
     await see("Delegating now");
@@ -72,7 +72,7 @@ describe("dashboard", () => {
     await see("◌ write_file src/a.ts");
     // Under the waiting call, and in the queue line: what it waits for.
     await see("↳ waits for write_file src/a.ts");
-    await see("coordinator waits for write_file src/a.ts: edit_file src/a.ts");
+    await see("root waits for write_file src/a.ts: edit_file src/a.ts");
     session.emit({ type: "tool_started", agentId: "root", callId: "c1", name: "write_file" });
     await see("1 running");
     session.emit({ type: "tool_finished", agentId: "root", callId: "c1", name: "write_file", ok: true, content: "ok", durationMs: 1234 });
@@ -85,30 +85,30 @@ describe("dashboard", () => {
 
   it("says which agent a call waited for, while it waits and after it ran", async () => {
     const { session, see, frame } = mount();
-    session.startAgent("e1", "editor", "fix subtract", "fix subtract");
-    session.startAgent("e2", "editor", "add multiply", "add multiply");
+    session.startAgent("editor-1", "editor", "fix subtract", "fix subtract");
+    session.startAgent("editor-2", "editor", "add multiply", "add multiply");
     const write = { reads: [], writes: ["/w/src/math.js"] };
-    session.emit({ type: "tool_queued", agentId: "e1", callId: "x1", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: [] });
-    session.emit({ type: "tool_started", agentId: "e1", callId: "x1", name: "edit_file" });
-    session.emit({ type: "tool_queued", agentId: "e2", callId: "x2", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: ["x1"] });
-    await see("↳ waits for editor [fix subtract]");
-    await see("editor [add multiply] waits for editor [fix subtract]: edit_file");
-    session.emit({ type: "tool_finished", agentId: "e1", callId: "x1", name: "edit_file", ok: true, content: "ok", durationMs: 20 });
-    session.emit({ type: "tool_started", agentId: "e2", callId: "x2", name: "edit_file" });
-    session.emit({ type: "tool_finished", agentId: "e2", callId: "x2", name: "edit_file", ok: true, content: "ok", durationMs: 3 });
-    await vi.waitFor(() => expect(frame()).toMatch(/↳ waited \d+ms for editor \[fix subtract\]/), { timeout: 5000 });
+    session.emit({ type: "tool_queued", agentId: "editor-1", callId: "x1", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: [] });
+    session.emit({ type: "tool_started", agentId: "editor-1", callId: "x1", name: "edit_file" });
+    session.emit({ type: "tool_queued", agentId: "editor-2", callId: "x2", name: "edit_file", args: { path: "src/math.js" }, access: write, waitsFor: ["x1"] });
+    await see("↳ waits for editor-1 [fix subtract]");
+    await see("editor-2 [add multiply] waits for editor-1 [fix subtract]: edit_file");
+    session.emit({ type: "tool_finished", agentId: "editor-1", callId: "x1", name: "edit_file", ok: true, content: "ok", durationMs: 20 });
+    session.emit({ type: "tool_started", agentId: "editor-2", callId: "x2", name: "edit_file" });
+    session.emit({ type: "tool_finished", agentId: "editor-2", callId: "x2", name: "edit_file", ok: true, content: "ok", durationMs: 3 });
+    await vi.waitFor(() => expect(frame()).toMatch(/↳ waited \d+ms for editor-1 \[fix subtract\]/), { timeout: 5000 });
   });
 
   it("shows the current tool of a sub-agent and collapses it to one line when it finishes", async () => {
     const { session, see, notSee } = mount();
-    session.startAgent("a1", "explorer", "scan");
-    session.emit({ type: "tool_queued", agentId: "a1", callId: "g", name: "grep", args: { pattern: "TODO" }, access: { reads: ["/w"], writes: [] }, waitsFor: [] });
-    session.emit({ type: "tool_started", agentId: "a1", callId: "g", name: "grep" });
+    session.startAgent("explorer-1", "explorer", "scan");
+    session.emit({ type: "tool_queued", agentId: "explorer-1", callId: "g", name: "grep", args: { pattern: "TODO" }, access: { reads: ["/w"], writes: [] }, waitsFor: [] });
+    session.emit({ type: "tool_started", agentId: "explorer-1", callId: "g", name: "grep" });
     await see("running");
-    await vi.waitFor(() => expect(mountedFrame()).toMatch(/explorer \[scan\] running .* grep TODO/));
-    session.emit({ type: "agent_finished", agentId: "a1", parentId: "root", status: "done", result: "found 3", steps: 2, usage: { input: 10, output: 5, cached: 0 }, filesChanged: [] });
-    await see("✓ explorer [scan] done · 2 steps");
-    await notSee("task: look around", "✓ explorer [scan] done · 2 steps");
+    await vi.waitFor(() => expect(mountedFrame()).toMatch(/explorer-1 \[scan\] running .* grep TODO/));
+    session.emit({ type: "agent_finished", agentId: "explorer-1", parentId: "root", status: "done", result: "found 3", steps: 2, usage: { input: 10, output: 5, cached: 0 }, filesChanged: [] });
+    await see("✓ explorer-1 [scan] done · 2 steps");
+    await notSee("task: look around", "✓ explorer-1 [scan] done · 2 steps");
   });
 
   it("submits with Enter, keeps pasted newlines and recalls history with ↑", async () => {
@@ -131,8 +131,8 @@ describe("dashboard", () => {
 
   it("moves focus with Tab; Shift+Tab cycles the permission mode shown in the header", async () => {
     const { session, press, see } = mount();
-    session.startAgent("a1", "explorer");
-    session.startAgent("a2", "editor");
+    session.startAgent("explorer-1", "explorer");
+    session.startAgent("editor-1", "editor");
     await see("editor");
     await see("mode: default");
     await press(TAB);
@@ -157,49 +157,49 @@ describe("dashboard", () => {
 
   it("Esc with a sub-agent focused cancels that sub-agent only", async () => {
     const { session, press, see } = mount({ initialPrompt: "do it" });
-    session.startAgent("a1", "explorer");
-    session.startAgent("a2", "editor");
+    session.startAgent("explorer-1", "explorer");
+    session.startAgent("editor-1", "editor");
     await see("editor");
     await press(TAB, TAB);
     await see("Esc stop editor");
     await press(ESC);
-    await vi.waitFor(() => expect(session.cancels).toEqual(["a2"]));
+    await vi.waitFor(() => expect(session.cancels).toEqual(["editor-1"]));
     expect(session.busy).toBe(true);
   });
 
   it("with a running sub-agent focused, the input box addresses it: its name in the prompt, Enter queues a message for it", async () => {
     const { session, press, see } = mount({ initialPrompt: "do it" });
-    session.startAgent("a1", "explorer", "auth");
-    await see("explorer [auth]");
+    session.startAgent("explorer-1", "explorer", "auth");
+    await see("explorer-1 [auth]");
     await press(TAB);
-    await see("explorer [auth] › ");
+    await see("explorer-1 [auth] › ");
     await press("only src/", ENTER);
-    await vi.waitFor(() => expect(session.messages).toEqual([["a1", "only src/"]]));
+    await vi.waitFor(() => expect(session.messages).toEqual([["explorer-1", "only src/"]]));
     await see("sent to explorer: it reads it before its next step");
     // Not a new prompt for the coordinator.
     expect(session.runs).toEqual(["do it"]);
     // Shown in its pane once delivered (the loop emits it before its next request).
-    session.emit({ type: "user_message", agentId: "a1", parentId: "root", text: "only src/" });
+    session.emit({ type: "user_message", agentId: "explorer-1", parentId: "root", text: "only src/" });
     await see("only src/");
   });
 
   it("x on a focused running sub-agent stops it; Ctrl+B sends it to the background", async () => {
     const { session, press, see } = mount({ initialPrompt: "do it" });
-    session.startAgent("a1", "explorer");
-    session.startAgent("a2", "editor");
+    session.startAgent("explorer-1", "explorer");
+    session.startAgent("editor-1", "editor");
     await see("editor");
     await press(TAB);
     await see("Ctrl+B background");
     await press("\u0002");
-    await vi.waitFor(() => expect(session.backgrounds).toEqual(["a1"]));
+    await vi.waitFor(() => expect(session.backgrounds).toEqual(["explorer-1"]));
     await see("explorer moved to the background");
-    session.emit({ type: "agent_backgrounded", agentId: "a1", parentId: "root", by: "user" });
+    session.emit({ type: "agent_backgrounded", agentId: "explorer-1", parentId: "root", by: "user" });
     await see("moved to the background: its parent goes on");
     await see("running · bg");
     await press(TAB);
     await see("x/Esc stop editor");
     await press("x");
-    await vi.waitFor(() => expect(session.cancels).toEqual(["a2"]));
+    await vi.waitFor(() => expect(session.cancels).toEqual(["editor-1"]));
     expect(session.messages).toEqual([]);
   });
 
@@ -216,17 +216,17 @@ describe("dashboard", () => {
 
   it("with a sub-agent addressed, a /command still runs as a command; a message it cannot take stays in the box with why", async () => {
     const { session, press, see } = mount({ initialPrompt: "do it" });
-    session.startAgent("a1", "explorer");
-    await see("explorer running");
+    session.startAgent("explorer-1", "explorer");
+    await see("explorer-1 running");
     await press(TAB);
-    await see("explorer › ");
+    await see("explorer-1 › ");
     await press(..."/mode plan", ENTER);
     await vi.waitFor(() => expect(session.permissionMode).toBe("plan"));
     expect(session.messages).toEqual([]);
     session.message = () => ({ ok: false, error: "explorer-1 is not running" });
     await press(..."hello", ENTER);
     await see("explorer-1 is not running");
-    await see("explorer › hello");
+    await see("explorer-1 › hello");
     expect(session.runs).toEqual(["do it"]);
   });
 
@@ -240,9 +240,9 @@ describe("dashboard", () => {
 
   it("zooms a pane with z to its whole transcript, scrolls with PgUp, and Esc only leaves the zoom", async () => {
     const { session, press, see, notSee, frame } = mount({ initialPrompt: "go" });
-    session.startAgent("a1", "explorer");
-    session.startAgent("a2", "editor");
-    for (let i = 0; i < 120; i++) session.emit({ type: "text_delta", agentId: "a1", text: `finding ${i}\n` });
+    session.startAgent("explorer-1", "explorer");
+    session.startAgent("editor-1", "editor");
+    for (let i = 0; i < 120; i++) session.emit({ type: "text_delta", agentId: "explorer-1", text: `finding ${i}\n` });
     await see("finding 119");
     expect(frame()).not.toMatch(/finding 0\s/);
     await press(TAB);
@@ -261,7 +261,7 @@ describe("dashboard", () => {
 
   it("Enter on an empty input zooms the focused sub-agent pane", async () => {
     const { session, press, see } = mount();
-    session.startAgent("a1", "explorer");
+    session.startAgent("explorer-1", "explorer");
     await see("explorer");
     await press(TAB, ENTER);
     await see("zoom");

@@ -93,16 +93,16 @@ describe("slash commands", () => {
 
   it("/cost lists tokens in, out, cached and cost per agent", async () => {
     const { session, press, type, see } = mount();
-    session.startAgent("a1", "explorer", "map");
+    session.startAgent("explorer-1", "explorer", "map");
     session.emit({ type: "usage", agentId: "root", input: 1200, output: 300, cached: 1000, cost: 0.0123 });
-    session.emit({ type: "usage", agentId: "a1", parentId: "root", input: 5000, output: 700, cached: 0, cost: 0.05 });
+    session.emit({ type: "usage", agentId: "explorer-1", parentId: "root", input: 5000, output: 700, cached: 0, cost: 0.05 });
     await see("$0.06");
     await type("/cost");
     await press(ENTER);
     await see("Tokens and cost, per agent");
     await see(/coordinator\s+1\.2k\s+300\s+1\.0k\s+\$0\.01\s/);
     // A tree: the sub-agent under the coordinator, by its id.
-    await see(/└ a1 \[map\]\s+5\.0k\s+700\s+0\s+\$0\.05/);
+    await see(/└ explorer-1 \[map\]\s+5\.0k\s+700\s+0\s+\$0\.05/);
     await see(/total\s+6\.2k\s+1\.0k\s+1\.0k\s+\$0\.06/);
   });
 
@@ -181,11 +181,11 @@ describe("slash commands", () => {
 describe("seeing everything", () => {
   it("↑ selects a tool row in a focused pane, Enter opens its whole output, / searches, Esc goes back", async () => {
     const { session, press, type, see, notSee, frame } = mount();
-    session.startAgent("a1", "tester", "run");
+    session.startAgent("tester-1", "tester", "run");
     const output = Array.from({ length: 300 }, (_, i) => String(i + 1)).join("\n");
-    session.emit({ type: "assistant_message", agentId: "a1", parentId: "root", content: "", toolCalls: [{ id: "b1", name: "bash", raw: "{}", args: { command: "seq 1 300" } }] });
-    session.emit({ type: "tool_started", agentId: "a1", parentId: "root", callId: "b1", name: "bash" });
-    session.emit({ type: "tool_finished", agentId: "a1", parentId: "root", callId: "b1", name: "bash", ok: true, content: output, durationMs: 11 });
+    session.emit({ type: "assistant_message", agentId: "tester-1", parentId: "root", content: "", toolCalls: [{ id: "b1", name: "bash", raw: "{}", args: { command: "seq 1 300" } }] });
+    session.emit({ type: "tool_started", agentId: "tester-1", parentId: "root", callId: "b1", name: "bash" });
+    session.emit({ type: "tool_finished", agentId: "tester-1", parentId: "root", callId: "b1", name: "bash", ok: true, content: output, durationMs: 11 });
     await see("✓ bash seq 1 300 11ms");
     await press(TAB);
     await see("Esc stop tester");
@@ -208,9 +208,9 @@ describe("seeing everything", () => {
 
   it("keys that arrive in one read act in turn: ↑ then Enter opens the call ↑ just selected", async () => {
     const { session, r, press, see } = mount();
-    session.startAgent("a1", "tester", "run");
-    session.emit({ type: "assistant_message", agentId: "a1", parentId: "root", content: "", toolCalls: [{ id: "b1", name: "bash", raw: "{}", args: { command: "seq 1 3" } }] });
-    session.emit({ type: "tool_finished", agentId: "a1", parentId: "root", callId: "b1", name: "bash", ok: true, content: "1\n2\n3", durationMs: 4 });
+    session.startAgent("tester-1", "tester", "run");
+    session.emit({ type: "assistant_message", agentId: "tester-1", parentId: "root", content: "", toolCalls: [{ id: "b1", name: "bash", raw: "{}", args: { command: "seq 1 3" } }] });
+    session.emit({ type: "tool_finished", agentId: "tester-1", parentId: "root", callId: "b1", name: "bash", ok: true, content: "1\n2\n3", durationMs: 4 });
     await see("✓ bash seq 1 3 4ms");
     await press(TAB);
     await see("Esc stop tester");
@@ -221,15 +221,15 @@ describe("seeing everything", () => {
 
   it("shows the applied diff under an edit, and the whole error when zoomed", async () => {
     const { session, press, see, frame } = mount();
-    session.startAgent("a1", "editor", "fix");
+    session.startAgent("editor-1", "editor", "fix");
     const diff = "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n";
-    session.emit({ type: "assistant_message", agentId: "a1", parentId: "root", content: "", toolCalls: [{ id: "e1", name: "edit_file", raw: "{}", args: { path: "src/a.ts" } }] });
-    session.emit({ type: "tool_finished", agentId: "a1", parentId: "root", callId: "e1", name: "edit_file", ok: true, content: "Edited src/a.ts", durationMs: 3, diff });
+    session.emit({ type: "assistant_message", agentId: "editor-1", parentId: "root", content: "", toolCalls: [{ id: "e1", name: "edit_file", raw: "{}", args: { path: "src/a.ts" } }] });
+    session.emit({ type: "tool_finished", agentId: "editor-1", parentId: "root", callId: "e1", name: "edit_file", ok: true, content: "Edited src/a.ts", durationMs: 3, diff });
     await see("+const a = 2;");
     expect(frame()).toContain("-const a = 1;");
     const long = `edit_file: old_string not found in src/b.ts; read the file again and copy the text exactly, whitespace and indentation included — END-OF-ERROR`;
-    session.emit({ type: "assistant_message", agentId: "a1", parentId: "root", content: "", toolCalls: [{ id: "e2", name: "edit_file", raw: "{}", args: { path: "src/b.ts" } }] });
-    session.emit({ type: "tool_finished", agentId: "a1", parentId: "root", callId: "e2", name: "edit_file", ok: false, content: `Error: ${long}`, error: long, durationMs: 2 });
+    session.emit({ type: "assistant_message", agentId: "editor-1", parentId: "root", content: "", toolCalls: [{ id: "e2", name: "edit_file", raw: "{}", args: { path: "src/b.ts" } }] });
+    session.emit({ type: "tool_finished", agentId: "editor-1", parentId: "root", callId: "e2", name: "edit_file", ok: false, content: `Error: ${long}`, error: long, durationMs: 2 });
     await see("✗ edit_file src/b.ts");
     await press(TAB, "z");
     await see("zoom");
@@ -271,12 +271,12 @@ describe("the header and footer tell the truth", () => {
   it("'cancelling X…' shows while X runs and goes when it has ended", async () => {
     const { session, press, see, notSee } = mount();
     await press("x", ENTER);
-    session.startAgent("a1", "explorer");
+    session.startAgent("explorer-1", "explorer");
     await see("explorer");
     await press(TAB, ESC);
     await see("cancelling explorer…");
-    expect(session.cancels).toEqual(["a1"]);
-    session.emit({ type: "agent_finished", agentId: "a1", parentId: "root", status: "cancelled", result: "", steps: 1, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] });
+    expect(session.cancels).toEqual(["explorer-1"]);
+    session.emit({ type: "agent_finished", agentId: "explorer-1", parentId: "root", status: "cancelled", result: "", steps: 1, usage: { input: 0, output: 0, cached: 0 }, filesChanged: [] });
     await notSee("cancelling explorer", "cancelled");
   });
 

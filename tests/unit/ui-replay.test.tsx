@@ -166,8 +166,8 @@ describe("runDashboard with a replay", () => {
     await vi.waitFor(() => expect(out.text).toContain("Ctrl+C exit"));
     expect(out.text).toContain("fix the flaky test");
     expect(out.text).toContain("Looking at it now.");
-    expect(out.text).toContain("tester [run] cancelled");
-    expect(out.text).toContain("explorer [map] done");
+    expect(out.text).toContain("tester-1 [run] cancelled");
+    expect(out.text).toContain("explorer-1 [map] done");
     expect(out.text).toMatch(/ · resumed · /);
     expect(out.text).toContain("session sess-1234abcd");
     // The tokens so far: 1.2k + 300 + 500 + 40.

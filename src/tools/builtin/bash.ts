@@ -91,7 +91,7 @@ export function runPersonCommand(command: string, cwd: string, sandbox: SandboxM
   return runForeground(command, cwd, opts.bashTimeoutMs, { signal, sandbox, agentId }, opts);
 }
 
-async function runForeground(
+export async function runForeground(
   command: string,
   cwd: string,
   timeoutMs: number,

@@ -28,6 +28,8 @@ export interface DashboardKeysOptions {
   backgroundAgent(id: string, name: string): void;
   cycleMode(): void;
   help(): void;
+  /** Opens an agent's changes in the review document. */
+  review?(agentId: string): void;
 }
 
 /**
@@ -94,6 +96,10 @@ export function useDashboardKeys(o: DashboardKeysOptions): void {
       help: () => {
         if (!empty()) return false;
         o.help();
+      },
+      review_pane: () => {
+        if (!empty() || !o.review) return false;
+        o.review(focus ?? o.session.rootAgentId);
       },
     },
   });

@@ -1,7 +1,9 @@
 import { displayPrompt, userShellLines } from "../prompt-context.js";
+import { changeSetLine, verifyLine } from "../../review/summary-text.js";
+import { BACKGROUND_RESULT } from "../../orchestrator/children.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { addRequest, fanoutNote, runBudgetFrom, withUsage } from "./reduce-budget.js";
-import { summarizeArgs } from "../format.js";
+import { agentTitle, summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
 import type { AgentView, DashboardState, Entry, ToolEntry, ToolState } from "./types.js";
@@ -69,7 +71,7 @@ function describeBlockers(draft: Draft, agentId: string, ids: readonly string[])
     let text = id;
     if (call && call.agentId !== agentId) {
       const who = draft.agents[call.agentId];
-      text = who ? `${who.name}${who.label ? ` [${who.label}]` : ""}` : call.agentId;
+      text = who ? agentTitle(who) : call.agentId;
     } else if (call) text = `${call.name} ${call.summary}`.trim();
     if (!out.includes(text)) out.push(text);
   }
@@ -174,7 +176,10 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish({ session: { ...state.session, status: event.status } });
     case "user_message": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      draft.setAgent(pushEntries(agent, textEntries(draft, "user", displayPrompt(event.text)), max, null));
+      // A background sub-agent's result reaches its parent as a message; the person did not type it.
+      const background = BACKGROUND_RESULT.exec(event.text);
+      const entries = background ? textEntries(draft, "notice", backgroundNotice(background[1]!, event.text, state)) : textEntries(draft, "user", displayPrompt(event.text));
+      draft.setAgent(pushEntries(agent, entries, max, null));
       return draft.finish();
     }
     case "agent_started": {
@@ -318,6 +323,9 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     }
     case "hook_started":
     case "file_write":
+    case "file_changed":
+    case "checkpoint":
+    case "review_decision":
     case "process_started":
     case "process_ended":
       return state;
@@ -341,6 +349,13 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", userShellLines(event).join("\n")), max, null));
       return draft.finish();
     }
+    case "verify_finished":
+    case "change_set": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const line = event.type === "verify_finished" ? verifyLine(event) : changeSetLine(event);
+      draft.setAgent(pushEntries(agent, textEntries(draft, line.ok ? "notice" : "error", line.text), max, null));
+      return draft.finish();
+    }
     case "error": {
       const id = state.agents[event.agentId] || event.agentId === state.rootAgentId ? event.agentId : state.rootAgentId;
       const agent = draft.agent(id, event.ts);
@@ -348,6 +363,12 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return draft.finish();
     }
   }
+}
+
+/** "↥ background sub-agent explorer-1 [scan docs] ended: done — its result is handed to this agent". */
+function backgroundNotice(id: string, text: string, state: DashboardState): string {
+  const status = /^status: (\S+)$/m.exec(text)?.[1] ?? "ended";
+  return `↥ background sub-agent ${agentTitle({ id, label: state.agents[id]?.label })} ended: ${status} — its result is handed to this agent`;
 }
 
 /** A line of orca's own in the coordinator's transcript. */

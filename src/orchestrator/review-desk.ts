@@ -1,0 +1,131 @@
+import type { EventBus } from "../events/bus.js";
+import type { OrcaEvent } from "../events/types.js";
+import { ChangeSetBuilder, type CheckpointInfo, type FileChange, type RunChangeSet } from "../review/change-set.js";
+import { diffVersions, versionOf, withoutHunks, type FileDiff, type Version } from "../review/file-diff.js";
+import { rewindPlan } from "../review/plans.js";
+import { restoreFiles, type RestoreResult } from "../review/restore.js";
+import type { ContentKeeper, ContentSource } from "../sessions/content-store.js";
+import { readEntryConfined } from "../tools/confined-fs.js";
+import type { Workspace } from "../tools/workspace.js";
+import { contentHash } from "../util/content-hash.js";
+import type { ControlResult } from "./types.js";
+
+/**
+ * What the review view and /diff, /rewind act through: the session's change sets (built from its
+ * events as they happen, and from the log's on resume), diffs against the files now, and the
+ * person's decisions — reject hunks or a file (restored on disk, the comment sent to the agent),
+ * accept a held merge, rewind to a checkpoint. Every restore goes through review/restore.ts.
+ */
+export interface ReviewApi {
+  changeSets(): RunChangeSet;
+  checkpoints(): readonly CheckpointInfo[];
+  /** The file's diff from before the agent's first change to the file now (a worktree's: to its last version). */
+  diff(file: FileChange): Promise<FileDiff>;
+  /** Restores the hunks numbered `hunks` (all: the whole file) of `agentId`'s change; the comment goes to the agent. */
+  reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<RejectResult>;
+  /** Accepts an agent's change; for an isolated agent held by `review: ask`, merges it now. */
+  accept(agentId: string): Promise<ControlResult & { note?: string }>;
+  /** Isolated agents whose merge waits for acceptance. */
+  held(): string[];
+  rewind(checkpointId: string, force?: boolean): Promise<RestoreResult | { error: string }>;
+}
+
+/** A rejection's outcome; `undelivered`: the comment could not reach the agent (it is not running): the caller has its parent resume it. */
+export type RejectResult = { ok: true; undelivered?: string } | { ok: false; error: string };
+
+export interface ReviewDeskDeps {
+  bus: EventBus;
+  workspace: Workspace;
+  contents: (ContentSource & ContentKeeper) | undefined;
+  rootAgentId: string;
+  /** Events of the log this session resumes, so change sets span the whole session. */
+  prior?: readonly OrcaEvent[];
+  held(): string[];
+  acceptMerge(agentId: string): Promise<{ note: string; conflict: boolean } | null>;
+  /** Tells an agent of a rejection: a message when it runs, else a turn asking its parent to resume it. */
+  tell(agentId: string, text: string): ControlResult;
+}
+
+const EMPTY: ContentSource & ContentKeeper = { read: () => null, keep: () => false };
+
+export class ReviewDesk implements ReviewApi {
+  private readonly builder = new ChangeSetBuilder();
+  private readonly contents: ContentSource & ContentKeeper;
+
+  constructor(private readonly deps: ReviewDeskDeps) {
+    for (const e of deps.prior ?? []) this.builder.add(e);
+    deps.bus.subscribe((e) => this.builder.add(e));
+    this.contents = deps.contents ?? EMPTY;
+  }
+
+  changeSets(): RunChangeSet {
+    return this.builder.run();
+  }
+
+  checkpoints(): readonly CheckpointInfo[] {
+    return this.builder.checkpointList();
+  }
+
+  async diff(file: FileChange): Promise<FileDiff> {
+    const now = file.worktree ? versionOf(file.after, this.contents) : await this.current(file.path);
+    return diffVersions(file.path, file.status, versionOf(file.before, this.contents), now);
+  }
+
+  held(): string[] {
+    return this.deps.held();
+  }
+
+  async accept(agentId: string): Promise<ControlResult & { note?: string }> {
+    this.deps.bus.emit({ type: "review_decision", agentId: this.deps.rootAgentId, decision: "accept", target: agentId });
+    if (!this.deps.held().includes(agentId)) return { ok: true };
+    const merged = await this.deps.acceptMerge(agentId);
+    if (!merged) return { ok: false, error: `${agentId} has no merge waiting` };
+    return merged.conflict ? { ok: false, error: merged.note } : { ok: true, note: merged.note };
+  }
+
+  async reject(agentId: string, file: FileChange, hunks: "all" | readonly number[], comment?: string): Promise<RejectResult> {
+    if (file.worktree) return { ok: false, error: `${file.path} is only in ${agentId}'s worktree: nothing to restore in the workspace (leave it unaccepted)` };
+    const now = await this.current(file.path);
+    if (now === "not-kept") return { ok: false, error: `${file.path} cannot be read now` };
+    const before = versionOf(file.before, this.contents);
+    if (before === "not-kept") return { ok: false, error: `the version of ${file.path} before the change was not kept: restore it by hand` };
+    let to: string | null = file.before;
+    if (hunks !== "all") {
+      const undone = withoutHunks(file.path, before?.toString("utf8") ?? "", now?.toString("utf8") ?? "", hunks);
+      if (undone === null) return { ok: false, error: `${file.path} changed since: those hunks no longer apply` };
+      to = before === null && undone === "" ? null : contentHash(undone);
+      if (to !== null) this.contents.keep(undone, to);
+    }
+    const current = now === null ? null : contentHash(now);
+    const result = await restoreFiles([{ path: file.path, to, expected: current }], {
+      workspace: this.deps.workspace,
+      contents: this.contents,
+      emit: this.deps.bus.emit,
+      agentId,
+      tool: "review",
+    });
+    const skipped = result.skipped[0];
+    if (skipped) return { ok: false, error: `${file.path}: ${skipped.why}` };
+    this.deps.bus.emit({ type: "review_decision", agentId: this.deps.rootAgentId, decision: "reject", target: agentId, path: file.path, ...(hunks === "all" ? {} : { hunks: [...hunks] }), ...(comment ? { comment } : {}) });
+    if (!comment) return { ok: true };
+    const what = hunks === "all" ? `your whole change to ${file.path}` : `hunk${hunks.length === 1 ? "" : "s"} ${hunks.map((h) => h + 1).join(", ")} of your change to ${file.path}`;
+    const message = `Review: the person rejected ${what}; it is restored on disk as it was before. Their comment: ${comment}\nRevise your change accordingly (read the file again first).`;
+    return this.deps.tell(agentId, message).ok ? { ok: true } : { ok: true, undelivered: message };
+  }
+
+  async rewind(checkpointId: string, force = false): Promise<RestoreResult | { error: string }> {
+    const plan = rewindPlan(this.builder, checkpointId);
+    if (!plan) return { error: `no checkpoint "${checkpointId}"` };
+    return restoreFiles(plan.items, { workspace: this.deps.workspace, contents: this.contents, emit: this.deps.bus.emit, agentId: this.deps.rootAgentId, tool: "rewind", force });
+  }
+
+  private async current(relative: string): Promise<Version> {
+    try {
+      const entry = await readEntryConfined(this.deps.workspace, this.deps.workspace.resolve(relative));
+      return entry.kind === "missing" ? null : entry.kind === "file" || entry.kind === "exec" ? entry.bytes : "not-kept";
+    } catch {
+      // Outside the workspace now, or a symlink on its path: there is no file to diff against.
+      return "not-kept";
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The review flow on a real session (scripted model over real HTTP, real tools, the dashboard's own
+ * command handlers): /review shows the editor's diff with its hunks; rejecting one hunk with a
+ * comment restores exactly that hunk on disk and the editor, resumed through its parent, receives
+ * the comment; /diff shows the session's change; /rewind to the turn's checkpoint restores every
+ * file the turn changed.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { runCommand, type CommandContext } from "../../src/ui/slash-commands.js";
+import { parseSlash } from "../../src/ui/slash.js";
+import { DashboardStore } from "../../src/ui/state/store.js";
+import type { DocLine, ViewAction } from "../../src/ui/state/ui.js";
+import { DEFAULT_KEYMAP } from "../../src/ui/keymap.js";
+import { agentOf, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { testOrchestra } from "../fixtures/orchestra.js";
+
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+let orchestra: SessionSetup | undefined;
+
+afterEach(async () => {
+  await orchestra?.session.close();
+  await server?.close();
+  ws?.cleanup();
+  orchestra = server = ws = undefined;
+});
+
+const lines = (n: number, change: (i: number) => string | undefined = () => undefined) =>
+  Array.from({ length: n }, (_, i) => change(i) ?? `line ${i}`).join("\n") + "\n";
+const BEFORE = lines(30);
+const AFTER = lines(30, (i) => (i === 2 ? "LINE TWO" : i === 25 ? "LINE 25" : undefined));
+
+describe("review, diff and rewind on a real session", () => {
+  it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
+    ws = tempWorkspace({ "calc.js": BEFORE });
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [{ name: "delegate", args: { agent: "editor", task: "edit calc.js", label: "calc" } }] },
+          { text: "the editor changed calc.js" },
+          // The review's turn: the coordinator resumes the editor with it, as it is asked to.
+          (request) => ({ toolCalls: [{ name: "delegate", args: { resume: "editor-1", task: request.body.messages.at(-1)!.content ?? "" } }] }),
+          { text: "the editor revised" },
+        ],
+        "editor-1": [
+          { toolCalls: [{ name: "read_file", args: { path: "calc.js" } }] },
+          { toolCalls: [{ name: "write_file", args: { path: "calc.js", content: AFTER } }] },
+          { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "n1\n" } }] },
+          { text: "changed calc.js and notes.txt" },
+          { text: "revised as asked" },
+        ],
+      }),
+    );
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = orchestra;
+    const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+    const opened: Array<{ title: string; lines: readonly DocLine[] }> = [];
+    const submitted: string[] = [];
+    const ctx: CommandContext = {
+      session,
+      store,
+      keymap: DEFAULT_KEYMAP,
+      busy: false,
+      dispatchView: (a: ViewAction) => void (a.type === "open" && a.target.kind === "doc" && opened.push({ title: a.target.title, lines: a.target.lines })),
+      refresh: () => undefined,
+      exit: () => undefined,
+      switchTo: () => undefined,
+      submit: (text) => void submitted.push(text),
+    };
+    const slash = (text: string) => runCommand(parseSlash(text)!, ctx);
+    const notices = () => store.getSnapshot().agents[session.rootAgentId]?.entries.map((e) => ("text" in e ? e.text : "")).join("\n") ?? "";
+
+    expect((await session.run("edit calc")).status).toBe("done");
+    expect(ws.read("calc.js")).toBe(AFTER);
+
+    slash("/review editor-1");
+    await vi.waitFor(() => expect(opened.length).toBe(1));
+    const review = opened[0]!.lines.map((l) => l.text).join("\n");
+    expect(review).toContain("editor-1 [calc] — 2 files");
+    expect(review).toContain("modified calc.js (2 hunks)");
+    expect(review).toContain("-line 25\n+LINE 25");
+
+    slash("/diff");
+    await vi.waitFor(() => expect(opened.length).toBe(2));
+    expect(opened[1]!.lines.map((l) => l.text).join("\n")).toMatch(/2 files[\s\S]*-line 2\n\+LINE TWO[\s\S]*created notes\.txt[\s\S]*\+n1/);
+
+    slash("/review reject editor-1 calc.js 2 -- keep line 25 as it was");
+    await vi.waitFor(() => expect(submitted.length).toBe(1));
+    // Exactly the second hunk is back; the first stays.
+    expect(ws.read("calc.js")).toBe(lines(30, (i) => (i === 2 ? "LINE TWO" : undefined)));
+    expect(notices()).toContain("rejected hunk 2 of calc.js: restored on disk; editor-1 is not running");
+    // The editor has ended: its parent is asked to resume it, and it reads the comment.
+    expect((await session.run(submitted[0]!)).status).toBe("done");
+    const resumed = server.requests.filter((r) => agentOf(r) === "editor-1").at(-1)!;
+    expect(JSON.stringify(resumed.body.messages.at(-1))).toContain("Their comment: keep line 25 as it was");
+  });
+
+  it("/rewind to the turn's checkpoint restores every file the turn changed", async () => {
+    ws = tempWorkspace({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "a1\n" } }] },
+      { toolCalls: [{ name: "write_file", args: { path: "c.txt", content: "new\n" } }] },
+      { text: "done" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = orchestra;
+    const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+    const opened: DocLine[][] = [];
+    const ctx: CommandContext = {
+      session,
+      store,
+      keymap: DEFAULT_KEYMAP,
+      busy: false,
+      dispatchView: (a: ViewAction) => void (a.type === "open" && a.target.kind === "doc" && opened.push([...a.target.lines])),
+      refresh: () => undefined,
+      exit: () => undefined,
+      switchTo: () => undefined,
+    };
+    expect((await session.run("change a, add c")).status).toBe("done");
+    expect([ws.read("a.txt"), ws.read("c.txt")]).toEqual(["a1\n", "new\n"]);
+    runCommand(parseSlash("/rewind")!, ctx);
+    expect(opened[0]!.map((l) => l.text).join("\n")).toMatch(/ {2}1 {2}turn +change a, add c/);
+    runCommand(parseSlash("/rewind 1")!, ctx);
+    await vi.waitFor(() => expect(ws!.read("a.txt")).toBe("a0\n"));
+    await vi.waitFor(() => expect(() => ws!.read("c.txt")).toThrow());
+    expect(ws.read("b.txt")).toBe("b0\n");
+  });
+});
