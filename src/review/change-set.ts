@@ -91,14 +91,7 @@ export interface RunChangeSet {
 
 const RESTORES: ReadonlySet<ChangeTool> = new Set(["rewind", "undo"]);
 
-interface AgentInfo {
-  agentId: string;
-  name: string;
-  label?: string;
-  parentId?: string;
-  task: string;
-  startedAt: number;
-}
+type AgentInfo = Omit<AgentChangeSet, "files">;
 
 /**
  * Builds change sets event by event: the dashboard feeds it as events arrive, the headless report

@@ -32,6 +32,25 @@ const lines = (n: number, change: (i: number) => string | undefined = () => unde
 const BEFORE = lines(30);
 const AFTER = lines(30, (i) => (i === 2 ? "LINE TWO" : i === 25 ? "LINE 25" : undefined));
 
+/** The dashboard's command handlers on `session`, with the documents they open and the prompts they send kept. */
+function dashboard(session: SessionSetup["session"]) {
+  const store = new DashboardStore({ rootAgentId: session.rootAgentId });
+  const opened: Array<{ title: string; lines: readonly DocLine[] }> = [];
+  const submitted: string[] = [];
+  const ctx: CommandContext = {
+    session,
+    store,
+    keymap: DEFAULT_KEYMAP,
+    busy: false,
+    dispatchView: (a: ViewAction) => void (a.type === "open" && a.target.kind === "doc" && opened.push({ title: a.target.title, lines: a.target.lines })),
+    refresh: () => undefined,
+    exit: () => undefined,
+    switchTo: () => undefined,
+    submit: (text) => void submitted.push(text),
+  };
+  return { store, opened, submitted, ctx };
+}
+
 describe("review, diff and rewind on a real session", () => {
   it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
     ws = tempWorkspace({ "calc.js": BEFORE });
@@ -55,20 +74,7 @@ describe("review, diff and rewind on a real session", () => {
     );
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     const { session } = orchestra;
-    const store = new DashboardStore({ rootAgentId: session.rootAgentId });
-    const opened: Array<{ title: string; lines: readonly DocLine[] }> = [];
-    const submitted: string[] = [];
-    const ctx: CommandContext = {
-      session,
-      store,
-      keymap: DEFAULT_KEYMAP,
-      busy: false,
-      dispatchView: (a: ViewAction) => void (a.type === "open" && a.target.kind === "doc" && opened.push({ title: a.target.title, lines: a.target.lines })),
-      refresh: () => undefined,
-      exit: () => undefined,
-      switchTo: () => undefined,
-      submit: (text) => void submitted.push(text),
-    };
+    const { store, opened, submitted, ctx } = dashboard(session);
     const slash = (text: string) => runCommand(parseSlash(text)!, ctx);
     const notices = () => store.getSnapshot().agents[session.rootAgentId]?.entries.map((e) => ("text" in e ? e.text : "")).join("\n") ?? "";
 
@@ -107,22 +113,11 @@ describe("review, diff and rewind on a real session", () => {
     ]);
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     const { session } = orchestra;
-    const store = new DashboardStore({ rootAgentId: session.rootAgentId });
-    const opened: DocLine[][] = [];
-    const ctx: CommandContext = {
-      session,
-      store,
-      keymap: DEFAULT_KEYMAP,
-      busy: false,
-      dispatchView: (a: ViewAction) => void (a.type === "open" && a.target.kind === "doc" && opened.push([...a.target.lines])),
-      refresh: () => undefined,
-      exit: () => undefined,
-      switchTo: () => undefined,
-    };
+    const { opened, ctx } = dashboard(session);
     expect((await session.run("change a, add c")).status).toBe("done");
     expect([ws.read("a.txt"), ws.read("c.txt")]).toEqual(["a1\n", "new\n"]);
     runCommand(parseSlash("/rewind")!, ctx);
-    expect(opened[0]!.map((l) => l.text).join("\n")).toMatch(/ {2}1 {2}turn +change a, add c/);
+    expect(opened[0]!.lines.map((l) => l.text).join("\n")).toMatch(/ {2}1 {2}turn +change a, add c/);
     runCommand(parseSlash("/rewind 1")!, ctx);
     await vi.waitFor(() => expect(ws!.read("a.txt")).toBe("a0\n"));
     await vi.waitFor(() => expect(() => ws!.read("c.txt")).toThrow());
