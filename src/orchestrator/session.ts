@@ -81,6 +81,7 @@ export class Session implements SessionApi {
       allow: config.permissions.allow,
       ask: config.permissions.ask,
       deny: config.permissions.deny,
+      sandboxedCommands: config.permissions.sandboxed_commands,
       approver: deps.approver,
       emit: this.bus.emit,
       workspace: deps.workspace,
@@ -162,6 +163,10 @@ export class Session implements SessionApi {
 
   get permissionMode(): PermissionMode {
     return this.permissions.mode;
+  }
+
+  sandboxedCommandsAuto(): boolean {
+    return this.permissions.autoSandboxed();
   }
 
   setPermissionMode(mode: PermissionMode): void {

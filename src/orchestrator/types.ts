@@ -67,6 +67,8 @@ export interface SessionApi {
   onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void;
   /** The permission mode in force; the dashboard switches it (/mode, Shift+Tab). */
   readonly permissionMode: PermissionMode;
+  /** permissions.sandboxed_commands: auto is in force now (the header says so). */
+  sandboxedCommandsAuto?(): boolean;
   setPermissionMode(mode: PermissionMode): void;
   /** Switches the coordinator (and sub-agents that inherit) to another model; throws a one-line error for one that cannot be used. */
   setModel(name: string): void;

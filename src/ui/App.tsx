@@ -282,6 +282,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
         demo={demo}
         busy={busy}
         mode={session.permissionMode}
+        sandboxAuto={session.sandboxedCommandsAuto?.() ?? false}
         width={layout.width}
       />
       {body}

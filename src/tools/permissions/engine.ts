@@ -8,7 +8,7 @@ import type { Workspace } from "../workspace.js";
 import { errorLine } from "../../util/text.js";
 import type { StopRun, ToolHooks } from "../tool-hooks.js";
 import { Asker } from "./ask.js";
-import { autoApprovalProblem, sandboxFor } from "./command-policy.js";
+import { autoApprovalProblem, protectedProblem, sandboxedCommandsAuto, sandboxFor } from "./command-policy.js";
 import { namedPaths, outsidePaths, protectedReason } from "./protected-paths.js";
 import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
 
@@ -64,7 +64,9 @@ export interface PermissionsOptions {
   emit: EmitFn;
   workspace: Workspace;
   /** Whether commands can be sandboxed (the session's Sandbox); none: they cannot. */
-  sandbox?: { readonly available: boolean };
+  sandbox?: { readonly available: boolean; readonly status?: { readonly network: string } };
+  /** permissions.sandboxed_commands (unset: by mode, see command-policy.ts). */
+  sandboxedCommands?: "ask" | "auto";
   /** PermissionRequest and Notification hooks. */
   hooks?: ToolHooks;
   /** A PermissionRequest hook's `interrupt`: the run ends. */
@@ -82,7 +84,8 @@ export class Permissions {
   /** A skill's allowed-tools, for the agent that loaded it only. */
   private readonly skills = new Map<string, Rule[]>();
   private readonly workspace: Workspace;
-  private readonly sandbox: { readonly available: boolean };
+  private readonly sandbox: NonNullable<PermissionsOptions["sandbox"]>;
+  private readonly sandboxedCommands: "ask" | "auto" | undefined;
   private readonly asker: Asker;
   private readonly emit: EmitFn;
 
@@ -94,6 +97,7 @@ export class Permissions {
     this.deny = opts.deny.map((r) => parseRule(r));
     this.workspace = opts.workspace;
     this.sandbox = opts.sandbox ?? { available: false };
+    this.sandboxedCommands = opts.sandboxedCommands;
     this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
   }
 
@@ -242,7 +246,10 @@ export class Permissions {
 
     const modeRule = `mode:${this.mode}`;
     if (cmd) {
-      if (!readOnly) return ask(modeRule);
+      if (!readOnly) {
+        const why = this.autoSandboxedProblem(cmd.value, ws);
+        return why === null ? allowed("mode", `${modeRule} (sandboxed_commands: auto)`) : ask(why ? `${modeRule} (${why})` : modeRule);
+      }
       if (!this.sandbox.available) return ask(`${modeRule} (no sandbox to run it read-only)`);
       const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true });
       if (problem) return ask(`${modeRule} (${problem})`);
@@ -336,6 +343,24 @@ export class Permissions {
     if (this.grammarReported) return;
     this.grammarReported = true;
     this.emit({ type: "error", agentId, where: "permissions", message: `the shell grammar did not load (${errorLine(error)}): every command asks` });
+  }
+
+  /** Whether sandboxed_commands: auto is in force now: a sandbox with no network, in a mode it applies to. */
+  autoSandboxed(): boolean {
+    return sandboxedCommandsAuto(this.sandboxedCommands, this.mode) && this.sandbox.available && this.sandbox.status?.network === "off";
+  }
+
+  /**
+   * Null when a command that may write runs unasked (sandboxed_commands: auto, in the no-network
+   * workspace-write sandbox, naming nothing outside the workspace, protected or denied); else why
+   * not ("" when auto is simply not on).
+   */
+  private autoSandboxedProblem(command: string, ws: Workspace): string | null {
+    if (!this.autoSandboxed()) return "";
+    const analysis = analyseCommand(command);
+    if (analysis.uncertain.length) return `sandboxed_commands: auto, but ${analysis.uncertain[0]}`;
+    const problem = autoApprovalProblem(analysis, { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true }) ?? protectedProblem(analysis, ws);
+    return problem ? `sandboxed_commands: auto, but it ${problem.startsWith("names") || problem.startsWith("prints") ? problem : `names ${problem}`}` : null;
   }
 
   /** The sandbox a command allowed at `wanted` runs in here. */
