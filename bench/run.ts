@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   tokens: () => import("./tokens.js"),
   hooks: () => import("./hooks.js"),
   permissions: () => import("./permissions.js"),
+  flow: () => import("./flow.js"),
 };
 
 const args = process.argv.slice(2);
