@@ -30,6 +30,8 @@ export interface Ask {
   sandbox?: SandboxRequest;
   /** Only a person may answer (leaving the sandbox): no PermissionRequest hook, no --yes. */
   personOnly?: boolean;
+  /** "Always" covers this exact call only (a protected path: only an "always" for that very path quiets it). */
+  exactOnly?: boolean;
 }
 
 interface PendingAsk {
@@ -73,9 +75,9 @@ export class Asker {
    * What an "always" saves: the rule(s) the person edited, else the suggestion. Leaving the sandbox
    * is only ever this exact call, and a rule that does not parse falls back to it (said in the log).
    */
-  private alwaysRules(call: PermissionCheck, subject: PermissionSubject, edited: string | undefined, personOnly?: boolean): Rule[] {
+  private alwaysRules(call: PermissionCheck, subject: PermissionSubject, edited: string | undefined, exactOnly?: boolean): Rule[] {
     const exact = exactRule(call.tool.name, subject);
-    if (personOnly) return [exact];
+    if (exactOnly) return [exact];
     const text = edited?.trim() || suggestedRule(call.tool.name, subject).text;
     if (text === exact.text) return [exact];
     try {
@@ -129,7 +131,7 @@ export class Asker {
     const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
     this.pending.add(pending);
     try {
-      const request = { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview, always: alwaysOffer(call.tool.name, subject, a.personOnly), ...(a.personOnly ? { outsideSandbox: true as const } : {}) };
+      const request = { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview, always: alwaysOffer(call.tool.name, subject, a.personOnly || a.exactOnly), ...(a.personOnly ? { outsideSandbox: true as const } : {}) };
       answer = await raceAbort(approver.request(request, pending.scope.signal), pending.scope.signal, () => "cancelled" as const);
     } catch (error) {
       if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy, a.sandbox);
@@ -146,7 +148,7 @@ export class Asker {
       case "once":
         return this.allowed(call, by, rule, a.sandbox);
       case "always":
-        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly));
+        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly));
         return this.allowed(call, by, rule, a.sandbox, "always");
       case "deny": {
         const why = answer.reason?.trim();
@@ -193,9 +195,9 @@ function callerOf(call: PermissionCheck): HookCaller {
 }
 
 /** The "always" the dialog offers: the rule a person means, and the exact one beside it. */
-function alwaysOffer(toolName: string, subject: PermissionSubject, personOnly?: boolean): NonNullable<PermissionRequest["always"]> {
+function alwaysOffer(toolName: string, subject: PermissionSubject, exactOnly?: boolean): NonNullable<PermissionRequest["always"]> {
   const exact = exactRule(toolName, subject).text;
-  if (personOnly) return { rule: exact, broader: false };
+  if (exactOnly) return { rule: exact, broader: false };
   const suggested = suggestedRule(toolName, subject);
   return { rule: suggested.text, broader: subject.kind === "none", ...(suggested.prefix ? { exact } : {}) };
 }

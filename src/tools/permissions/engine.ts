@@ -230,7 +230,7 @@ export class Permissions {
     const guarded = readOnly ? null : this.protectedWrite(call.tool, call.args, subject, ws);
     if (guarded) {
       const exact = allowedBy(this.asker.session.filter((r) => r.exact), name, subject);
-      return exact ? allowed("rule", `allow: ${ruleTexts(exact)}`) : ask(guarded);
+      return exact ? allowed("rule", `allow: ${ruleTexts(exact)}`) : this.asker.ask({ call, subject, rule: guarded, signal, sandbox: command ? this.level("workspace-write") : undefined, exactOnly: true });
     }
 
     const approved = allowedBy(this.asker.session, name, subject);
@@ -308,7 +308,7 @@ export class Permissions {
     const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
     if (asked) question ??= `ask: ${asked.text}`;
     const decision = question
-      ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
+      ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly, exactOnly: true })
       : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
   }
