@@ -1,3 +1,4 @@
+import type { RuleInForce } from "../tools/permissions/engine.js";
 import crypto from "node:crypto";
 import { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
@@ -163,6 +164,14 @@ export class Session implements SessionApi {
 
   get permissionMode(): PermissionMode {
     return this.permissions.mode;
+  }
+
+  permissionRules(): RuleInForce[] {
+    return this.permissions.rulesInForce();
+  }
+
+  removeSessionRule(text: string): boolean {
+    return this.permissions.removeSessionRule(text);
   }
 
   sandboxedCommandsAuto(): boolean {

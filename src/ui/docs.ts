@@ -1,3 +1,4 @@
+import type { RuleInForce } from "../tools/permissions/engine.js";
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
 import { displayLine, formatCost, formatTokens } from "./format.js";
@@ -115,4 +116,10 @@ export function keysMarkdown(keymap: Keymap): string {
   const out = ["| where | key | does |", "|---|---|---|"];
   for (const row of helpRows(keymap)) out.push(`| ${row.layer} | ${cell(row.keys)} | ${cell(row.help)} |`);
   return out.join("\n");
+}
+
+/** /permissions: every rule in force, what it does and where it came from. */
+export function permissionsDoc(rules: readonly RuleInForce[]): DocLine[] {
+  const rows = rules.map((r) => [r.kind, r.rule, r.origin + (r.removable ? " — /permissions remove <rule>" : "")]);
+  return [heading("Permission rules in force (deny, then ask, then allow, then the mode)"), ...table(rows, ["", "rule", "from"])];
 }

@@ -46,6 +46,8 @@ type Recheck = (call: PermissionCheck, input: Record<string, unknown>, hookRule:
 export class Asker {
   /** "always" answers and allowAlways(): every agent of the session shares them. */
   readonly session: Rule[] = [];
+  /** Where each session rule came from, for /permissions. */
+  readonly origins = new WeakMap<Rule, string>();
   /** Asks waiting for an answer; an "always" for one releases the others it covers. */
   private readonly pending = new Set<PendingAsk>();
 
@@ -61,14 +63,26 @@ export class Asker {
     },
   ) {}
 
-  remember(rule: Rule): void {
-    this.rememberAll([rule]);
+  remember(rule: Rule, origin = "session"): void {
+    this.rememberAll([rule], origin);
   }
 
   /** Session rules added together: the waiting asks they cover, together, are released. */
-  rememberAll(rules: readonly Rule[]): void {
+  rememberAll(rules: readonly Rule[], origin = "session"): void {
+    for (const rule of rules) this.origins.set(rule, origin);
     this.session.push(...rules);
     this.releasePending();
+  }
+
+  /** Removes every session rule written `text`; how many went. */
+  forget(text: string): number {
+    let removed = 0;
+    for (let i = this.session.length - 1; i >= 0; i--) {
+      if (this.session[i]!.text !== text) continue;
+      this.session.splice(i, 1);
+      removed++;
+    }
+    return removed;
   }
 
   /**
@@ -148,7 +162,7 @@ export class Asker {
       case "once":
         return this.allowed(call, by, rule, a.sandbox);
       case "always":
-        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly));
+        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly), `dialog (${call.agentId})`);
         return this.allowed(call, by, rule, a.sandbox, "always");
       case "deny": {
         const why = answer.reason?.trim();

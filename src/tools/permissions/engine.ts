@@ -26,6 +26,15 @@ import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
  * every command in the read-only sandbox. With no sandbox, only explicit allowances run unasked.
  */
 
+export interface RuleInForce {
+  kind: "allow" | "ask" | "deny" | "mode";
+  rule: string;
+  /** config, dialog (agent), session, skill (agent), mode. */
+  origin: string;
+  /** A session rule: /permissions remove takes it away. */
+  removable?: boolean;
+}
+
 export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill" | "hook";
 
 export type PermissionDecision =
@@ -99,6 +108,24 @@ export class Permissions {
     this.sandbox = opts.sandbox ?? { available: false };
     this.sandboxedCommands = opts.sandboxedCommands;
     this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
+  }
+
+  /** Every rule in force and where it came from (/permissions), deny first, then ask, then allow. */
+  rulesInForce(): RuleInForce[] {
+    const out: RuleInForce[] = [];
+    for (const r of this.deny) out.push({ kind: "deny", rule: r.text, origin: "config" });
+    for (const r of this.askRules) out.push({ kind: "ask", rule: r.text, origin: "config" });
+    for (const r of this.asker.session) out.push({ kind: "allow", rule: r.text, origin: this.asker.origins.get(r) ?? "session", removable: true });
+    for (const r of this.allow) out.push({ kind: "allow", rule: r.text, origin: "config" });
+    for (const [agentId, rules] of this.skills) for (const r of rules) out.push({ kind: "allow", rule: r.text, origin: `skill (${agentId})` });
+    out.push({ kind: "mode", rule: `mode:${this.mode}`, origin: "mode" });
+    if (this.autoSandboxed()) out.push({ kind: "allow", rule: "bash in the sandbox, no network (sandboxed_commands: auto)", origin: "config / mode" });
+    return out;
+  }
+
+  /** Removes a session rule (an "always" answer); false when none is written so. */
+  removeSessionRule(text: string): boolean {
+    return this.asker.forget(text.trim()) > 0;
   }
 
   /** Adds a session-wide rule, as an "always" answer would (every agent shares it). */
