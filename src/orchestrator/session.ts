@@ -166,17 +166,10 @@ export class Session implements SessionApi {
     return this.permissions.mode;
   }
 
-  permissionRules(): RuleInForce[] {
-    return this.permissions.rulesInForce();
-  }
-
-  removeSessionRule(text: string): boolean {
-    return this.permissions.removeSessionRule(text);
-  }
-
-  sandboxedCommandsAuto(): boolean {
-    return this.permissions.autoSandboxed();
-  }
+  // /permissions and the header's "sandboxed cmds: auto".
+  readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
+  readonly removeSessionRule = (text: string): boolean => this.permissions.removeSessionRule(text);
+  readonly sandboxedCommandsAuto = (): boolean => this.permissions.autoSandboxed();
 
   setPermissionMode(mode: PermissionMode): void {
     this.permissions.mode = mode;

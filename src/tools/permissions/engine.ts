@@ -11,6 +11,9 @@ import { Asker } from "./ask.js";
 import { autoApprovalProblem, protectedProblem, sandboxedCommandsAuto, sandboxFor } from "./command-policy.js";
 import { namedPaths, outsidePaths, protectedReason } from "./protected-paths.js";
 import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
+import { rulesInForce, type RuleInForce } from "./in-force.js";
+
+export type { RuleInForce } from "./in-force.js";
 
 /**
  * Whether one tool call may run, and for a bash command in which sandbox. DESIGN §7.
@@ -25,15 +28,6 @@ import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
  * skill, an "always", bypass or a person allowed, in the workspace-write sandbox. Plan mode runs
  * every command in the read-only sandbox. With no sandbox, only explicit allowances run unasked.
  */
-
-export interface RuleInForce {
-  kind: "allow" | "ask" | "deny" | "mode";
-  rule: string;
-  /** config, dialog (agent), session, skill (agent), mode. */
-  origin: string;
-  /** A session rule: /permissions remove takes it away. */
-  removable?: boolean;
-}
 
 export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill" | "hook";
 
@@ -110,17 +104,9 @@ export class Permissions {
     this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
   }
 
-  /** Every rule in force and where it came from (/permissions), deny first, then ask, then allow. */
+  /** Every rule in force and where it came from (/permissions). */
   rulesInForce(): RuleInForce[] {
-    const out: RuleInForce[] = [];
-    for (const r of this.deny) out.push({ kind: "deny", rule: r.text, origin: "config" });
-    for (const r of this.askRules) out.push({ kind: "ask", rule: r.text, origin: "config" });
-    for (const r of this.asker.session) out.push({ kind: "allow", rule: r.text, origin: this.asker.origins.get(r) ?? "session", removable: true });
-    for (const r of this.allow) out.push({ kind: "allow", rule: r.text, origin: "config" });
-    for (const [agentId, rules] of this.skills) for (const r of rules) out.push({ kind: "allow", rule: r.text, origin: `skill (${agentId})` });
-    out.push({ kind: "mode", rule: `mode:${this.mode}`, origin: "mode" });
-    if (this.autoSandboxed()) out.push({ kind: "allow", rule: "bash in the sandbox, no network (sandboxed_commands: auto)", origin: "config / mode" });
-    return out;
+    return rulesInForce({ deny: this.deny, ask: this.askRules, session: this.asker.session, origins: this.asker.origins, allow: this.allow, skills: this.skills, mode: this.mode, autoSandboxed: this.autoSandboxed() });
   }
 
   /** Removes a session rule (an "always" answer); false when none is written so. */
