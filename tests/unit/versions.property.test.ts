@@ -102,7 +102,12 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
   const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? INITIAL : null]));
   /** Paths some file tool has looked at: only those can a bash command be caught changing. */
   const tracked = new Set<string>();
-  const knows = new Map<string, { text: string; whole: boolean }>();
+  /**
+   * `either`: whether the agent knows it whole depends on timing the events do not show — its own
+   * read beside its own command saw the start version of a file the session learnt only then
+   * (whole if the read was recorded before the command's scan began). Both are safe.
+   */
+  const knows = new Map<string, { text: string; whole: boolean; either?: boolean }>();
   const bashBefore = new Map<string, Map<string, string | null>>();
   const readsBeside = new Map<string, { id: string; agent: string; saw: string | undefined }[]>();
   /** Paths a read beside a command was the first to look at, and which read. */
@@ -160,7 +165,8 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
       }
       case "write": {
         const next = content(op.words);
-        const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
+        const maybe = current !== null && seen?.either === true && seen.text === current;
+        const basedOnCurrent = maybe ? result.ok : current === null || (seen?.whole === true && seen.text === current);
         expect(result.ok, where).toBe(basedOnCurrent);
         tracked.add(op.path);
         if (basedOnCurrent) {
@@ -188,7 +194,7 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
         const next = current.replace(`${op.from}\n`, `${op.to}\n`);
         expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
         disk.set(op.path, next);
-        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current, either: seen?.either === true && seen.text === current });
         break;
       }
       case "bash": {
@@ -204,8 +210,9 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
         const knownAtStart = tracked.has(op.path) && !reads.some((r) => r.id === trackedBeside.get(op.path));
         if ((knownAtStart || sawNotAfter) && next !== current) {
           // Its own read of the start version counts only if the session knew that version was the start.
-          const whole = ownSawAfter || (knownAtStart && sawBefore(true)) || (seen?.whole === true && seen.text === current);
-          knows.set(key(agent, op.path), { text: next, whole });
+          const either = !knownAtStart && !ownSawAfter && sawBefore(true);
+          const whole = !either && (ownSawAfter || (knownAtStart && sawBefore(true)) || (seen?.whole === true && seen.text === current));
+          knows.set(key(agent, op.path), { text: next, whole, either: either || (seen?.either === true && seen.text === current) });
         }
         disk.set(op.path, next);
         break;
