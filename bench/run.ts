@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   hooks: () => import("./hooks.js"),
   permissions: () => import("./permissions.js"),
   review: () => import("./review.js"),
+  flow: () => import("./flow.js"),
 };
 
 const args = process.argv.slice(2);

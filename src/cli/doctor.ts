@@ -5,6 +5,7 @@ import { dataDir } from "../config/load.js";
 import { trustStoreFor } from "../config/trust.js";
 import { loadEnvironment } from "../orchestrator/create.js";
 import { Sandbox, sandboxOptions, type SandboxStatus } from "../tools/sandbox/index.js";
+import { sandboxedCommandsAuto } from "../tools/permissions/command-policy.js";
 import { Workspace } from "../tools/workspace.js";
 import type { CliArgs, MainIo } from "./types.js";
 
@@ -50,6 +51,7 @@ export async function runDoctor(args: CliArgs, io: MainIo, packageDir: string, v
     const network = { off: env.config.sandbox.network.unix_sockets ? "no network" : "no network, no Unix sockets", "allow-list": `network only to ${env.config.sandbox.network.allow.join(", ")}`, full: "the host's network" }[status.network];
     out(`sandbox: on (${status.backend}) · ${network}`);
     if (status.reason) out(`  note: ${status.reason}`);
+    out(`  sandboxed commands: ${sandboxedCommandsLine(env.config.permissions.sandboxed_commands, env.config.permissions.mode, status.network)}`);
   } else if (enabled === false) {
     out("sandbox: off (sandbox.enabled: false): commands run with your full access");
   } else {
@@ -90,4 +92,12 @@ function programVersion(name: string, versionArgs: string[]): Promise<string | n
       resolve(v ? `${name} ${v}` : "installed");
     });
   });
+}
+
+/** Whether commands that may write run unasked in the sandbox here (permissions.sandboxed_commands). */
+function sandboxedCommandsLine(setting: "ask" | "auto" | undefined, mode: string, network: string): string {
+  const given = setting ? `sandboxed_commands: ${setting}` : `sandboxed_commands unset, mode ${mode}`;
+  if (!sandboxedCommandsAuto(setting, mode)) return `ask (${given})`;
+  if (network !== "off") return `ask (${given}, but commands have network)`;
+  return `run unasked (${given}); leaving the sandbox, protected paths and deny rules still ask`;
 }

@@ -187,6 +187,12 @@ export const configSchema = z.strictObject({
       ask: z.array(z.string()).default([]),
       deny: z.array(z.string()).default([]),
       additional_dirs: z.array(z.string()).default([]),
+      /**
+       * auto: a command that may write runs unasked when it runs in the workspace-write sandbox
+       * with no network (leaving it, protected paths and deny rules still ask or refuse). Unset:
+       * auto in accept-edits (such a command writes no more than edits may), ask in default.
+       */
+      sandboxed_commands: z.enum(["ask", "auto"]).optional(),
     })
     .prefault({}),
   tools: z

@@ -28,7 +28,12 @@ function defineEventSchemas() {
   };
 
   const accessSchema = z.union([
-    z.object({ reads: z.array(z.string()), writes: z.array(z.string()) }),
+    z.object({
+      reads: z.array(z.string()),
+      writes: z.array(z.string()),
+      /** The writes are a command's: they wait for writes and other commands, never for reads (§14). */
+      command: z.boolean().optional(),
+    }),
     z.literal("exclusive"),
   ]);
 

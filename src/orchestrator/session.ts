@@ -1,3 +1,4 @@
+import type { RuleInForce } from "../tools/permissions/engine.js";
 import crypto from "node:crypto";
 import { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
@@ -89,6 +90,7 @@ export class Session implements SessionApi {
       allow: config.permissions.allow,
       ask: config.permissions.ask,
       deny: config.permissions.deny,
+      sandboxedCommands: config.permissions.sandboxed_commands,
       approver: deps.approver,
       emit: this.bus.emit,
       workspace: deps.workspace,
@@ -170,6 +172,11 @@ export class Session implements SessionApi {
   get permissionMode(): PermissionMode {
     return this.permissions.mode;
   }
+
+  // /permissions and the header's "sandboxed cmds: auto".
+  readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
+  readonly removeSessionRule = (text: string): boolean => this.permissions.removeSessionRule(text);
+  readonly sandboxedCommandsAuto = (): boolean => this.permissions.autoSandboxed();
 
   setPermissionMode(mode: PermissionMode): void {
     this.permissions.mode = mode;

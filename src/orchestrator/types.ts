@@ -1,3 +1,4 @@
+import type { RuleInForce } from "../tools/permissions/engine.js";
 import type { PermissionMode } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
 import type { EventOf, SessionStatus, Usage } from "../events/types.js";
@@ -69,6 +70,12 @@ export interface SessionApi {
   onSchedulerChange(listener: (counts: SchedulerCounts) => void): () => void;
   /** The permission mode in force; the dashboard switches it (/mode, Shift+Tab). */
   readonly permissionMode: PermissionMode;
+  /** permissions.sandboxed_commands: auto is in force now (the header says so). */
+  sandboxedCommandsAuto?(): boolean;
+  /** Every permission rule in force and its origin (/permissions). */
+  permissionRules?(): RuleInForce[];
+  /** Removes a session rule ("always" answer); false when there is none so written. */
+  removeSessionRule?(text: string): boolean;
   setPermissionMode(mode: PermissionMode): void;
   /** Switches the coordinator (and sub-agents that inherit) to another model; throws a one-line error for one that cannot be used. */
   setModel(name: string): void;

@@ -14,7 +14,12 @@ export interface PermissionRequest {
    * The session rule an "always" answer adds. `broader`: it allows more than this exact call (a
    * whole tool, whatever its arguments), so the dashboard asks for a second key.
    */
-  always?: { rule: string; broader: boolean };
+  always?: {
+    rule: string;
+    broader: boolean;
+    /** The exact rule, when `rule` is a wider one the person meant (a prefix or folder rule). */
+    exact?: string;
+  };
   /**
    * The command asks to run outside the sandbox: only a person can allow that (a headless run
    * refuses it even with --yes).
@@ -40,7 +45,8 @@ export interface FanoutQuestion {
 
 export type PermissionAnswer =
   | { decision: "once" }
-  | { decision: "always" }
+  /** `rule`: the rule(s) the person saved, edited from the suggestion (", " between rules); absent = as suggested. */
+  | { decision: "always"; rule?: string }
   | { decision: "deny"; reason?: string };
 
 export interface Approver {

@@ -6,9 +6,14 @@ import type { Access } from "../events/types.js";
  * read/write on the same path conflict, and a path covers everything below it, compared on whole
  * segments (`/a/b` covers `/a/b/c`, not `/a/bc`). Pseudo-paths such as `mcp:github` compare the
  * same way but never meet a file path. "exclusive" conflicts with everything.
+ *
+ * A command (a bash command that may write) is a third mode: it conflicts with writes and other
+ * commands on its paths, never with reads. Readers need no lock against it: a read taken while it
+ * runs records the version it saw, and a write based on a version the command then changed is
+ * refused as stale (versions.ts).
  */
 
-export type AccessMode = "read" | "write";
+export type AccessMode = "read" | "write" | "command";
 
 /** `scheme:` prefixes (two letters or more, so a Windows drive letter is not one). */
 const PSEUDO_PATH = /^[A-Za-z][A-Za-z0-9+.-]+:/;
@@ -47,18 +52,26 @@ export interface NormalisedAccess {
   /** Paths written; a path both read and written is only listed here. */
   writes: ReadonlyArray<readonly string[]>;
   reads: ReadonlyArray<readonly string[]>;
+  /** Paths a command may write: they wait for writes and commands, not for reads. */
+  commands: ReadonlyArray<readonly string[]>;
 }
 
-const EXCLUSIVE: NormalisedAccess = { exclusive: true, writes: [], reads: [] };
+const EXCLUSIVE: NormalisedAccess = { exclusive: true, writes: [], reads: [], commands: [] };
+const NONE: ReadonlyArray<readonly string[]> = [];
 
 export function normaliseAccess(access: Access): NormalisedAccess {
   if (access === "exclusive") return EXCLUSIVE;
+  if (access.command) {
+    // A command's reads add nothing: it already waits for every writer of the paths it may write.
+    return { exclusive: false, writes: NONE, reads: NONE, commands: access.writes.map(pathSegments) };
+  }
   // Most calls touch one path: skip the de-duplication sets for them.
   if (access.writes.length + access.reads.length <= 1) {
     return {
       exclusive: false,
       writes: access.writes.map(pathSegments),
       reads: access.reads.map(pathSegments),
+      commands: NONE,
     };
   }
   // Duplicates would only cost index work (conflicts are collected into a set), so identity of
@@ -75,18 +88,17 @@ export function normaliseAccess(access: Access): NormalisedAccess {
     return out;
   };
   const writes = unique(access.writes);
-  return { exclusive: false, writes, reads: unique(access.reads) };
+  return { exclusive: false, writes, reads: unique(access.reads), commands: NONE };
 }
+
+const any = (xs: ReadonlyArray<readonly string[]>, ys: ReadonlyArray<readonly string[]>) => xs.some((x) => ys.some((y) => overlaps(x, y)));
 
 /** The pairwise rule, for callers that compare two calls directly (the bench's ideal schedule). */
 export function accessConflicts(a: NormalisedAccess, b: NormalisedAccess): boolean {
   if (a.exclusive || b.exclusive) return true;
-  for (const w of a.writes) {
-    for (const o of b.writes) if (overlaps(w, o)) return true;
-    for (const o of b.reads) if (overlaps(w, o)) return true;
-  }
-  for (const r of a.reads) for (const o of b.writes) if (overlaps(r, o)) return true;
-  return false;
+  if (any(a.writes, b.writes) || any(a.writes, b.reads) || any(a.reads, b.writes)) return true;
+  // A command meets writes and commands, never reads.
+  return any(a.commands, b.commands) || any(a.commands, b.writes) || any(a.writes, b.commands);
 }
 
 interface Node<T> {
@@ -95,10 +107,13 @@ interface Node<T> {
   children: Map<string, Node<T>> | null;
   readers: Set<T> | null;
   writers: Set<T> | null;
+  commands: Set<T> | null;
   /** Entries at this node and below, so empty branches are pruned and skipped. */
   entries: number;
   /** Writer entries at this node and below, so a reader only descends where a writer is. */
   writersBelow: number;
+  /** Command entries at this node and below, so a command descends only where a writer or command is. */
+  commandsBelow: number;
 }
 
 /** Where an item was added, to remove it again without a search. */
@@ -128,6 +143,7 @@ export class PathIndex<T> {
       bump(node, mode, 1);
     }
     if (mode === "write") (node.writers ??= new Set()).add(item);
+    else if (mode === "command") (node.commands ??= new Set()).add(item);
     else (node.readers ??= new Set()).add(item);
     return { node, mode };
   }
@@ -135,6 +151,7 @@ export class PathIndex<T> {
   remove(handle: IndexHandle<T>, item: T): void {
     const { node, mode } = handle;
     if (mode === "write") node.writers?.delete(item);
+    else if (mode === "command") node.commands?.delete(item);
     else node.readers?.delete(item);
     for (let n: Node<T> | null = node; n; n = n.parent) {
       bump(n, mode, -1);
@@ -156,21 +173,30 @@ export class PathIndex<T> {
 }
 
 function newNode<T>(parent: Node<T> | null, key: string): Node<T> {
-  return { parent, key, children: null, readers: null, writers: null, entries: 0, writersBelow: 0 };
+  return { parent, key, children: null, readers: null, writers: null, commands: null, entries: 0, writersBelow: 0, commandsBelow: 0 };
 }
 
 function bump<T>(node: Node<T>, mode: AccessMode, delta: number): void {
   node.entries += delta;
   if (mode === "write") node.writersBelow += delta;
+  else if (mode === "command") node.commandsBelow += delta;
 }
 
+/** What `mode` meets: a read meets writes; a write meets everything; a command meets writes and commands. */
 function addFrom<T>(node: Node<T>, mode: AccessMode, out: Set<T>): void {
   if (node.writers) for (const item of node.writers) out.add(item);
+  if (mode !== "read" && node.commands) for (const item of node.commands) out.add(item);
   if (mode === "write" && node.readers) for (const item of node.readers) out.add(item);
 }
 
+function nothingBelow<T>(node: Node<T>, mode: AccessMode): boolean {
+  if (mode === "write") return node.entries === 0;
+  if (mode === "command") return node.writersBelow + node.commandsBelow === 0;
+  return node.writersBelow === 0;
+}
+
 function collectBelow<T>(node: Node<T>, mode: AccessMode, out: Set<T>): void {
-  if (mode === "write" ? node.entries === 0 : node.writersBelow === 0) return;
+  if (nothingBelow(node, mode)) return;
   addFrom(node, mode, out);
   if (node.children) for (const child of node.children.values()) collectBelow(child, mode, out);
 }

@@ -173,9 +173,11 @@ export class ToolExecutor {
         let access = sandbox === "read-only" ? { reads: [workspace.root], writes: [] } : safeAccess(tool, args, workspace);
         // An agent in its own worktree cannot touch anyone else's files through its workspace: its
         // "everything" is its worktree, which no other agent's paths are in.
-        if (access === "exclusive" && caller.workspace && caller.workspace !== this.deps.workspace) access = { reads: [], writes: [workspace.root] };
+        const ownWorktree = caller.workspace !== undefined && caller.workspace !== this.deps.workspace;
+        if (access === "exclusive" && ownWorktree) access = { reads: [], writes: [workspace.root] };
+        const detects = versions && !ownWorktree && (access === "exclusive" || access.command === true);
         const scheduled = { callId: call.id, agentId: caller.agentId, parentId: caller.parentId, name: call.name, args, access };
-        result = await scheduler.run(scheduled, access === "exclusive" && versions ? detectWrites(execute, versions) : execute, scope.signal);
+        result = await scheduler.run(scheduled, detects ? detectWrites(execute, versions) : execute, scope.signal);
       }
     } catch (error) {
       if (error instanceof CancelledError || caller.signal.aborted) result = cancelled(caller.signal);
@@ -239,10 +241,11 @@ export class ToolExecutor {
 }
 
 /**
- * Runs an exclusive call (a bash command the scheduler treated as a write), then finds which known
- * files it changed; files that had changed before it started are first counted as changed outside. The scan runs inside the scheduled task, while the call still holds every
- * path, so nothing else of orca's can have changed them: the changes are this agent's. It runs
- * however the call ended (a cancelled command may have written half its files).
+ * Runs a command (or an exclusive call), then finds which known files it changed; files that had
+ * changed before it started are first counted as changed outside. The scan runs inside the
+ * scheduled task, while the call still holds every path against writes, so nothing else of orca's
+ * can have changed them: the changes are this agent's (reads beside it only record what they saw).
+ * It runs however the call ended (a cancelled command may have written half its files).
  */
 function detectWrites(execute: (signal: AbortSignal) => Promise<ToolResult>, versions: CallVersions) {
   return async (signal: AbortSignal): Promise<ToolResult> => {

@@ -169,8 +169,10 @@ export class Scheduler {
       for (const other of this.liveExclusive) found.add(other);
       for (const segs of access.writes) this.index.collect(segs, "write", found);
       for (const segs of access.reads) this.index.collect(segs, "read", found);
+      for (const segs of access.commands) this.index.collect(segs, "command", found);
       for (const segs of access.writes) entry.handles.push(this.index.add(segs, "write", entry));
       for (const segs of access.reads) entry.handles.push(this.index.add(segs, "read", entry));
+      for (const segs of access.commands) entry.handles.push(this.index.add(segs, "command", entry));
       ordered = found.size === 0 ? [] : [...found];
       found.clear();
       if (ordered.length > 1) ordered.sort((a, b) => a.seq - b.seq);

@@ -1,20 +1,13 @@
 import type { Stats } from "node:fs";
 import path from "node:path";
-import type { ChangeSource, EmitFn, FileTouch } from "../events/types.js";
+import type { ChangeSource, FileTouch } from "../events/types.js";
 import type { ContentKeeper } from "../sessions/content-store.js";
-import { contentHash, hashFile, sameStat, statKey, statOrNull, type StatKey } from "./file-version.js";
-import { afterChange, commandChanges, hashKeeping, type Seen } from "./version-change.js";
-import {
-  mergedEditNote,
-  partialWriteMessage,
-  staleEditSuffix,
-  staleWriteMessage,
-  unreadWriteMessage,
-  type Change,
-  type ChangeVia,
-  type NameOf,
-} from "./version-messages.js";
+import { hashFile, sameStat, statKey, statOrNull, type StatKey } from "./file-version.js";
+import { afterChange, hashKeeping, type Seen } from "./version-change.js";
+import type { Change, ChangeVia, NameOf } from "./version-messages.js";
 import type { Workspace } from "./workspace.js";
+import { CommandWindow } from "./command-window.js";
+import { CallVersions, type CallInfo } from "./call-versions.js";
 
 /**
  * Read versions: no agent's write lands on a file version it has not seen.
@@ -25,8 +18,12 @@ import type { Workspace } from "./workspace.js";
  * refusal can say who and when.
  *
  * Atomicity: a check and the write after it run inside one scheduled call, and the scheduler
- * serialises every call that writes a path with every other call that reads or writes it (and an
- * exclusive call with everything), so no other orca tool can change the file between the two.
+ * serialises every call that writes a path with every other call that reads or writes it, and a
+ * command with every write and command, so no other orca tool can change the file between the two.
+ * Reads run beside a command: what a read sees while one runs is recorded as usual, a change it
+ * finds is the command's (not from outside), and the scan after the command compares each file with
+ * its version when the command started — so a write based on a version the command then changed is
+ * refused as stale.
  * Programs outside orca (an editor, a background shell, an MCP server) are not serialised: their
  * change is caught by the next check, but one landing between a check and its write is not.
  *
@@ -72,6 +69,9 @@ const SCAN_BATCH = 64;
 
 const VIA_OF: Record<"write" | "edit" | "bash", ChangeVia> = { write: "write_file", edit: "edit_file", bash: "bash" };
 
+/** Matches no content hash. */
+const UNKNOWN_VERSION = "unknown";
+
 /** The session's read versions: one per session, shared by every agent's calls. */
 export class FileVersions {
   /** The latest version the session knows of each file it has touched. */
@@ -80,6 +80,7 @@ export class FileVersions {
   private readonly changes = new Map<string, Change>();
   private readonly seenByAgent = new Map<string, Map<string, Seen>>();
   private readonly conflicts = new Map<string, ConflictRecord[]>();
+  private readonly commands = new CommandWindow();
   readonly nameOf: NameOf;
   private readonly now: () => number;
 
@@ -100,7 +101,7 @@ export class FileVersions {
   }
 
   /** The view one tool call works through; it collects what the call saw and changed. */
-  forCall(call: { agentId: string; parentId?: string; callId: string; tool: string; emit: EmitFn }): CallVersions {
+  forCall(call: CallInfo): CallVersions {
     return new CallVersions(this, call);
   }
 
@@ -153,6 +154,20 @@ export class FileVersions {
     return this.now();
   }
 
+  epoch(): number {
+    return this.commands.epoch();
+  }
+
+  /** An agent read a version (beside its own running command, it then knows it whole). */
+  readBeside(agentId: string, abs: string, hash: string): void {
+    this.commands.read(agentId, abs, hash);
+  }
+
+  /** Whose change a file tool found: a running command's (or one since `since`) in the workspace, else outside orca's. */
+  private changedBy(abs: string, since: number | undefined): Change["by"] {
+    return this.workspace.contains(abs) ? this.commands.changedBy(since) : { kind: "outside" };
+  }
+
   lastChange(abs: string): Change | undefined {
     return this.changes.get(abs);
   }
@@ -162,21 +177,24 @@ export class FileVersions {
    * racing the read makes the stat disagree rather than vouch for the wrong content). A version
    * that differs from the one the session knew was changed outside orca's tools.
    */
-  observe(abs: string, stat: Stats | null, hash: string, touches: FileTouch[]): void {
+  observe(abs: string, stat: Stats | null, hash: string, touches: FileTouch[], since?: number): void {
     const prior = this.known.get(abs);
     const now = this.now();
     if (prior && prior.hash !== hash) {
-      this.changes.set(abs, { by: { kind: "outside" }, at: stat ? Math.min(stat.mtimeMs, now) : now });
-      touches.push({ path: this.workspace.relative(abs), hash, change: "outside" });
+      const by = this.changedBy(abs, since);
+      this.changes.set(abs, { by, at: stat ? Math.min(stat.mtimeMs, now) : now });
+      // A command's change is logged once, by the command's own scan after it.
+      if (by.kind === "outside") touches.push({ path: this.workspace.relative(abs), hash, change: "outside" });
     }
     this.known.set(abs, { hash, stat: stat ? statKey(stat, now) : null });
   }
 
   /** A file the session knew is gone, and no orca tool removed it. */
-  observeMissing(abs: string, touches: FileTouch[]): void {
+  observeMissing(abs: string, touches: FileTouch[], since?: number): void {
     if (!this.known.delete(abs)) return;
-    this.changes.set(abs, { by: { kind: "outside" }, at: this.now(), deleted: true });
-    touches.push({ path: this.workspace.relative(abs), hash: null, change: "outside" });
+    const by = this.changedBy(abs, since);
+    this.changes.set(abs, { by, at: this.now(), deleted: true });
+    if (by.kind === "outside") touches.push({ path: this.workspace.relative(abs), hash: null, change: "outside" });
   }
 
   /** The current version of an existing file: from the stat when it vouches, else by hashing. */
@@ -210,13 +228,17 @@ export class FileVersions {
    * orca's tools (another process, a merge) — not by the command about to run. So the command
    * cannot launder it: an agent that saw the old version still holds the old version.
    */
-  async scanBeforeExclusive(touches: FileTouch[]): Promise<void> {
+  async scanBeforeExclusive(touches: FileTouch[], command?: { key: object; agentId: string }): Promise<void> {
     await this.eachKnown(async (abs) => {
       const now = await this.probe(abs);
       if (now === null || now.kind === "same") return;
       if (now.kind === "missing") this.observeMissing(abs, touches);
       else this.observe(abs, now.stat, now.hash, touches);
     });
+    if (!command) return;
+    const baseline = new Map<string, string>();
+    for (const [abs, v] of this.known) baseline.set(abs, v.hash);
+    this.commands.open(command.key, command.agentId, baseline);
   }
 
   /**
@@ -225,9 +247,14 @@ export class FileVersions {
    * scan before it took what had changed until then. No directory walk: only known files matter,
    * as only they can have been seen by an agent.
    */
-  async scanAfterExclusive(agentId: string, touches: FileTouch[]): Promise<string[]> {
+  async scanAfterExclusive(agentId: string, touches: FileTouch[], key?: object): Promise<string[]> {
     const changed: string[] = [];
-    await this.eachKnown((abs) => this.rescan(agentId, abs, touches, changed));
+    const command = this.commands.isOpen(key) ? key : undefined;
+    try {
+      await this.eachKnown((abs) => this.rescan(agentId, abs, touches, changed, command));
+    } finally {
+      if (key) this.commands.close(key);
+    }
     return changed;
   }
 
@@ -256,145 +283,39 @@ export class FileVersions {
     return { kind: "same" };
   }
 
-  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[]): Promise<void> {
+  /**
+   * `before` is the file's version when the command started, when known then: a read beside the
+   * command may have recorded the command's change since, and it is still the command's.
+   */
+  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[], command?: object): Promise<void> {
+    const before = this.commands.before(command, abs);
     const prior = this.known.get(abs);
-    const now = await this.probe(abs);
-    if (!prior || now === null || now.kind === "same") return;
+    const probed = await this.probe(abs);
+    if (!prior || probed === null) return;
+    let after: string | null;
+    if (probed.kind === "same") {
+      // Unchanged since a read beside the command recorded it: the command's all the same if that moved it.
+      const current = this.known.get(abs)?.hash;
+      if (before === undefined || current === undefined || current === before) return;
+      after = current;
+    } else after = probed.kind === "missing" ? null : probed.hash;
     const rel = this.workspace.relative(abs);
-    if (now.kind === "missing") {
+    if (after === null) {
       this.recordChange(agentId, abs, null, "bash", null);
       touches.push({ path: rel, hash: null, change: "bash" });
       changed.push(abs);
       return;
     }
-    const next = afterChange(this.seen(agentId).get(abs), prior.hash, now.hash, this.changes.get(abs));
-    this.recordChange(agentId, abs, now.hash, "bash", next);
-    touches.push({ path: rel, hash: now.hash, change: "bash", ...(next.partial ? { partial: true } : {}) });
+    const seen = this.seen(agentId).get(abs);
+    // The agent read the command's result beside it: it knows that version whole.
+    const readIt = seen?.hash === after && this.commands.ownRead(command, abs, after);
+    // A file first seen beside the command: its version at the start is unknown, so nobody knew it whole.
+    const start = before ?? (command ? UNKNOWN_VERSION : prior.hash);
+    const next = readIt && seen ? seen : afterChange(seen, start, after, this.changes.get(abs));
+    this.recordChange(agentId, abs, after, "bash", next);
+    touches.push({ path: rel, hash: after, change: "bash", ...(next.partial ? { partial: true } : {}) });
     changed.push(abs);
   }
 }
 
-/** One tool call's access to the read versions: what file tools call, and what the log gets. */
-export class CallVersions {
-  /** What this call saw and changed, for tool_finished (and so for resume). */
-  readonly touches: FileTouch[] = [];
-
-  constructor(
-    private readonly store: FileVersions,
-    private readonly call: { agentId: string; parentId?: string; callId: string; tool: string; emit: EmitFn },
-  ) {}
-
-  private rel(abs: string): string {
-    return this.store.workspace.relative(abs);
-  }
-
-  /** read_file saw this content (whole or a window of it: either way, this version). */
-  read(abs: string, statBeforeRead: Stats, data: Buffer): void {
-    const hash = contentHash(data);
-    this.store.observe(abs, statBeforeRead, hash, this.touches);
-    this.store.seen(this.call.agentId).set(abs, { hash });
-    this.touches.push({ path: this.rel(abs), hash, change: "read" });
-    this.store.contents?.keep(data, hash);
-  }
-
-  /**
-   * May this agent replace the whole file? Yes for a new file, or an existing one at the very
-   * version it knows whole. `stat` is the file's stat now, or null when it does not exist.
-   */
-  async checkWrite(abs: string, stat: Stats | null): Promise<WriteCheck> {
-    if (!stat) {
-      this.store.observeMissing(abs, this.touches);
-      return { ok: true };
-    }
-    const hash = await this.store.currentHash(abs, stat, this.touches);
-    const seen = this.store.seen(this.call.agentId).get(abs);
-    const now = this.store.clock();
-    const rel = this.rel(abs);
-    const last = this.store.lastChange(abs);
-    const name = this.store.nameOf;
-    const tool = this.call.tool;
-    if (!seen) return this.refuse(abs, "unread", last, `${tool}: ${unreadWriteMessage(rel, last, name, now)}`);
-    if (seen.hash !== hash) return this.refuse(abs, "stale", last, `${tool}: ${staleWriteMessage(rel, last, name, now)}`);
-    if (seen.partial) {
-      const over = seen.partial.over;
-      return this.refuse(abs, over ? "stale" : "unread", over, `${tool}: ${partialWriteMessage(rel, over, name, now)}`);
-    }
-    return { ok: true };
-  }
-
-  /** write_file wrote `content`: the agent knows this version whole. */
-  wrote(abs: string, content: Buffer | string, created: boolean): void {
-    const hash = contentHash(content);
-    this.store.recordChange(this.call.agentId, abs, hash, "write_file", { hash }, { created });
-    this.touches.push({ path: this.rel(abs), hash, change: "write", ...(created ? { created: true } : {}) });
-    this.store.contents?.keep(content, hash);
-  }
-
-  /** Before edit_file changes `data` (read after `stat`): did the file change since the agent saw it? */
-  editBasis(abs: string, stat: Stats, data: Buffer): EditBasis {
-    const hash = contentHash(data);
-    this.store.contents?.keep(data, hash);
-    this.store.observe(abs, stat, hash, this.touches);
-    const seen = this.store.seen(this.call.agentId).get(abs);
-    const basis: EditBasis = { hash, full: Boolean(seen && !seen.partial && seen.hash === hash), seen };
-    if (seen && seen.hash !== hash) basis.changedSince = { change: this.store.lastChange(abs) };
-    return basis;
-  }
-
-  /** edit_file was refused on a file that changed under the agent: say so, as a conflict. */
-  editRefused(abs: string, basis: EditBasis, message: string): string {
-    if (!basis.changedSince) return message;
-    const change = basis.changedSince.change;
-    const full = message + staleEditSuffix(change, this.store.nameOf, this.store.clock());
-    this.refuse(abs, "stale", change, full);
-    return full;
-  }
-
-  /** edit_file wrote `updated`; returns the note for its result when the file had changed. */
-  edited(abs: string, basis: EditBasis, updated: string): string | undefined {
-    const hash = contentHash(updated);
-    this.store.contents?.keep(updated, hash);
-    const next = afterChange(basis.seen, basis.hash, hash, basis.changedSince?.change);
-    this.store.recordChange(this.call.agentId, abs, hash, "edit_file", next);
-    this.touches.push({ path: this.rel(abs), hash, change: "edit", ...(next.partial ? { partial: true } : {}) });
-    if (!basis.changedSince) return undefined;
-    return mergedEditNote(this.rel(abs), basis.changedSince.change, this.store.nameOf, this.store.clock());
-  }
-
-  /** Before an exclusive call: what changed since it was recorded is counted as changed outside. */
-  beforeExclusive(): Promise<void> {
-    return this.store.scanBeforeExclusive(this.touches).then(() => void (this.baseline = this.store.knownHashes()));
-  }
-
-  /** After an exclusive call: the known files it changed, now counted as changed by this agent. */
-  afterExclusive(): Promise<string[]> {
-    const from = this.touches.length;
-    return this.store.scanAfterExclusive(this.call.agentId, this.touches).then((changed) => {
-      for (const event of commandChanges(this.call, this.store.workspace.root, this.baseline, this.touches.slice(from))) this.call.emit(event);
-      return changed;
-    });
-  }
-
-  /** `message` is the whole refusal, tool name first, as the agent reads it. */
-  private refuse(abs: string, reason: "stale" | "unread", change: Change | undefined, message: string): WriteCheck {
-    const { agentId, parentId, callId, tool, emit } = this.call;
-    const at = this.store.clock();
-    this.store.addConflict(agentId, { callId, tool, path: abs, reason, change, at, resolved: false });
-    emit({
-      type: "write_conflict",
-      agentId,
-      parentId,
-      callId,
-      tool,
-      path: this.rel(abs),
-      reason,
-      changedBy: change ? this.store.source(change) : undefined,
-      changedAt: change?.at,
-      message,
-    });
-    return { ok: false, message };
-  }
-
-  /** Each known file's version when the command started: what its changes are logged from. */
-  private baseline: Map<string, string> | undefined;
-}
+export { CallVersions };

@@ -297,6 +297,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
         demo={demo}
         busy={busy}
         mode={session.permissionMode}
+        sandboxAuto={session.sandboxedCommandsAuto?.() ?? false}
         width={layout.width}
       />
       {body}
@@ -307,6 +308,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
           key={head.id}
           pending={head}
           queued={pending.length - 1}
+          waitingFrom={pending.slice(1).map((p) => p.request.agentId)}
           label={state.agents[head.request.agentId]?.label}
           width={layout.width}
           height={layout.dialogHeight}

@@ -7,6 +7,8 @@ import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
 import { KeyPriority, keysText } from "./keymap.js";
 import { requestRows } from "./request-text.js";
 import { terminalSafe } from "../util/terminal-text.js";
+import { parseRuleList } from "../tools/permissions/suggest.js";
+import { errorLine } from "../util/text.js";
 import { color } from "./theme.js";
 
 /**
@@ -24,6 +26,8 @@ export interface PermissionDialogProps {
   pending: PendingPermission;
   /** How many more requests wait behind this one. */
   queued: number;
+  /** The agents (ids) whose requests wait behind this one, in order. */
+  waitingFrom?: readonly string[];
   /** The asking agent's label, if it has one. */
   label?: string;
   width: number;
@@ -36,10 +40,17 @@ export function dialogWantedRows(request: PermissionRequest, width: number): num
   return requestRows(request, width - 2).length + CHROME;
 }
 
-type Stage = { kind: "choose" } | { kind: "confirm_always" } | { kind: "reason"; text: string };
+type Stage = { kind: "choose" } | { kind: "confirm_always" } | { kind: "reason"; text: string } | { kind: "edit_rule"; text: string; error?: string };
+
+/** "tester-1, tester-1, explorer-2" → "tester-1 ×2, explorer-2". */
+function whoWaits(ids: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts].map(([id, n]) => (n > 1 ? `${id} ×${n}` : id)).join(", ");
+}
 
 /** Which agent asks, for which tool and arguments (or the diff), and y / a / n. */
-export function PermissionDialog({ pending, queued, label, width, height, onAnswer }: PermissionDialogProps): React.JSX.Element {
+export function PermissionDialog({ pending, queued, waitingFrom = [], label, width, height, onAnswer }: PermissionDialogProps): React.JSX.Element {
   const { request } = pending;
   const keymap = useKeymap();
   const [stage, setStage] = useState<Stage>({ kind: "choose" });
@@ -70,6 +81,9 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
   const by = (n: number): void => setScroll(Math.max(0, Math.min(maxScroll, at + n)));
   const answer = (a: PermissionAnswer): void => onAnswer(pending.id, a);
   const always = request.always;
+  const [ruleText, setRuleText] = useState<string | undefined>(undefined);
+  const savedRule = ruleText ?? always?.rule;
+  const answerAlways = (): void => answer(ruleText !== undefined ? { decision: "always", rule: ruleText } : { decision: "always" });
   const live = (f: () => void) => (): boolean => {
     if (!armed || stage.kind !== "choose") return false;
     f();
@@ -87,12 +101,15 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
       allow_once: live(() => answer({ decision: "once" })),
       allow_always: () => {
         if (!armed) return false;
-        if (stage.kind === "confirm_always") answer({ decision: "always" });
+        if (stage.kind === "confirm_always") answerAlways();
         else if (stage.kind !== "choose") return false;
         else if (always?.broader) setStage({ kind: "confirm_always" });
-        else answer({ decision: "always" });
+        else answerAlways();
         return true;
       },
+      edit_rule: live(() => {
+        if (always && !request.outsideSandbox) setStage({ kind: "edit_rule", text: savedRule ?? "" });
+      }),
       deny: live(() => setStage({ kind: "reason", text: "" })),
       deny_now: () => {
         if (!armed || stage.kind === "reason") return false;
@@ -114,6 +131,19 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
         setStage({ kind: "choose" });
         return true;
       }
+      if (stage.kind === "edit_rule") {
+        if (press.name === "escape") setStage({ kind: "choose" });
+        else if (press.name === "return") {
+          const problem = ruleProblem(stage.text);
+          if (problem) setStage({ ...stage, error: problem });
+          else {
+            setRuleText(stage.text.trim());
+            setStage({ kind: "choose" });
+          }
+        } else if (press.name === "backspace") setStage({ kind: "edit_rule", text: stage.text.slice(0, -1) });
+        else if (press.name === "text") setStage({ kind: "edit_rule", text: stage.text + press.text.replace(/[\r\n]+/g, " ") });
+        return true;
+      }
       if (stage.kind !== "reason") return false;
       if (press.name === "escape") answer({ decision: "deny" });
       else if (press.name === "return") answer(stage.text.trim() ? { decision: "deny", reason: stage.text.trim() } : { decision: "deny" });
@@ -123,7 +153,9 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     },
     // Armed, the dialog is modal: keys do not reach the panes. Unarmed, or pasted, they go to the
     // input box; Ctrl+C always reaches the dashboard (it cancels the run, and so this request).
-    modal: (press) => armed && (!press.pasted || stage.kind === "reason") && !(press.name === "ctrl" && press.text === "c"),
+    // Esc is the dialog's, armed or not: it denies this call at most, never cancels the run.
+    modal: (press) =>
+      press.name === "escape" || (armed && (!press.pasted || stage.kind === "reason" || stage.kind === "edit_rule") && !(press.name === "ctrl" && press.text === "c")),
   });
 
   const path = (request.args as { path?: unknown } | null)?.path;
@@ -137,7 +169,12 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
         {below > 0 ? `▼ ${below} more line${below === 1 ? "" : "s"} — ${k("line_down")}/${k("page_down")} to read` : `lines ${at + 1}–${at + shown.length} of ${rows.length} · ${k("line_up")} back up`}
       </Text>
     );
-  } else status = <Text wrap="truncate-end" color={color("muted")}>{always ? `"always" adds the session rule ${always.rule}` : " "}</Text>;
+  } else
+    status = (
+      <Text wrap="truncate-end" color={color("muted")}>
+        {always ? `"always" adds the session rule ${savedRule}${queued > 0 ? " and approves every waiting call it covers" : ""}${always.exact && ruleText === undefined ? ` (${k("edit_rule")} to edit, e.g. to ${always.exact})` : ""}` : " "}
+      </Text>
+    );
 
   let answerLine: React.JSX.Element;
   if (!armed) answerLine = <Text color={color("muted")}>… read the request (keys you type now go to the input box)</Text>;
@@ -146,6 +183,14 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
       <Text wrap="truncate-end">
         <Text color={color("warn")} bold>Allow every {always?.rule} call for this session?</Text>
         <Text> {k("allow_always")} again to confirm · any other key goes back</Text>
+      </Text>
+    );
+  else if (stage.kind === "edit_rule")
+    answerLine = (
+      <Text wrap="truncate-end">
+        <Text color={color(stage.error ? "error" : "warn")}>{stage.error ? `${stage.error} — ` : ""}Rule (Enter keeps it, Esc drops the edit): </Text>
+        {stage.text}
+        <Text inverse> </Text>
       </Text>
     );
   else if (stage.kind === "reason")
@@ -160,7 +205,7 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     answerLine = (
       <Text wrap="truncate-end">
         <Text color={color("ok")} bold>{k("allow_once")}</Text> once · <Text color={color("ok")} bold>{k("allow_always")}</Text> always · <Text color={color("error")} bold>{k("deny")}</Text> deny
-        <Text color={color("muted")}> (then a reason) · {k("deny_now")} deny this call</Text>
+        <Text color={color("muted")}> (then a reason) · {k("deny_now")} deny this call (the run goes on) · Ctrl+C cancel run</Text>
       </Text>
     );
 
@@ -168,12 +213,13 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
     <Box flexDirection="column" width={width} height={height} borderStyle="double" borderColor={color("dialog")} overflowY="hidden">
       <Text wrap="truncate-end">
         <Text bold color={color("dialog")}>Permission: </Text>
-        <Text bold>{terminalSafe(request.agentName)}</Text>
+        <Text bold>{terminalSafe(request.agentId)}</Text>
+        {request.agentId.includes(request.agentName) ? null : <Text> ({terminalSafe(request.agentName)})</Text>}
         {label ? <Text color={color("label")}> [{terminalSafe(label)}]</Text> : null}
         <Text> wants to run </Text>
         <Text bold color={color("accent")}>{terminalSafe(request.tool)}</Text>
         {request.preview && typeof path === "string" ? <Text> {terminalSafe(path)}</Text> : null}
-        {queued > 0 ? <Text color={color("muted")}> (+{queued} more waiting)</Text> : null}
+        {queued > 0 ? <Text color={color("warn")}> (+{queued} more waiting{waitingFrom.length ? `: ${terminalSafe(whoWaits(waitingFrom))}` : ""})</Text> : null}
       </Text>
       <Text color={color("muted")} wrap="truncate-end">asked by {terminalSafe(request.rule)}</Text>
       {shown.map((line, i) => (
@@ -186,4 +232,15 @@ export function PermissionDialog({ pending, queued, label, width, height, onAnsw
       {answerLine}
     </Box>
   );
+}
+
+/** Why an edited rule cannot be saved (one line), or null. */
+function ruleProblem(text: string): string | null {
+  if (!text.trim()) return "empty rule";
+  try {
+    parseRuleList(text);
+    return null;
+  } catch (error) {
+    return errorLine(error);
+  }
 }

@@ -20,6 +20,8 @@ export interface HeaderProps {
   demo: boolean;
   busy: boolean;
   mode: PermissionMode;
+  /** Commands that may write run unasked in the sandbox (permissions.sandboxed_commands). */
+  sandboxAuto?: boolean;
   width: number;
 }
 
@@ -51,6 +53,7 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
     { text: terminalSafe(p.model), drop: 1 },
     { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
   ];
+  if (p.sandboxAuto) fields.push({ text: "sandboxed cmds: auto", drop: 2, role: "muted" });
   // A resumed session says so until the last field goes: what is on screen came from the log.
   if (p.state.session.resumed) fields.push({ text: "resumed", drop: 2, role: "label" });
   if (servers.length) fields.push({ text: `mcp ${live}/${servers.length} up`, drop: 2, role: failed ? "error" : live < servers.length ? "warn" : "muted" });

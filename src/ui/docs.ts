@@ -1,3 +1,4 @@
+import type { RuleInForce } from "../tools/permissions/engine.js";
 import stringWidth from "string-width";
 import type { McpServerState } from "../orchestrator/types.js";
 import { agentTitle, displayLine, formatTokens } from "./format.js";
@@ -143,4 +144,10 @@ export function memoryDoc(host: DashboardHost | undefined): DocLine[] {
   if (report.skipped.length) out.push(blank, heading("Skipped"), ...table(report.skipped.map((s) => [s.name, s.reason])));
   if (report.untrusted) out.push(blank, { text: "The project's own files are not loaded: this folder is not trusted." });
   return out;
+}
+
+/** /permissions: every rule in force, what it does and where it came from. */
+export function permissionsDoc(rules: readonly RuleInForce[]): DocLine[] {
+  const rows = rules.map((r) => [r.kind, r.rule, r.origin + (r.removable ? " — /permissions remove <rule>" : "")]);
+  return [heading("Permission rules in force (deny, then ask, then allow, then the mode)"), ...table(rows, ["", "rule", "from"])];
 }

@@ -4,7 +4,7 @@ import type { SessionApi } from "../orchestrator/types.js";
 import { errorLine } from "../util/text.js";
 import { writeStartingInstructions } from "../orchestrator/init-instructions.js";
 import { diffCommand, reviewCommand, rewindCommand } from "./review-commands.js";
-import { agentsDoc, costDoc, helpDoc, mcpDoc, memoryDoc, sessionsDoc, skillsDoc } from "./docs.js";
+import { agentsDoc, costDoc, helpDoc, mcpDoc, memoryDoc, permissionsDoc, sessionsDoc, skillsDoc } from "./docs.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { copyNotice, copySelection, osc52 } from "./clipboard.js";
@@ -104,6 +104,15 @@ export const SLASH_HANDLERS: SlashHandlers = {
     const mode = MODES.find((m) => m === arg.toLowerCase());
     if (!mode) return say(`✗ /mode: "${arg}" is not a mode (${MODES.join(", ")})`);
     setMode(ctx, mode);
+  },
+  permissions: ({ arg, ctx, say, open }) => {
+    const remove = /^remove\s+(.+)$/s.exec(arg.trim());
+    if (remove) {
+      if (!ctx.session.removeSessionRule) return say("✗ /permissions: this session cannot change its rules");
+      return say(ctx.session.removeSessionRule(remove[1]!) ? `removed the session rule ${remove[1]!.trim()}` : `✗ /permissions: no session rule ${remove[1]!.trim()} (see /permissions)`);
+    }
+    if (arg.trim()) return say(`✗ /permissions: "${arg.trim()}" — use /permissions or /permissions remove <rule>`);
+    open("permissions", permissionsDoc(ctx.session.permissionRules?.() ?? []));
   },
   mcp: ({ ctx, open }) => open("mcp", mcpDoc(ctx.store.getSnapshot(), ctx.session.mcpServers())),
   skills: ({ ctx, open }) => open("skills", skillsDoc(ctx.host)),

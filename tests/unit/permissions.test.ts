@@ -326,20 +326,26 @@ describe("an MCP server's hints are hints", () => {
 });
 
 describe("approvals", () => {
-  it("an 'always' answer allows the exact tool and subject for every agent, and nothing wider", async () => {
-    const { check, approver } = setup({ approver: new ScriptedApprover([{ decision: "always" }, { decision: "always" }]) });
+  it("an 'always' answer allows the rule a person means for every agent — the program and subcommand — and nothing wider", async () => {
+    const { check, approver } = setup({ approver: new ScriptedApprover([{ decision: "always" }, { decision: "deny" }, { decision: "always" }]) });
     await expect(check(bash, cmd("npm test"), "coordinator")).resolves.toMatchObject({ allowed: true, by: "user" });
-    await expect(check(bash, cmd("npm test"), "tester#2")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: bash(npm test)", sandbox: "workspace-write" });
+    await expect(check(bash, cmd("npm test"), "tester#2")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: bash(npm test *)", sandbox: "workspace-write" });
+    await expect(check(bash, cmd("npm test src/x.test.ts"), "tester#2")).resolves.toMatchObject({ allowed: true, by: "rule", rule: "allow: bash(npm test *)" });
+    // A `*` never stands for an option, and never for another command of the line.
+    await expect(check(bash, cmd("npm test; rm -rf x"), "tester#2")).resolves.toMatchObject({ allowed: false, by: "user" });
     await expect(check(bash, cmd("npm test -- --bail"), "tester#2")).resolves.toMatchObject({ allowed: true, by: "user" });
     await expect(check(bash, cmd("npm test -- --watch"), "tester#2")).resolves.toMatchObject({ allowed: false, by: "user" });
-    expect((approver as ScriptedApprover).requests.map((r) => r.args)).toEqual([cmd("npm test"), cmd("npm test -- --bail"), cmd("npm test -- --watch")]);
+    expect((approver as ScriptedApprover).requests.map((r) => r.args)).toEqual([cmd("npm test"), cmd("npm test; rm -rf x"), cmd("npm test -- --bail"), cmd("npm test -- --watch")]);
+    expect((approver as ScriptedApprover).requests[0]!.always).toEqual({ rule: "bash(npm test *)", broader: false, exact: "bash(npm test)" });
   });
 
-  it("an 'always' for a file edit covers that file only, and quiets the ask rule that asked", async () => {
-    const { check, approver } = setup({ ask: ["edit_file(src/**)"], approver: new ScriptedApprover([{ decision: "always" }]) });
+  it("an 'always' for a file edit covers its folder, and quiets the ask rule that asked; an edited rule is what is saved", async () => {
+    const { check, approver } = setup({ ask: ["edit_file(src/**)", "edit_file(*.ts)"], approver: new ScriptedApprover([{ decision: "always" }, { decision: "always", rule: "edit_file(c.ts)" }]) });
     await check(editFile, file("src/a.ts"), "editor#1");
-    await expect(check(editFile, file("./src/a.ts"), "editor#2")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: edit_file(src/a.ts)" });
-    await expect(check(editFile, file("src/b.ts"), "editor#2")).resolves.toMatchObject({ allowed: false, rule: "ask: edit_file(src/**)" });
+    await expect(check(editFile, file("./src/a.ts"), "editor#2")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: edit_file(src/**)" });
+    await expect(check(editFile, file("src/b.ts"), "editor#2")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: edit_file(src/**)" });
+    await expect(check(editFile, file("c.ts"), "editor#2")).resolves.toMatchObject({ allowed: true, by: "user", rule: "ask: edit_file(*.ts)" });
+    await expect(check(editFile, file("c.ts"), "editor#3")).resolves.toEqual({ allowed: true, by: "rule", rule: "allow: edit_file(c.ts)" });
     expect((approver as ScriptedApprover).requests).toHaveLength(2);
   });
 
@@ -464,12 +470,12 @@ describe("an 'always' answer releases identical asks already waiting", () => {
     const { check } = setup({ approver });
     const first = check(writeFile, file("src/a.ts"), "a1");
     const second = check(writeFile, file("src/a.ts"), "a2");
-    const other = check(writeFile, file("src/b.ts"), "a3");
+    const other = check(writeFile, file("b.ts"), "a3");
     await vi.waitFor(() => expect(approver.waiting).toHaveLength(3));
     const byAgent = (id: string) => approver.waiting.find((w) => w.request.agentId === id)!;
     byAgent("a1").answer({ decision: "always" });
     expect(await first).toMatchObject({ allowed: true, by: "user" });
-    expect(await second).toMatchObject({ allowed: true, by: "rule", rule: "write_file(src/a.ts)" });
+    expect(await second).toMatchObject({ allowed: true, by: "rule", rule: "write_file(src/**)" });
     // The released request's signal aborted, so a dialog drops it from its queue.
     expect(byAgent("a2").signal.aborted).toBe(true);
     expect(byAgent("a3").signal.aborted).toBe(false);

@@ -72,7 +72,7 @@ describe("permission dialog", () => {
     const { session, approver, see, press } = mount();
     session.startAgent("a1", "editor", "fix auth");
     const p = approver.request(req("c1"), new AbortController().signal);
-    await see("Permission: editor [fix auth] wants to run bash");
+    await see("Permission: a1 (editor) [fix auth] wants to run bash");
     await see("echo c1");
     await see(ARMED);
     await press("y");
@@ -84,7 +84,7 @@ describe("permission dialog", () => {
     const p = approver.request(req("c1"), new AbortController().signal);
     let answered = false;
     void p.then(() => (answered = true));
-    await see("Permission: editor wants to run bash");
+    await see("Permission: a1 (editor) wants to run bash");
     // Keys of one read are handled one per render (KeyQueue): the burst spans many turns, in order,
     // and the y at its end must still count as typed before the dialog was quiet.
     rr.stdin.write(`${"\u001B[B".repeat(60)}y`);
@@ -102,6 +102,35 @@ describe("permission dialog", () => {
     await expect(p).resolves.toEqual({ decision: "always" });
   });
 
+  it("Esc before the dialog arms neither cancels the run nor answers; the hint says what Esc does", async () => {
+    const { session, approver, see, press } = mount();
+    const p = approver.request(req("c1"), new AbortController().signal);
+    await see("Permission: a1 (editor)");
+    await press(ESC);
+    await see(ARMED);
+    await see("deny this call (the run goes on)");
+    expect(session.cancels).toEqual([]);
+    expect(approver.getSnapshot().length).toBe(1);
+    await press("y");
+    await expect(p).resolves.toEqual({ decision: "once" });
+  });
+
+  it("e edits the suggested rule before a saves it; a rule that does not parse is named and not saved", async () => {
+    const { approver, see, press } = mount();
+    const p = approver.request(req("c1", { always: { rule: "bash(npm test *)", broader: false, exact: "bash(npm test)" } }), new AbortController().signal);
+    await see(ARMED);
+    await see('"always" adds the session rule bash(npm test *)');
+    await press("e");
+    await see("Rule (Enter keeps it");
+    for (let i = 0; i < " *)".length; i++) await press("\u007F");
+    await press("(", ENTER);
+    await see("invalid permission rule");
+    await press("\u007F", ")", ENTER);
+    await see('"always" adds the session rule bash(npm test)');
+    await press("a");
+    await expect(p).resolves.toEqual({ decision: "always", rule: "bash(npm test)" });
+  });
+
   it("n asks for an optional reason the model receives; Enter submits", async () => {
     const { approver, see, press } = mount();
     const p = approver.request(req("c1"), new AbortController().signal);
@@ -116,11 +145,11 @@ describe("permission dialog", () => {
     const { session, approver, see, press } = mount();
     const p1 = approver.request(req("c1"), new AbortController().signal);
     const p2 = approver.request(req("c2", { agentName: "tester" }), new AbortController().signal);
-    await see("(+1 more waiting)");
+    await see("(+1 more waiting: a1)");
     await see(ARMED);
     await press(ESC);
     await expect(p1).resolves.toEqual({ decision: "deny" });
-    await see("Permission: tester");
+    await see("Permission: a1 (tester)");
     await see("echo c2");
     expect(approver.getSnapshot().length).toBe(1);
     expect(session.cancels).toEqual([]);

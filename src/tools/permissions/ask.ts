@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { EmitFn } from "../../events/types.js";
-import type { Approver, PermissionAnswer } from "../approver.js";
+import type { Approver, PermissionAnswer, PermissionRequest } from "../approver.js";
 import { formatValidationError } from "../registry.js";
 import type { SandboxRequest } from "../sandbox/types.js";
 import type { PermissionSubject } from "../tool.js";
@@ -11,7 +11,8 @@ import { raceAbort } from "../../util/race-abort.js";
 import { Cancelled } from "../../util/errors.js";
 import { errorLine } from "../../util/text.js";
 import type { DecidedBy, PermissionCheck, PermissionDecision } from "./engine.js";
-import { allowedBy, exactRule, type Rule } from "./rules.js";
+import { allowedBy, exactRule, parseRule, type Rule } from "./rules.js";
+import { parseRuleList, suggestedRule } from "./suggest.js";
 
 /**
  * The asking half of the permission engine: PermissionRequest hooks, the approver (a person or
@@ -29,6 +30,8 @@ export interface Ask {
   sandbox?: SandboxRequest;
   /** Only a person may answer (leaving the sandbox): no PermissionRequest hook, no --yes. */
   personOnly?: boolean;
+  /** "Always" covers this exact call only (a protected path: only an "always" for that very path quiets it). */
+  exactOnly?: boolean;
 }
 
 interface PendingAsk {
@@ -43,6 +46,8 @@ type Recheck = (call: PermissionCheck, input: Record<string, unknown>, hookRule:
 export class Asker {
   /** "always" answers and allowAlways(): every agent of the session shares them. */
   readonly session: Rule[] = [];
+  /** Where each session rule came from, for /permissions. */
+  readonly origins = new WeakMap<Rule, string>();
   /** Asks waiting for an answer; an "always" for one releases the others it covers. */
   private readonly pending = new Set<PendingAsk>();
 
@@ -58,9 +63,43 @@ export class Asker {
     },
   ) {}
 
-  remember(rule: Rule): void {
-    this.session.push(rule);
+  remember(rule: Rule, origin = "session"): void {
+    this.rememberAll([rule], origin);
+  }
+
+  /** Session rules added together: the waiting asks they cover, together, are released. */
+  rememberAll(rules: readonly Rule[], origin = "session"): void {
+    for (const rule of rules) this.origins.set(rule, origin);
+    this.session.push(...rules);
     this.releasePending();
+  }
+
+  /** Removes every session rule written `text`; how many went. */
+  forget(text: string): number {
+    let removed = 0;
+    for (let i = this.session.length - 1; i >= 0; i--) {
+      if (this.session[i]!.text !== text) continue;
+      this.session.splice(i, 1);
+      removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * What an "always" saves: the rule(s) the person edited, else the suggestion. Leaving the sandbox
+   * is only ever this exact call, and a rule that does not parse falls back to it (said in the log).
+   */
+  private alwaysRules(call: PermissionCheck, subject: PermissionSubject, edited: string | undefined, exactOnly?: boolean): Rule[] {
+    const exact = exactRule(call.tool.name, subject);
+    if (exactOnly) return [exact];
+    const text = edited?.trim() || suggestedRule(call.tool.name, subject).text;
+    if (text === exact.text) return [exact];
+    try {
+      return parseRuleList(text).map((t) => parseRule(t));
+    } catch (error) {
+      this.deps.emit({ type: "error", agentId: call.agentId, where: "permissions", message: `"always" kept only this exact call: ${errorLine(error)}` });
+      return [exact];
+    }
   }
 
   /** Waiting asks that a session rule now covers are withdrawn from the approver and allowed. */
@@ -106,7 +145,7 @@ export class Asker {
     const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
     this.pending.add(pending);
     try {
-      const request = { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview, always: { rule: exactRule(call.tool.name, subject).text, broader: subject.kind === "none" }, ...(a.personOnly ? { outsideSandbox: true as const } : {}) };
+      const request = { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview, always: alwaysOffer(call.tool.name, subject, a.personOnly || a.exactOnly), ...(a.personOnly ? { outsideSandbox: true as const } : {}) };
       answer = await raceAbort(approver.request(request, pending.scope.signal), pending.scope.signal, () => "cancelled" as const);
     } catch (error) {
       if (pending.releasedBy) return this.allowed(call, "rule", pending.releasedBy, a.sandbox);
@@ -123,7 +162,7 @@ export class Asker {
       case "once":
         return this.allowed(call, by, rule, a.sandbox);
       case "always":
-        this.remember(exactRule(call.tool.name, subject));
+        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly), `dialog (${call.agentId})`);
         return this.allowed(call, by, rule, a.sandbox, "always");
       case "deny": {
         const why = answer.reason?.trim();
@@ -167,4 +206,12 @@ export class Asker {
 
 function callerOf(call: PermissionCheck): HookCaller {
   return { id: call.agentId, type: call.agentName, parentId: call.parentId };
+}
+
+/** The "always" the dialog offers: the rule a person means, and the exact one beside it. */
+function alwaysOffer(toolName: string, subject: PermissionSubject, exactOnly?: boolean): NonNullable<PermissionRequest["always"]> {
+  const exact = exactRule(toolName, subject).text;
+  if (exactOnly) return { rule: exact, broader: false };
+  const suggested = suggestedRule(toolName, subject);
+  return { rule: suggested.text, broader: subject.kind === "none", ...(suggested.prefix ? { exact } : {}) };
 }

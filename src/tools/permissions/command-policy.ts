@@ -2,6 +2,7 @@ import type { SandboxRequest } from "../sandbox/types.js";
 import type { ShellAnalysis } from "../shell/index.js";
 import type { Workspace } from "../workspace.js";
 import { gitContentReads, trackedFiles } from "./git-content.js";
+import { protectedReason } from "./protected-paths.js";
 
 /**
  * What auto-approval of a bash command rests on, besides the sandbox: the command names no path
@@ -79,4 +80,31 @@ function pathProblem(word: string, check: AutoApprovalCheck): string | null {
 /** The sandbox a command runs in, given what the engine wants and what the machine has. */
 export function sandboxFor(wanted: Exclude<SandboxRequest, "none">, available: boolean): SandboxRequest {
   return available ? wanted : "none";
+}
+
+/** Whether sandboxed_commands lets commands that may write run unasked in this mode. */
+export function sandboxedCommandsAuto(setting: "ask" | "auto" | undefined, mode: string): boolean {
+  if (mode !== "default" && mode !== "accept-edits") return false;
+  return (setting ?? (mode === "accept-edits" ? "auto" : "ask")) === "auto";
+}
+
+/** A protected path (.git/, .orca/ …) the command names: it asks, as a file tool's write would. */
+export function protectedProblem(analysis: ShellAnalysis, workspace: Workspace): string | null {
+  for (const command of analysis.commands) {
+    const targets = command.redirects.map((r) => r.target).filter((t) => t !== null);
+    for (const word of [...command.words.slice(1), ...targets]) {
+      if (word.value === null) continue;
+      const named = optionValue(word.value);
+      if (!named) continue;
+      let relative: string;
+      try {
+        relative = workspace.relative(workspace.resolve(named));
+      } catch {
+        continue; // outside the workspace: autoApprovalProblem names it
+      }
+      const reason = protectedReason(relative, workspace);
+      if (reason) return reason;
+    }
+  }
+  return null;
 }

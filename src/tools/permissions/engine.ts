@@ -8,9 +8,12 @@ import type { Workspace } from "../workspace.js";
 import { errorLine } from "../../util/text.js";
 import type { StopRun, ToolHooks } from "../tool-hooks.js";
 import { Asker } from "./ask.js";
-import { autoApprovalProblem, sandboxFor } from "./command-policy.js";
+import { autoApprovalProblem, protectedProblem, sandboxedCommandsAuto, sandboxFor } from "./command-policy.js";
 import { namedPaths, outsidePaths, protectedReason } from "./protected-paths.js";
 import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
+import { rulesInForce, type RuleInForce } from "./in-force.js";
+
+export type { RuleInForce } from "./in-force.js";
 
 /**
  * Whether one tool call may run, and for a bash command in which sandbox. DESIGN §7.
@@ -64,7 +67,9 @@ export interface PermissionsOptions {
   emit: EmitFn;
   workspace: Workspace;
   /** Whether commands can be sandboxed (the session's Sandbox); none: they cannot. */
-  sandbox?: { readonly available: boolean };
+  sandbox?: { readonly available: boolean; readonly status?: { readonly network: string } };
+  /** permissions.sandboxed_commands (unset: by mode, see command-policy.ts). */
+  sandboxedCommands?: "ask" | "auto";
   /** PermissionRequest and Notification hooks. */
   hooks?: ToolHooks;
   /** A PermissionRequest hook's `interrupt`: the run ends. */
@@ -82,7 +87,8 @@ export class Permissions {
   /** A skill's allowed-tools, for the agent that loaded it only. */
   private readonly skills = new Map<string, Rule[]>();
   private readonly workspace: Workspace;
-  private readonly sandbox: { readonly available: boolean };
+  private readonly sandbox: NonNullable<PermissionsOptions["sandbox"]>;
+  private readonly sandboxedCommands: "ask" | "auto" | undefined;
   private readonly asker: Asker;
   private readonly emit: EmitFn;
 
@@ -94,7 +100,18 @@ export class Permissions {
     this.deny = opts.deny.map((r) => parseRule(r));
     this.workspace = opts.workspace;
     this.sandbox = opts.sandbox ?? { available: false };
+    this.sandboxedCommands = opts.sandboxedCommands;
     this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
+  }
+
+  /** Every rule in force and where it came from (/permissions). */
+  rulesInForce(): RuleInForce[] {
+    return rulesInForce({ deny: this.deny, ask: this.askRules, session: this.asker.session, origins: this.asker.origins, allow: this.allow, skills: this.skills, mode: this.mode, autoSandboxed: this.autoSandboxed() });
+  }
+
+  /** Removes a session rule (an "always" answer); false when none is written so. */
+  removeSessionRule(text: string): boolean {
+    return this.asker.forget(text.trim()) > 0;
   }
 
   /** Adds a session-wide rule, as an "always" answer would (every agent shares it). */
@@ -226,7 +243,7 @@ export class Permissions {
     const guarded = readOnly ? null : this.protectedWrite(call.tool, call.args, subject, ws);
     if (guarded) {
       const exact = allowedBy(this.asker.session.filter((r) => r.exact), name, subject);
-      return exact ? allowed("rule", `allow: ${ruleTexts(exact)}`) : ask(guarded);
+      return exact ? allowed("rule", `allow: ${ruleTexts(exact)}`) : this.asker.ask({ call, subject, rule: guarded, signal, sandbox: command ? this.level("workspace-write") : undefined, exactOnly: true });
     }
 
     const approved = allowedBy(this.asker.session, name, subject);
@@ -242,7 +259,10 @@ export class Permissions {
 
     const modeRule = `mode:${this.mode}`;
     if (cmd) {
-      if (!readOnly) return ask(modeRule);
+      if (!readOnly) {
+        const why = this.autoSandboxedProblem(cmd.value, ws);
+        return why === null ? allowed("mode", `${modeRule} (sandboxed_commands: auto)`) : ask(why ? `${modeRule} (${why})` : modeRule);
+      }
       if (!this.sandbox.available) return ask(`${modeRule} (no sandbox to run it read-only)`);
       const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true });
       if (problem) return ask(`${modeRule} (${problem})`);
@@ -301,7 +321,7 @@ export class Permissions {
     const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
     if (asked) question ??= `ask: ${asked.text}`;
     const decision = question
-      ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly })
+      ? await this.asker.askApprover({ call: rewritten, subject, rule: question, signal, sandbox: personOnly ? "none" : level, personOnly, exactOnly: true })
       : this.asker.allowed(call, "hook", hookRule, level);
     return decision.allowed ? { ...decision, args: rewritten.args } : decision;
   }
@@ -336,6 +356,24 @@ export class Permissions {
     if (this.grammarReported) return;
     this.grammarReported = true;
     this.emit({ type: "error", agentId, where: "permissions", message: `the shell grammar did not load (${errorLine(error)}): every command asks` });
+  }
+
+  /** Whether sandboxed_commands: auto is in force now: a sandbox with no network, in a mode it applies to. */
+  autoSandboxed(): boolean {
+    return sandboxedCommandsAuto(this.sandboxedCommands, this.mode) && this.sandbox.available && this.sandbox.status?.network === "off";
+  }
+
+  /**
+   * Null when a command that may write runs unasked (sandboxed_commands: auto, in the no-network
+   * workspace-write sandbox, naming nothing outside the workspace, protected or denied); else why
+   * not ("" when auto is simply not on).
+   */
+  private autoSandboxedProblem(command: string, ws: Workspace): string | null {
+    if (!this.autoSandboxed()) return "";
+    const analysis = analyseCommand(command);
+    if (analysis.uncertain.length) return `sandboxed_commands: auto, but ${analysis.uncertain[0]}`;
+    const problem = autoApprovalProblem(analysis, { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true }) ?? protectedProblem(analysis, ws);
+    return problem ? `sandboxed_commands: auto, but it ${problem.startsWith("names") || problem.startsWith("prints") ? problem : `names ${problem}`}` : null;
   }
 
   /** The sandbox a command allowed at `wanted` runs in here. */

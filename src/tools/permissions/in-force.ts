@@ -1,0 +1,34 @@
+import type { Rule } from "./rules.js";
+
+/** What /permissions and `orca permissions` list: every rule in force and where it came from. */
+
+export interface RuleInForce {
+  kind: "allow" | "ask" | "deny" | "mode";
+  rule: string;
+  /** config, dialog (agent), session, skill (agent), mode. */
+  origin: string;
+  /** A session rule: /permissions remove takes it away. */
+  removable?: boolean;
+}
+
+/** In the order they are checked: deny, ask, this session's answers, allow, skills, then the mode. */
+export function rulesInForce(parts: {
+  deny: readonly Rule[];
+  ask: readonly Rule[];
+  session: readonly Rule[];
+  origins: WeakMap<Rule, string>;
+  allow: readonly Rule[];
+  skills: ReadonlyMap<string, readonly Rule[]>;
+  mode: string;
+  autoSandboxed: boolean;
+}): RuleInForce[] {
+  const out: RuleInForce[] = [];
+  for (const r of parts.deny) out.push({ kind: "deny", rule: r.text, origin: "config" });
+  for (const r of parts.ask) out.push({ kind: "ask", rule: r.text, origin: "config" });
+  for (const r of parts.session) out.push({ kind: "allow", rule: r.text, origin: parts.origins.get(r) ?? "session", removable: true });
+  for (const r of parts.allow) out.push({ kind: "allow", rule: r.text, origin: "config" });
+  for (const [agentId, rules] of parts.skills) for (const r of rules) out.push({ kind: "allow", rule: r.text, origin: `skill (${agentId})` });
+  out.push({ kind: "mode", rule: `mode:${parts.mode}`, origin: "mode" });
+  if (parts.autoSandboxed) out.push({ kind: "allow", rule: "bash in the sandbox, no network (sandboxed_commands: auto)", origin: "config / mode" });
+  return out;
+}
