@@ -1,24 +1,22 @@
 import fs from "node:fs";
-import os from "node:os";
+import { loadEnvironment } from "./load-environment.js";
 import path from "node:path";
-import { isDirectory } from "../util/fs.js";
 import { addWritableRoots } from "../util/git-binary.js";
-import { agentSearchDirs, loadAgentDefinitions, type AgentReport } from "../agent/definition.js";
-import { ConfigError, dataDir, loadConfig, type ConfigOverrides } from "../config/load.js";
-import type { Config, McpServerConfig } from "../config/schema.js";
-import { projectSettings, type ProjectSetting } from "../config/trust.js";
+import { type AgentReport } from "../agent/definition.js";
+import { ConfigError, dataDir, type ConfigOverrides } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
-import { loadMcpJson } from "../mcp/mcp-json.js";
 import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
-import { createGetSkillTool, discoverSkills, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
+import { createGetSkillTool, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { runPersonCommand } from "../tools/builtin/bash.js";
 import { childEnv } from "../tools/child-env.js";
-import { removeAbandoned, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
+import { Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -28,14 +26,14 @@ import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
-import { Hooks, loadHooks, type LoadedHooks } from "../hooks/index.js";
+import { Hooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 import { createAgentEvidence } from "./evidence-setup.js";
 import { codePaths } from "../config/code-paths.js";
-import { loadSessionInstructions } from "./instructions.js";
+import { type loadSessionInstructions } from "./instructions.js";
 import { secretEnvValues } from "./secret-env.js";
 
 export interface CreateSessionOptions {
@@ -101,57 +99,6 @@ export interface SessionSetup {
   killChildrenSync(): void;
   /** Loads the root model's client and Node's fetch ahead of the first request (never fails). */
   warmModel(): Promise<void>;
-}
-
-/** Everything orca loads at start-up, without side effects beyond the session log. */
-export function loadEnvironment(
-  opts: Pick<CreateSessionOptions, "workspace" | "configFile" | "overrides" | "env" | "home" | "packageDir" | "trustProject">,
-) {
-  const workspaceRoot = path.resolve(opts.workspace);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(workspaceRoot);
-  } catch {
-    throw new ConfigError(`workspace ${opts.workspace} does not exist`);
-  }
-  if (!stat.isDirectory()) throw new ConfigError(`workspace ${opts.workspace} is not a directory`);
-  // Before the folder's settings are read: a killed session's stand-ins (.mcp.json…) are not settings.
-  removeAbandoned(os.tmpdir());
-  const project = opts.trustProject !== false;
-  const loaded = loadConfig({ ...opts, workspace: workspaceRoot, project });
-  const home = opts.home ?? os.homedir();
-  const projectAgents = path.join(workspaceRoot, ".orca", "agents");
-  const agentDirs = agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }).filter((dir) => project || dir !== projectAgents);
-  const agents = loadAgentDefinitions(agentDirs);
-  const providers = new Providers(loaded.config, opts.env ?? process.env);
-  const modelErrors = checkAgentModels(agents, providers);
-  const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });
-  // A .mcp.json directory is the sandbox's stand-in for a missing file (tools/sandbox/protected.ts), never a server list.
-  const mcpJson = project && !isDirectory(path.join(workspaceRoot, ".mcp.json")) ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
-  const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
-  const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
-  const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
-  const instructions = loadSessionInstructions({ config: loaded.config, workspaceRoot, home, project });
-  return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks, instructions };
-}
-
-/**
- * An agent whose `model:` names no configured provider is skipped like any bad agent file, with
- * the reason, before it could fail mid-run. Returns the reasons by agent name.
- */
-function checkAgentModels(agents: AgentReport, providers: Providers): Map<string, string> {
-  const errors = new Map<string, string>();
-  for (const definition of [...agents.definitions.values()]) {
-    try {
-      providers.resolve(definition.model);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      agents.definitions.delete(definition.name);
-      agents.failed.push({ file: definition.file, reason: error.message });
-      errors.set(definition.name, error.message);
-    }
-  }
-  return errors;
 }
 
 export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
@@ -378,6 +325,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
 }
 
 export { newSessionId };
+export { loadEnvironment };
 
 /** The one line that says a folder's own settings were left out, and which. */
 export function ignoredWarning(ignored: readonly ProjectSetting[]): string {

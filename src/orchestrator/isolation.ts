@@ -10,7 +10,8 @@ import { CancelledError, type Scheduler } from "../tools/scheduler.js";
 import { Workspace } from "../tools/workspace.js";
 import { errorLine } from "../util/text.js";
 import type { MergeOutcome } from "../worktrees/merge.js";
-import type { WorktreeManager } from "../worktrees/worktree.js";
+import { WorktreeManager } from "../worktrees/worktree.js";
+import type { SessionDeps } from "./session-deps.js";
 import type { AgentState } from "./agents.js";
 
 /**
@@ -218,4 +219,27 @@ export async function approveMergeWrite(registry: ToolRegistry, permissions: Per
   const call = { callId: `merge-${agent.id}-${relative}`, agentId: agent.id, parentId: agent.parentId, agentName: agent.definition.name, tool, args: { path: relative, content: "" } };
   const decision = await permissions.check(call, signal);
   return decision.allowed ? null : decision.reason;
+}
+
+/** The session's worktree isolation, or null when it has no worktree folder (isolation: worktree is then refused). */
+export function sessionIsolation(o: {
+  deps: Pick<SessionDeps, "worktreeDir" | "workspace" | "config" | "approver">;
+  sessionId: string;
+  scheduler: Scheduler;
+  emit: EmitFn;
+  versions: FileVersions;
+  registry: ToolRegistry;
+  permissions: Permissions;
+}): Isolation | null {
+  const { deps, permissions } = o;
+  if (!deps.worktreeDir) return null;
+  return new Isolation({
+    manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: o.sessionId, workspace: deps.workspace, readDenied: (rel) => permissions.readDenied(rel) !== undefined }),
+    workspace: deps.workspace,
+    scheduler: o.scheduler,
+    emit: o.emit,
+    versions: o.versions,
+    approveProtected: (agent, relative, signal) => approveMergeWrite(o.registry, permissions, agent, relative, signal),
+    review: { ask: (agent) => (agent.definition.review ?? deps.config.agents.review) === "ask", person: deps.approver.decidedBy !== "headless" },
+  });
 }

@@ -17,7 +17,6 @@ import type { Workspace } from "../tools/workspace.js";
 import { raceAbort } from "../util/race-abort.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import { Cancelled, RunStuck, type LogWriteError } from "../util/errors.js";
-import { WorktreeManager } from "../worktrees/worktree.js";
 import { AgentRegistry, type AgentState } from "./agents.js";
 import { agentDisplayName } from "./conflict-report.js";
 import { Delegator } from "./delegation.js";
@@ -27,7 +26,7 @@ import { McpStatusWatcher } from "./mcp-status.js";
 import { RunLifecycle } from "./lifecycle.js";
 import { AgentRunner } from "./agent-runner.js";
 import { sessionFanoutGuard } from "./fanout.js";
-import { approveMergeWrite, Isolation } from "./isolation.js";
+import { sessionIsolation, type Isolation } from "./isolation.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "./types.js";
 import type { PermissionMode } from "../config/schema.js";
 import type { SessionDeps } from "./session-deps.js";
@@ -138,17 +137,7 @@ export class Session implements SessionApi {
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
       evidence: deps.evidence,
-      isolation: (this.isolation = deps.worktreeDir
-        ? new Isolation({
-            manager: new WorktreeManager({ dir: deps.worktreeDir, sessionId: this.id, workspace: deps.workspace, readDenied: (rel) => this.permissions.readDenied(rel) !== undefined }),
-            workspace: deps.workspace,
-            scheduler: this.scheduler,
-            emit: this.bus.emit,
-            versions: this.versions,
-            approveProtected: (agent, relative, signal) => approveMergeWrite(this.registry, this.permissions, agent, relative, signal),
-            review: { ask: (agent) => (agent.definition.review ?? config.agents.review) === "ask", person: deps.approver.decidedBy !== "headless" },
-          })
-        : null),
+      isolation: (this.isolation = sessionIsolation({ deps, sessionId: this.id, scheduler: this.scheduler, emit: this.bus.emit, versions: this.versions, registry: this.registry, permissions: this.permissions })),
     });
     this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
       held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
