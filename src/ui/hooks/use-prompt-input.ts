@@ -14,7 +14,7 @@ export interface PromptInput {
   /** `!command`: runs it in the sandbox, shows its output, and keeps it for the next prompt. */
   shell(command: string): void;
   /** A prompt for the coordinator: `@path`s attached, pending `!command` output before it. */
-  send(text: string, model?: string): void;
+  send(text: string): void;
   runCustom(name: string, arg: string): void;
 }
 
@@ -45,8 +45,9 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
   );
   const say = (lines: string[]): void => store.notices(lines);
 
-  const send = (text: string, model?: string): void => {
-    const names = mentionsIn(text);
+  /** `typed`: the part the person wrote, whose `@path`s are attached (a custom command's body is not theirs). */
+  const send = (text: string, model?: string, typed = text): void => {
+    const names = mentionsIn(typed);
     const input = session.input;
     if (!names.length || !input) return flush(text, [], model);
     void Promise.all(names.map((n) => input.attach(n))).then((results) => {
@@ -89,7 +90,9 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
     runCustom: (name, arg) => {
       const command = loaded.commands.find((c) => c.name === name);
       if (!command) return say([`✗ /${name}: the command's file is gone`]);
-      send(expandCommand(command, arg), command.model);
+      // A command file is a prompt, not a choice of files: its own `@path`s stay text, so one cannot
+      // attach `@.env` behind the person's back; theirs, in the arguments, are attached.
+      send(expandCommand(command, arg), command.model, arg);
     },
   };
 }
