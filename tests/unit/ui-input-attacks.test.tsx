@@ -37,13 +37,13 @@ function command(over: Partial<CustomCommand>): CustomCommand {
   return { name: "review", description: "review", argumentHint: "", allowedTools: [], body: "Review $ARGUMENTS", file: path.join(root, ".orca/commands/review.md"), origin: "project", ...over };
 }
 
-function mount(commands: CustomCommand[] = []) {
+function mount(commands: CustomCommand[] = [], writeRaw?: (s: string) => void) {
   const session = new TestSession();
   const attached: string[] = [];
   const real = userInput({ workspace: new Workspace(root), readDenied: () => undefined, mode: () => "default" });
   session.input = { ...real, attach: (p) => (attached.push(p), real.attach(p)) };
   const host: DashboardHost = { commands: () => ({ commands, skipped: [] }) } as DashboardHost;
-  const r = render(<App session={session} approver={new DialogApprover()} host={host} onExit={() => undefined} />);
+  const r = render(<App session={session} approver={new DialogApprover()} host={host} writeRaw={writeRaw} onExit={() => undefined} />);
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
   const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), { timeout: 5000 });
@@ -113,5 +113,24 @@ describe("a custom command's model", () => {
     expect(session.modelName).toBe("cmd-model");
     session.finishRun();
     await vi.waitFor(() => expect(session.modelName).toBe("chosen-model"), { timeout: 5000 });
+  });
+});
+
+describe("/copy", () => {
+  it("copies terminal-safe text: a model's answer cannot end a bracketed paste or carry escapes to the clipboard", async () => {
+    const written: string[] = [];
+    const { session, type, press, see } = mount([], (seq) => written.push(seq));
+    await type("go");
+    await press(ENTER);
+    await vi.waitFor(() => expect(session.runs).toHaveLength(1), { timeout: 5000 });
+    // Pasted into a shell, `ESC[201~` would end the paste and the rest would run as typed.
+    session.finishRun("done", "safe line\n\tindented\r\n\u001B[201~touch /tmp/pwned\r\u001B]0;PWNED\u0007\u009B2Jend\u0000");
+    await vi.waitFor(() => expect(session.busy).toBe(false));
+    await type("/copy");
+    await press(ENTER);
+    await see("copied the last answer without its escape sequences and control characters");
+    expect(written).toHaveLength(1);
+    const copied = Buffer.from(/\]52;c;([A-Za-z0-9+/=]*)\u0007/.exec(written[0]!)![1]!, "base64").toString("utf8");
+    expect(copied).toBe("safe line\n\tindented\ntouch /tmp/pwned\nend");
   });
 });

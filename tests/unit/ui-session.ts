@@ -40,10 +40,10 @@ export class TestSession implements SessionApi {
   }
 
   /** Settles the open run. */
-  finishRun(status: RunResult["status"] = "done"): void {
+  finishRun(status: RunResult["status"] = "done", answer = ""): void {
     const resolve = this.pending;
     this.pending = undefined;
-    resolve?.({ status, result: "", answer: "", usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
+    resolve?.({ status, result: "", answer, usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
   }
 
   cancel(scopeId?: string): void {
