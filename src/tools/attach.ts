@@ -51,6 +51,7 @@ export async function readAttachment(deps: AttachDeps, given: string): Promise<A
 }
 
 const SKIPPED = new Set([".git", "node_modules"]);
+const CONTROL_CHAR = /[\u0000-\u001F\u007F-\u009F]/;
 
 /**
  * What `@typed` completes to: the entries of the folder `typed` names whose names start with what
@@ -76,6 +77,9 @@ export function mentionCandidates(deps: AttachDeps, typed: string, max = 50): st
   const out: string[] = [];
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!e.name.startsWith(start) || SKIPPED.has(e.name)) continue;
+    // A control character in a name is an escape sequence waiting for a terminal, or a line break in
+    // the prompt: such a file is not offered (it can still be read by an agent's tools).
+    if (CONTROL_CHAR.test(e.name)) continue;
     // A dot entry only when a dot was typed, as a shell completes.
     if (e.name.startsWith(".") && !start.startsWith(".")) continue;
     if (!e.isFile() && !e.isDirectory()) continue;

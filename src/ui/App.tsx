@@ -229,17 +229,19 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     running: () => runs.runningRef.current || session.busy,
     onInterrupt: () => {
       const t = Date.now();
-      if (runs.runningRef.current || session.busy) {
+      const running = runs.runningRef.current || session.busy;
+      if (prompt.cancelShell() || running) {
         if (t - lastCtrlC.current < DOUBLE_CTRL_C_MS) exit(130);
         else {
           lastCtrlC.current = t;
-          runs.cancelRun();
+          if (running) runs.cancelRun();
           runs.setNotice("cancelling… Ctrl+C again to exit");
         }
       } else exit(runs.lastStatus.current === "cancelled" ? 130 : 0);
     },
     onExit: () => exit(runs.lastStatus.current === "cancelled" ? 130 : 0),
     cancelRun: runs.cancelRun,
+    cancelShell: prompt.cancelShell,
     stopAgent: (id, name) => {
       // Only that sub-agent's scope: its parent gets `cancelled` and goes on.
       session.cancel(id);

@@ -3,6 +3,7 @@
  * machine the person sits at. Inside tmux the sequence goes through tmux's passthrough so it reaches
  * the outer terminal even where tmux's own `set-clipboard` is off.
  */
+import { terminalSafe } from "../util/terminal-text.js";
 
 /** The code blocks of a Markdown answer, fences removed, in order. */
 export function codeBlocks(markdown: string): string[] {
@@ -11,16 +12,26 @@ export function codeBlocks(markdown: string): string[] {
   return out;
 }
 
-/** What `/copy ARG` copies of an answer: all of it, or its Nth code block (1-based); else why not. */
+/**
+ * What `/copy ARG` copies of an answer: all of it, or its Nth code block (1-based); else why not.
+ * The answer is a model's, so it is made terminal-safe first: it will be pasted into a terminal,
+ * where `ESC[201~` ends a shell's bracketed paste (the rest then runs as if typed) and any other
+ * escape acts. Newlines and tabs stay (they are the text); CR becomes LF as on screen.
+ */
 export function copySelection(answer: string, arg: string): { text: string; what: string } | { error: string } {
   if (!answer.trim()) return { error: "nothing to copy yet: no answer in this session" };
-  if (!arg) return { text: answer, what: "the last answer" };
+  if (!arg) return safe(answer, "the last answer");
   const n = Number(arg);
   if (!Number.isInteger(n) || n < 1) return { error: `"${arg}" is not a block number: /copy N copies the Nth code block of the last answer` };
   const blocks = codeBlocks(answer);
   if (!blocks.length) return { error: "the last answer has no code block: /copy copies all of it" };
   if (n > blocks.length) return { error: `the last answer has ${blocks.length} code block${blocks.length === 1 ? "" : "s"}` };
-  return { text: blocks[n - 1]!, what: `code block ${n} of ${blocks.length}` };
+  return safe(blocks[n - 1]!, `code block ${n} of ${blocks.length}`);
+}
+
+function safe(text: string, what: string): { text: string; what: string } {
+  const clean = terminalSafe(text, { keepTabs: true });
+  return { text: clean, what: clean === text ? what : `${what} without its escape sequences and control characters` };
 }
 
 /** Terminals commonly cap an OSC 52 payload (xterm: 100,000 bytes of base64 by default). */

@@ -92,9 +92,9 @@ export const BINDINGS = [
   { layer: I, action: "delete_forward", keys: ["ctrl+d"], help: "delete the character under the cursor" },
   { layer: I, action: "kill_line", keys: ["ctrl+u"], help: "delete to the start of the line" },
   // The dashboard: what is left when no layer above took the key.
-  { layer: D, action: "interrupt", keys: ["ctrl+c"], help: "cancel the run; exit when idle (twice within 2 s: exit now)", hint: "cancel run" },
+  { layer: D, action: "interrupt", keys: ["ctrl+c"], help: "cancel the run and any !command; exit when idle (twice within 2 s: exit now)", hint: "cancel run" },
   { layer: D, action: "exit", keys: ["ctrl+d"], help: "exit (on an empty input, nothing running)" },
-  { layer: D, action: "cancel", keys: ["esc"], help: "cancel the focused scope: the coordinator → the whole run, background sub-agents included; a sub-agent pane → only it (its parent is told how to resume it); else back", hint: "cancel run" },
+  { layer: D, action: "cancel", keys: ["esc"], help: "cancel the focused scope: the coordinator → the whole run, background sub-agents included, and any !command; a sub-agent pane → only it (its parent is told how to resume it); else back", hint: "cancel run" },
   { layer: D, action: "stop_pane", keys: ["x"], help: "on a focused running sub-agent pane, with an empty input: stop only that sub-agent (as Esc)", hint: "stop" },
   { layer: D, action: "background_pane", keys: ["ctrl+b"], help: "on a focused running sub-agent pane: send it to the background (its parent's delegate call returns at once, the result comes later as a message)", hint: "background" },
   { layer: D, action: "focus_next", keys: ["tab"], help: "focus the next pane (the coordinator, then each sub-agent)", hint: "focus a pane" },

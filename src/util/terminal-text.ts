@@ -18,16 +18,14 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 /** Anything the replacements would touch: most text has none and is returned as it is. */
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\t]/;
 
-/** Text made inert for a terminal; keeps newlines. */
-export function terminalSafe(text: string): string {
+/**
+ * Text made inert for a terminal; keeps newlines. `keepTabs`: for text that leaves the screen (the
+ * clipboard), where a tab is data (a Makefile's, a TSV's) rather than a column to draw.
+ */
+export function terminalSafe(text: string, { keepTabs = false }: { keepTabs?: boolean } = {}): string {
   if (!UNSAFE.test(text)) return text;
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(STRING_CONTROL, "")
-    .replace(CSI, "")
-    .replace(OTHER_ESCAPE, "")
-    .replace(/\t/g, "  ")
-    .replace(CONTROL, "");
+  const clean = text.replace(/\r\n?/g, "\n").replace(STRING_CONTROL, "").replace(CSI, "").replace(OTHER_ESCAPE, "");
+  return (keepTabs ? clean : clean.replace(/\t/g, "  ")).replace(CONTROL, "");
 }
 
 /**

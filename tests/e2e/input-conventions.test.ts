@@ -58,6 +58,8 @@ describe("input conventions in tmux", () => {
   it("@path, !command, a custom command, /mode, /copy, a long paste, and the answer after exit", { timeout: 150_000 }, async () => {
     ws = tempWorkspace({
       "src/widget.ts": "export const WIDGET_MARKER = 42;\n",
+      // A file name carrying OSC 0 (the window title) and OSC 52 (the clipboard).
+      "a\u001B]0;PWNED\u0007\u001B]52;c;ZWNobyBoaQ==\u0007.md": "x",
       ".claude/commands/review.md": "---\ndescription: review a file\nargument-hint: <file>\n---\nPlease review CUSTOM-MARKER $ARGUMENTS now.\n",
     });
     server = await startScriptedServer(script);
@@ -69,6 +71,13 @@ describe("input conventions in tmux", () => {
     await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
     const capture = path.join(ws.dataDir, "..", "pane.out");
     t.tmux("pipe-pane", "-o", "-t", "e2e", `cat >> ${quote(capture)}`);
+
+    // @ alone lists the workspace: the booby-trapped name is neither offered nor sent to the terminal.
+    t.keys("-l", "@");
+    await t.waitFor("the @ popup", (s) => s.includes("@src/"));
+    expect(t.display("#{pane_title}")).not.toContain("PWNED");
+    t.keys("C-u");
+    await t.waitFor("the box emptied", (s) => !s.includes("@src/"));
 
     // @: the popup offers the folder, then the file; Tab completes.
     t.keys("-l", "look at @sr");
@@ -152,6 +161,7 @@ describe("input conventions in tmux", () => {
     t.keys("C-c");
     const after = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
     expect(after).toContain(`noted ${pasted.length} chars`);
+    expect(fs.readFileSync(capture, "latin1")).not.toContain("PWNED");
   });
 });
 

@@ -75,4 +75,14 @@ describe("@path attachments", () => {
     expect(i.mentions(".")).toEqual([]);
     expect(i.mentions("outdir/")).toEqual([]);
   });
+
+  it("never offers a name with a control character (an escape sequence for the terminal)", () => {
+    const evil = "a\u001B]52;c;ZWNobyBoaQ==\u0007.md";
+    fs.writeFileSync(path.join(root, evil), "x");
+    try {
+      expect(input().mentions("a")).toEqual([]);
+    } finally {
+      fs.rmSync(path.join(root, evil));
+    }
+  });
 });

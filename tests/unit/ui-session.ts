@@ -1,6 +1,7 @@
 import { EventBus } from "../../src/events/bus.js";
 import type { EventInput } from "../../src/events/types.js";
 import type { PermissionMode } from "../../src/config/schema.js";
+import type { UserInputApi } from "../../src/orchestrator/user-input.js";
 import type { AgentSummary, ControlResult, McpServerState, RunResult, SchedulerCounts, SessionApi } from "../../src/orchestrator/types.js";
 
 /**
@@ -12,6 +13,8 @@ export class TestSession implements SessionApi {
   readonly bus = new EventBus(this.id);
   readonly workspaceRoot = "/tmp/ws";
   readonly rootAgentId = "root";
+  /** `@path` and `!command` (a test plugs in the real userInput over a temp folder). */
+  input?: UserInputApi;
   readonly runs: string[] = [];
   readonly cancels: (string | undefined)[] = [];
   /** message() calls, as [agentId, text]. */
@@ -37,10 +40,10 @@ export class TestSession implements SessionApi {
   }
 
   /** Settles the open run. */
-  finishRun(status: RunResult["status"] = "done"): void {
+  finishRun(status: RunResult["status"] = "done", answer = ""): void {
     const resolve = this.pending;
     this.pending = undefined;
-    resolve?.({ status, result: "", answer: "", usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
+    resolve?.({ status, result: "", answer, usage: { input: 0, output: 0, cached: 0 }, durationMs: 1 });
   }
 
   cancel(scopeId?: string): void {

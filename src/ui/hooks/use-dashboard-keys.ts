@@ -23,6 +23,8 @@ export interface DashboardKeysOptions {
   onInterrupt(): void;
   onExit(): void;
   cancelRun(): void;
+  /** Stops the person's `!command`s still running; false when none was. */
+  cancelShell(): boolean;
   stopAgent(id: string, name: string): void;
   /** Sends a running sub-agent to the background (its parent's delegate call returns at once). */
   backgroundAgent(id: string, name: string): void;
@@ -63,7 +65,9 @@ export function useDashboardKeys(o: DashboardKeysOptions): void {
       },
       cancel: () => {
         if (focus === null) {
+          const shell = o.cancelShell();
           if (o.running()) o.cancelRun();
+          else if (shell) return;
           else if (!empty()) o.clearInput();
           else return false;
         } else if (view.selected !== null) dispatchView({ type: "select", seq: null, scroll: 0 });

@@ -13,8 +13,10 @@ export interface PromptInput {
   readonly custom: readonly CustomSlash[];
   /** `!command`: runs it in the sandbox, shows its output, and keeps it for the next prompt. */
   shell(command: string): void;
+  /** Stops every `!command` still running (their process groups are killed); false when none was. */
+  cancelShell(): boolean;
   /** A prompt for the coordinator: `@path`s attached, pending `!command` output before it. */
-  send(text: string, model?: string): void;
+  send(text: string): void;
   runCustom(name: string, arg: string): void;
 }
 
@@ -33,6 +35,8 @@ interface Options {
  */
 export function usePromptInput({ session, store, host, submit, restore }: Options): PromptInput {
   const pendingShell = useRef<ShellRun[]>([]);
+  /** One per `!command` still running: Esc or Ctrl+C aborts them. */
+  const shellRuns = useRef(new Set<AbortController>());
   const loaded = useMemo<LoadedCommands>(() => host?.commands?.() ?? { commands: [], skipped: [] }, [host, session]);
   const shown = useRef(false);
   if (!shown.current && loaded.skipped.length) {
@@ -45,8 +49,9 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
   );
   const say = (lines: string[]): void => store.notices(lines);
 
-  const send = (text: string, model?: string): void => {
-    const names = mentionsIn(text);
+  /** `typed`: the part the person wrote, whose `@path`s are attached (a custom command's body is not theirs). */
+  const send = (text: string, model?: string, typed = text): void => {
+    const names = mentionsIn(typed);
     const input = session.input;
     if (!names.length || !input) return flush(text, [], model);
     void Promise.all(names.map((n) => input.attach(n))).then((results) => {
@@ -80,16 +85,28 @@ export function usePromptInput({ session, store, host, submit, restore }: Option
       if (!command.trim()) return say(["! needs a command: !ls -la"]);
       if (!input) return say(["✗ !command is not available here"]);
       // The session's user_shell event puts the command and its output in the transcript (and the log).
-      // Bounded by tools.bash_timeout, as an agent's command is; nothing here cancels it sooner.
-      input.shell(command, new AbortController().signal).then(
-        (run) => void pendingShell.current.push({ command, output: run.output, exitCode: run.exitCode }),
-        (error: unknown) => say([`✗ !${command}: ${errorLine(error)}`]),
-      );
+      // Bounded by tools.bash_timeout, as an agent's command is, or stopped sooner by cancelShell.
+      const run = new AbortController();
+      shellRuns.current.add(run);
+      input
+        .shell(command, run.signal)
+        .then(
+          (done) => void pendingShell.current.push({ command, output: done.output, exitCode: done.exitCode }),
+          (error: unknown) => say([`✗ !${command}: ${errorLine(error)}`]),
+        )
+        .finally(() => shellRuns.current.delete(run));
+    },
+    cancelShell: () => {
+      const runs = [...shellRuns.current];
+      for (const run of runs) run.abort();
+      return runs.length > 0;
     },
     runCustom: (name, arg) => {
       const command = loaded.commands.find((c) => c.name === name);
       if (!command) return say([`✗ /${name}: the command's file is gone`]);
-      send(expandCommand(command, arg), command.model);
+      // A command file is a prompt, not a choice of files: its own `@path`s stay text, so one cannot
+      // attach `@.env` behind the person's back; theirs, in the arguments, are attached.
+      send(expandCommand(command, arg), command.model, arg);
     },
   };
 }

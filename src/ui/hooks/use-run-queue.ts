@@ -45,9 +45,12 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
         return;
       }
       const before = session.modelName;
+      /** The model this turn set, as the session names it: put back only if still in place. */
+      let set: string | undefined;
       if (model) {
         try {
           session.setModel(model);
+          set = session.modelName;
         } catch (error) {
           setNotice(`model ${model}: ${error instanceof Error ? error.message : String(error)}; the run uses ${before}`);
         }
@@ -71,7 +74,8 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
           },
         )
         .finally(() => {
-          if (model && session.modelName !== before) session.setModel(before);
+          // A /model during the run is the person's choice since: it stays.
+          if (set !== undefined && set !== before && session.modelName === set) session.setModel(before);
           runningRef.current = false;
           setRunning(false);
           const [next, ...rest] = queueRef.current;
