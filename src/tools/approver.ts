@@ -46,7 +46,7 @@ export interface FanoutQuestion {
 export type PermissionAnswer =
   | { decision: "once" }
   /** `rule`: the rule(s) the person saved, edited from the suggestion (", " between rules); absent = as suggested. */
-  | { decision: "always"; rule?: string }
+  | { decision: "always"; rule?: string; /** Where the rule is kept: this session (absent), or also the project's or the user's config file. */ scope?: "session" | "project" | "user" }
   | { decision: "deny"; reason?: string };
 
 export interface Approver {

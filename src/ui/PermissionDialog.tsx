@@ -40,7 +40,10 @@ export function dialogWantedRows(request: PermissionRequest, width: number): num
   return requestRows(request, width - 2).length + CHROME;
 }
 
-type Stage = { kind: "choose" } | { kind: "confirm_always" } | { kind: "reason"; text: string } | { kind: "edit_rule"; text: string; error?: string };
+type Scope = "session" | "project" | "user";
+const SCOPE_TEXT: Record<Scope, string> = { session: "for this session", project: "in this project (.orca/config.yaml)", user: "for you (~/.config/orca/config.yaml)" };
+
+type Stage = { kind: "choose" } | { kind: "confirm_always"; scope: Scope } | { kind: "reason"; text: string } | { kind: "edit_rule"; text: string; error?: string };
 
 /** "tester-1, tester-1, explorer-2" → "tester-1 ×2, explorer-2". */
 function whoWaits(ids: readonly string[]): string {
@@ -80,10 +83,20 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   const at = Math.min(scroll, maxScroll);
   const by = (n: number): void => setScroll(Math.max(0, Math.min(maxScroll, at + n)));
   const answer = (a: PermissionAnswer): void => onAnswer(pending.id, a);
-  const always = request.always;
+  const offer = request.always;
   const [ruleText, setRuleText] = useState<string | undefined>(undefined);
-  const savedRule = ruleText ?? always?.rule;
-  const answerAlways = (): void => answer(ruleText !== undefined ? { decision: "always", rule: ruleText } : { decision: "always" });
+  const savedRule = ruleText ?? offer?.rule;
+  const answerAlways = (scope: Scope): void =>
+    answer({ decision: "always", ...(ruleText !== undefined ? { rule: ruleText } : {}), ...(scope !== "session" ? { scope } : {}) });
+  // A rule wider than this exact call asks for the same key again.
+  const always = (scope: Scope) => (): boolean => {
+    if (!armed) return false;
+    if (stage.kind === "confirm_always" && stage.scope === scope) answerAlways(scope);
+    else if (stage.kind !== "choose") return false;
+    else if (request.always?.broader) setStage({ kind: "confirm_always", scope });
+    else answerAlways(scope);
+    return true;
+  };
   const live = (f: () => void) => (): boolean => {
     if (!armed || stage.kind !== "choose") return false;
     f();
@@ -99,16 +112,12 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
     },
     actions: {
       allow_once: live(() => answer({ decision: "once" })),
-      allow_always: () => {
-        if (!armed) return false;
-        if (stage.kind === "confirm_always") answerAlways();
-        else if (stage.kind !== "choose") return false;
-        else if (always?.broader) setStage({ kind: "confirm_always" });
-        else answerAlways();
-        return true;
-      },
+      allow_always: always("session"),
+      // Leaving the sandbox is approved for this session at most.
+      allow_project: () => !request.outsideSandbox && always("project")(),
+      allow_user: () => !request.outsideSandbox && always("user")(),
       edit_rule: live(() => {
-        if (always && !request.outsideSandbox) setStage({ kind: "edit_rule", text: savedRule ?? "" });
+        if (offer && !request.outsideSandbox) setStage({ kind: "edit_rule", text: savedRule ?? "" });
       }),
       deny: live(() => setStage({ kind: "reason", text: "" })),
       deny_now: () => {
@@ -172,7 +181,7 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   } else
     status = (
       <Text wrap="truncate-end" color={color("muted")}>
-        {always ? `"always" adds the session rule ${savedRule}${queued > 0 ? " and approves every waiting call it covers" : ""}${always.exact && ruleText === undefined ? ` (${k("edit_rule")} to edit, e.g. to ${always.exact})` : ""}` : " "}
+        {offer ? `"always" adds the session rule ${savedRule}${queued > 0 ? " and approves every waiting call it covers" : ""}${offer.exact && ruleText === undefined ? ` (${k("edit_rule")} to edit, e.g. to ${offer.exact})` : ""}` : " "}
       </Text>
     );
 
@@ -181,8 +190,8 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   else if (stage.kind === "confirm_always")
     answerLine = (
       <Text wrap="truncate-end">
-        <Text color={color("warn")} bold>Allow every {always?.rule} call for this session?</Text>
-        <Text> {k("allow_always")} again to confirm · any other key goes back</Text>
+        <Text color={color("warn")} bold>Allow every {savedRule} call {SCOPE_TEXT[stage.scope]}?</Text>
+        <Text> {k(stage.scope === "session" ? "allow_always" : stage.scope === "project" ? "allow_project" : "allow_user")} again to confirm · any other key goes back</Text>
       </Text>
     );
   else if (stage.kind === "edit_rule")
@@ -204,8 +213,14 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   else
     answerLine = (
       <Text wrap="truncate-end">
-        <Text color={color("ok")} bold>{k("allow_once")}</Text> once · <Text color={color("ok")} bold>{k("allow_always")}</Text> always · <Text color={color("error")} bold>{k("deny")}</Text> deny
-        <Text color={color("muted")}> (then a reason) · {k("deny_now")} deny this call (the run goes on) · Ctrl+C cancel run</Text>
+        <Text color={color("ok")} bold>{k("allow_once")}</Text> once · <Text color={color("ok")} bold>{k("allow_always")}</Text> always
+        {request.outsideSandbox ? null : (
+          <Text>
+            {" "}(<Text color={color("ok")} bold>{k("allow_project")}</Text> project · <Text color={color("ok")} bold>{k("allow_user")}</Text> you)
+          </Text>
+        )}{" "}
+        · <Text color={color("error")} bold>{k("deny")}</Text> deny
+        <Text color={color("muted")}> · {k("deny_now")} deny this call (the run goes on) · Ctrl+C cancel run</Text>
       </Text>
     );
 

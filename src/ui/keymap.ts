@@ -49,6 +49,8 @@ export const BINDINGS = [
   // The permission dialog: modal, but Ctrl+C still reaches the dashboard.
   { layer: P, action: "allow_once", keys: ["y"], help: "allow this call once", hint: "once" },
   { layer: P, action: "allow_always", keys: ["a"], help: "allow for this session, every agent (a rule wider than this exact call asks for a second a)", hint: "always" },
+  { layer: P, action: "allow_project", keys: ["p"], help: "as always, and save the rule in this project's .orca/config.yaml", hint: "always, project" },
+  { layer: P, action: "allow_user", keys: ["u"], help: "as always, and save the rule in your ~/.config/orca/config.yaml", hint: "always, you" },
   { layer: P, action: "deny", keys: ["n"], help: "deny, then type an optional reason the model reads (Enter sends)", hint: "deny" },
   { layer: P, action: "deny_now", keys: ["esc"], help: "deny this call at once (the run goes on; Ctrl+C cancels the run)", hint: "deny this call" },
   { layer: P, action: "edit_rule", keys: ["e"], help: "edit the rule \"always\" saves before saving it", hint: "edit rule" },

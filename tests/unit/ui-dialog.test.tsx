@@ -213,6 +213,35 @@ describe("permission dialog", () => {
     await vi.waitFor(() => expect(frame()).toContain("yayes"));
   });
 
+  it("p and u save the rule for the project or the user; a wider rule asks for the same key again", async () => {
+    const { approver, see, press } = mount();
+    const p1 = approver.request(req("c1", { always: { rule: "bash(npm test *)", broader: false } }), new AbortController().signal);
+    await see(ARMED);
+    await see("a always (p project · u you)");
+    await press("p");
+    await expect(p1).resolves.toEqual({ decision: "always", scope: "project" });
+    const p2 = approver.request(req("m1", { tool: "mcp__github__create_issue", args: { title: "x" }, always: { rule: "mcp__github__create_issue", broader: true } }), new AbortController().signal);
+    await see(ARMED);
+    await press("u");
+    await see("Allow every mcp__github__create_issue call for you (~/.config/orca/config.yaml)?");
+    await press("a");
+    await see(ARMED);
+    expect(approver.getSnapshot().length).toBe(1);
+    await press("u", "u");
+    await expect(p2).resolves.toEqual({ decision: "always", scope: "user" });
+  });
+
+  it("leaving the sandbox offers no project or user rule: p and u do not answer", async () => {
+    const { approver, see, press, frame } = mount();
+    const p = approver.request(req("c1", { outsideSandbox: true }), new AbortController().signal);
+    await see(ARMED);
+    expect(frame()).not.toContain("p project");
+    await press("p", "u");
+    expect(approver.getSnapshot().length).toBe(1);
+    await press("y");
+    await expect(p).resolves.toEqual({ decision: "once" });
+  });
+
   it("a for a whole tool (a rule wider than the call) asks for a second a", async () => {
     const { approver, see, press } = mount();
     const p = approver.request(

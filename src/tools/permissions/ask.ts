@@ -12,6 +12,7 @@ import { Cancelled } from "../../util/errors.js";
 import { errorLine } from "../../util/text.js";
 import type { DecidedBy, PermissionCheck, PermissionDecision } from "./engine.js";
 import { allowedBy, exactRule, parseRule, type Rule } from "./rules.js";
+import { saveRules } from "./save-rule.js";
 import { parseRuleList, suggestedRule } from "./suggest.js";
 
 /**
@@ -102,6 +103,20 @@ export class Asker {
     }
   }
 
+  /**
+   * An "always" for this project or the user: saved to that config file too, if the rules are the
+   * ones suggested (never a call leaving the sandbox or a protected path's exact rule). Whatever
+   * the outcome, the rules already apply to this session; a refusal is one line in the log.
+   */
+  private persist(call: PermissionCheck, subject: PermissionSubject, scope: "project" | "user", rules: readonly Rule[], exactOnly?: boolean): void {
+    try {
+      if (exactOnly) throw new Error("a call leaving the sandbox or on a protected path is approved for this session only");
+      saveRules(scope, rules.map((r) => r.text), parseRuleList(suggestedRule(call.tool.name, subject).text), this.deps.workspace.root);
+    } catch (error) {
+      this.deps.emit({ type: "error", agentId: call.agentId, where: "permissions", message: `"always" kept for this session only: ${errorLine(error)}` });
+    }
+  }
+
   /** Waiting asks that a session rule now covers are withdrawn from the approver and allowed. */
   private releasePending(): void {
     for (const pending of this.pending) {
@@ -161,9 +176,12 @@ export class Asker {
     switch (answer.decision) {
       case "once":
         return this.allowed(call, by, rule, a.sandbox);
-      case "always":
-        this.rememberAll(this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly), `dialog (${call.agentId})`);
+      case "always": {
+        const rules = this.alwaysRules(call, subject, answer.rule, a.personOnly || a.exactOnly);
+        this.rememberAll(rules, `dialog (${call.agentId})`);
+        if (answer.scope === "project" || answer.scope === "user") this.persist(call, subject, answer.scope, rules, a.personOnly || a.exactOnly);
         return this.allowed(call, by, rule, a.sandbox, "always");
+      }
       case "deny": {
         const why = answer.reason?.trim();
         const reason = by === "headless" ? `denied: ${why ?? `headless run without --yes (rule ${rule})`}` : `denied by user${why ? `: ${why}` : ""}`;
