@@ -73,7 +73,7 @@ export function parseCli(argv: string[]): CliArgs {
 
   const subcommand = readSubcommand(positionals);
   // `orca worktrees prune`: the one command that takes a word after it.
-  const subcommandArgs = (subcommand === "worktrees" || subcommand === "undo") && positionals.length > 1 ? positionals.slice(1).map((p) => p.value) : undefined;
+  const subcommandArgs = (subcommand === "worktrees" || subcommand === "undo" || subcommand === "permissions") && positionals.length > 1 ? positionals.slice(1).map((p) => p.value) : undefined;
   const words = subcommand ? [] : positionals.map((p) => p.value);
   const prompt = words.length ? words.join(" ") : undefined;
   if (prompt !== undefined && !prompt.trim()) {
@@ -115,6 +115,8 @@ export function parseCli(argv: string[]): CliArgs {
   if (bool("demo") && bool("print")) throw new UsageError("--demo opens the dashboard; it cannot be combined with -p", commandUsage());
   if (bool("all") && subcommand !== "sessions") throw new UsageError("--all only applies to orca sessions", optionUsage("all"));
   if (bool("reap") && subcommand !== "sessions") throw new UsageError("--reap only applies to orca sessions", optionUsage("reap"));
+  for (const name of ["project", "user"]) if (values.has(name) && subcommand !== "permissions") throw new UsageError(`--${name} only applies to orca permissions remove`, optionUsage(name));
+  if (values.has("project") && values.has("user")) throw new UsageError("--project and --user: name one config file", optionUsage("user"));
   for (const name of ["force", "checkpoint"]) if (values.has(name) && subcommand !== "undo") throw new UsageError(`--${name} only applies to orca undo`, optionUsage(name));
 
   return {
@@ -138,6 +140,7 @@ export function parseCli(argv: string[]): CliArgs {
     all: bool("all"),
     reap: bool("reap"),
     force: bool("force"),
+    ...(bool("user") ? { ruleScope: "user" as const } : bool("project") ? { ruleScope: "project" as const } : {}),
     checkpoint: str("checkpoint"),
     subcommand,
     ...(subcommandArgs ? { subcommandArgs } : {}),
@@ -156,6 +159,7 @@ function readSubcommand(positionals: readonly Positional[]): Subcommand | undefi
   if (exact) {
     if (exact === "worktrees" && positionals.length === 2 && positionals[1]!.value === "prune") return exact;
     if (exact === "undo" && positionals.length <= 2) return exact;
+    if (exact === "permissions" && (positionals.length === 1 || (positionals.length === 3 && positionals[1]!.value === "remove"))) return exact;
     if (positionals.length > 1) {
       const words = positionals.map((p) => p.value).join(" ");
       throw new UsageError(`orca ${exact} takes no arguments (to send "${words}" as a prompt: orca -- ${words})`, commandUsage());

@@ -49,6 +49,7 @@ export async function main(argv: string[], raw: MainIo = defaultIo()): Promise<n
   process.on("exit", killOnExit);
   try {
     if (args.subcommand === "doctor") return await (await import("./doctor.js")).runDoctor(args, people, PACKAGE_DIR, packageVersion());
+    if (args.subcommand === "permissions") return await (await import("./permissions-command.js")).permissionsCommand(args, people, PACKAGE_DIR);
     if (args.subcommand === "undo") return await (await import("./undo-command.js")).undoCommand(args, people, PACKAGE_DIR);
     if (args.subcommand) return await runListCommand(args, people, PACKAGE_DIR);
     if (args.demo) {

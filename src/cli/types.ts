@@ -3,7 +3,7 @@ import type { PermissionMode } from "../config/schema.js";
 /** Types the cli modules share; here so that main.ts and the commands it runs do not import each other. */
 
 export type OutputFormat = "text" | "json" | "stream-json";
-export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees" | "doctor" | "undo";
+export type Subcommand = "agents" | "tools" | "mcp" | "skills" | "sessions" | "hooks" | "worktrees" | "doctor" | "undo" | "permissions";
 
 export interface CliArgs {
   prompt?: string;
@@ -30,6 +30,8 @@ export interface CliArgs {
   reap: boolean;
   /** `orca undo --force`: restore files changed since by someone else too. */
   force: boolean;
+  /** `orca permissions remove RULE --project | --user`: which config file. */
+  ruleScope?: "project" | "user";
   /** `orca undo --checkpoint ID`. */
   checkpoint?: string;
   subcommand?: Subcommand;

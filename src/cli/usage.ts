@@ -35,11 +35,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "reap", kind: "boolean", help: "orca sessions: end the processes crashed runs left running" },
   { name: "checkpoint", kind: "string", arg: "ID", help: "orca undo: restore the files as they were at this checkpoint" },
   { name: "force", kind: "boolean", help: "orca undo: also restore files changed since by someone else" },
+  { name: "project", kind: "boolean", help: "orca permissions remove: the rule is in this project's .orca/config.yaml (the default)" },
+  { name: "user", kind: "boolean", help: "orca permissions remove: the rule is in ~/.config/orca/config.yaml" },
   { name: "version", short: "v", kind: "boolean", help: "print the version" },
   { name: "help", short: "h", kind: "boolean", help: "this help" },
 ];
 
-export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor", "undo"];
+export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor", "undo", "permissions"];
 
 const SYNOPSIS = [
   "usage: orca [options] [prompt]            the dashboard (with a first prompt if given)",
