@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { parse } from "yaml";
+import { startScriptedServer } from "../../src/model/scripted.js";
+import { addAllowRules } from "../../src/tools/permissions/rule-file.js";
 import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 /** `orca permissions`: the rules in force with the config file they came from; `remove` takes one out of that file. */
@@ -52,4 +54,27 @@ it("remove --user edits ~/.config/orca/config.yaml; a symlinked project file is 
   expect(refused.stderr).toMatch(/symlink/);
   expect(refused.stderr.trim().split("\n")).toHaveLength(1);
   expect(ws.read("victim.yaml")).toContain("read_file");
+});
+
+it("a project rule bash(npm test *) saved by the dialog's writer does not approve `npm test; rm -rf x` headless", async () => {
+  ws = tempWorkspace({ "x/marker": "keep\n", "package.json": '{"scripts":{"test":"true"}}\n' });
+  addAllowRules(path.join(ws.dir, ".orca", "config.yaml"), ["bash(npm test *)"]);
+  const calls = ["npm test src", "npm test; rm -rf x"].map((command) => ({ toolCalls: [{ name: "bash", args: { command } }] }));
+  const server = await startScriptedServer([...calls, { text: "done" }]);
+  try {
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const decisions = run.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { type: string; decision?: string; rule?: string })
+      .filter((e) => e.type === "permission_decided");
+    expect(decisions.map((d) => [d.decision, d.rule])).toEqual([
+      ["allow", "allow: bash(npm test *)"],
+      ["deny", "mode:default"],
+    ]);
+    expect(ws.read("x/marker")).toBe("keep\n");
+  } finally {
+    await server.close();
+  }
 });
