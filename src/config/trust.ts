@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { writeFileAtomicSync } from "../util/atomic-write.js";
 import { ConfigError } from "../util/errors.js";
@@ -43,16 +44,17 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
 /**
  * The project-level sources `workspace` holds. An empty folder loads nothing, so it is not
  * listed; nor is .orca/config.yaml when `--config` names another file (it would not be read).
- * Instruction files (AGENTS.md, CLAUDE.md) count too, up to the repository root: they steer
+ * Instruction files (AGENTS.md, CLAUDE.md) count too, up to instructionBound(): they steer
  * every agent before the user says a word, as much as a config does.
  */
-export function projectSettings(workspace: string, opts: { configFile?: string } = {}): ProjectSetting[] {
+export function projectSettings(workspace: string, opts: { configFile?: string; home?: string } = {}): ProjectSetting[] {
   const root = path.resolve(workspace);
   const settings = SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
     .filter((s) => (s.folder ? (s.kind === "agents" ? agentFileNames(s.path) : listNames(s.path)).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }): ProjectSetting => ({ kind, name, path: p }));
-  const instructions = projectInstructionFiles(root).map((p): ProjectSetting => ({ kind: "instructions", name: path.relative(root, p), path: p }));
+  const real = fs.realpathSync(root);
+  const instructions = projectInstructionFiles(root, opts.home ?? os.homedir()).map((p): ProjectSetting => ({ kind: "instructions", name: path.relative(real, p), path: p }));
   return [...settings, ...instructions];
 }
 
