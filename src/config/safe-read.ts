@@ -41,6 +41,25 @@ export function readRegularFile(file: string, opts: { maxBytes: number; real?: b
   }
 }
 
+/** Settings files are small; a larger one is not what it claims to be. */
+export const MAX_SETTING_BYTES = 1_000_000;
+
+/**
+ * A settings file (config.yaml, .mcp.json, a Claude Code settings.json): links followed, as they
+ * always were, to a regular file of at most `maxBytes`. The trust survey and the loaders read
+ * through it alike, so the survey describes exactly what would load.
+ */
+export function readSettingFile(file: string, maxBytes = MAX_SETTING_BYTES): SafeRead {
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, reason: code === "ENOENT" || code === "ENOTDIR" ? "not found" : (code ?? String(error)) };
+  }
+  return readRegularFile(real, { maxBytes, real: true });
+}
+
 /** Whether the open descriptor is the file at the real path `file`: by its kernel path where /proc has it, else by device and inode. */
 function sameFile(fd: number, file: string, stat: fs.Stats, before: fs.Stats | null): boolean {
   try {

@@ -8,6 +8,7 @@ import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 import { isFile } from "../util/fs.js";
 import { projectInstructionFiles } from "./instructions.js";
+import { readSettingFile } from "./safe-read.js";
 
 /**
  * Workspace trust. A cloned repository can ship settings that act without asking: a config with
@@ -133,9 +134,12 @@ export function listNames(dir: string): string[] {
   return settingEntries(dir).names;
 }
 
+/** Read before trust, so by the safe reader: a FIFO, a device or a huge file counts as none, as it does for the hooks loader. */
 function claudeSettingsHaveHooks(file: string): boolean {
+  const read = readSettingFile(file);
+  if (!read.ok) return false;
   try {
-    const data: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    const data: unknown = JSON.parse(read.text);
     return typeof data === "object" && data !== null && definesHooks((data as Record<string, unknown>).hooks);
   } catch {
     return false;

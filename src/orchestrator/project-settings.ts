@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describeHooks } from "../config/hooks.js";
 import { loadInstructions } from "../config/instructions.js";
-import { readRegularFile } from "../config/safe-read.js";
+import { readSettingFile } from "../config/safe-read.js";
 import { DEFAULT_INSTRUCTIONS_MAX_CHARS, DEFAULT_SANDBOX_DENY_READ } from "../config/schema.js";
 import { agentFileNames } from "../config/setting-files.js";
 import { listNames, type ProjectSetting } from "../config/trust.js";
@@ -19,11 +19,11 @@ import { instructionDenial } from "./instructions.js";
  * What a project setting would do, one line each — the commands it would start, the permissions
  * it would grant, where it would send requests — so the user can judge before trusting. Values
  * are shown as written (`${VAR}` unexpanded), so no secret from the environment is displayed.
- * Nothing here is trusted yet: every file is read by the one safe reader, inside the workspace.
+ * Nothing here is trusted yet: every file is read by the one safe reader the loaders use.
  */
 export function describeProjectSetting(setting: ProjectSetting, where: { workspace: string; home: string }): string[] {
   const withText = (describe: (text: string) => string[]) => {
-    const read = readProjectFile(setting.path, where.workspace);
+    const read = readSettingFile(setting.path);
     return read.ok ? describe(read.text) : [`cannot read: ${read.reason}`];
   };
   try {
@@ -35,7 +35,7 @@ export function describeProjectSetting(setting: ProjectSetting, where: { workspa
       case "agents":
         return describeAgents(setting.path);
       case "skills":
-        return describeSkills(setting.path, where.workspace);
+        return describeSkills(setting.path);
       case "hooks":
         return withText(describeClaudeHooks);
       case "commands":
@@ -52,22 +52,6 @@ export function describeProjectSetting(setting: ProjectSetting, where: { workspa
 function describeCommands(dir: string): string[] {
   const names = listNames(dir).filter((n) => n.endsWith(".md"));
   return [`custom commands: ${names.map((n) => `/${n.slice(0, -3)}`).join(", ")} (prompts sent when you run them)`];
-}
-
-/** Settings files are small; a larger one is not what it claims to be. */
-const MAX_SETTING_BYTES = 1_000_000;
-
-/** A project file's text, read as the loaders would: its real path inside the workspace, a regular file, capped. */
-function readProjectFile(file: string, workspace: string) {
-  let real: string;
-  try {
-    real = fs.realpathSync(file);
-  } catch (error) {
-    return { ok: false as const, reason: (error as NodeJS.ErrnoException).code ?? String(error) };
-  }
-  const rel = path.relative(fs.realpathSync(workspace), real);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return { ok: false as const, reason: `resolves outside the workspace (${real})` };
-  return readRegularFile(real, { maxBytes: MAX_SETTING_BYTES, real: true });
 }
 
 /**
@@ -120,10 +104,10 @@ function describeAgents(dir: string): string[] {
   return names.length ? [`agents: ${names.join(", ")}`] : [];
 }
 
-function describeSkills(dir: string, workspace: string): string[] {
+function describeSkills(dir: string): string[] {
   const lines: string[] = [];
   for (const name of listNames(dir)) {
-    const read = readProjectFile(path.join(dir, name, "SKILL.md"), workspace);
+    const read = readSettingFile(path.join(dir, name, "SKILL.md"));
     if (!read.ok) continue;
     const parsed = parseSkillFile(read.text, name);
     if (!parsed.ok) continue;

@@ -3,12 +3,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadInstructions } from "../../src/config/instructions.js";
+import { loadConfig } from "../../src/config/load.js";
 import { configSchema } from "../../src/config/schema.js";
+import { loadHooks } from "../../src/hooks/config.js";
+import { loadMcpJson } from "../../src/mcp/mcp-json.js";
 import { projectSettings } from "../../src/config/trust.js";
 import { writeStartingInstructions } from "../../src/orchestrator/init-instructions.js";
 import { loadSessionInstructions } from "../../src/orchestrator/instructions.js";
 import { describeProjectSetting } from "../../src/orchestrator/project-settings.js";
-import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 /** A cloned project's instruction files trying to read what is not the project's, before and after trust. */
 
@@ -98,27 +101,34 @@ describe("instructions stay in the project", () => {
 });
 
 describe("nothing a project ships can hang or flood orca before trust", () => {
-  it("AGENTS.md a link to /dev/zero, CLAUDE.md a FIFO, settings linked out or oversized: one line each", () => {
+  it("AGENTS.md a link to /dev/zero, CLAUDE.md a FIFO, settings linked to a FIFO or oversized: one line each, no hang", () => {
     ws = tempWorkspace();
     fs.symlinkSync("/dev/zero", ws.file("AGENTS.md"));
     execFileSync("mkfifo", [ws.file("CLAUDE.md")]);
-    const secret = path.join(path.dirname(ws.dir), "secret.yaml");
-    write(secret, "permissions:\n  mode: MARK-SECRET\n");
-    fs.mkdirSync(ws.file(".orca"));
-    fs.symlinkSync(secret, ws.file(".orca/config.yaml"));
-    write(ws.file(".mcp.json"), `{"mcpServers": {}, "pad": "${"x".repeat(1_000_000)}"}`);
+    const fifo = path.join(path.dirname(ws.dir), "fifo");
+    execFileSync("mkfifo", [fifo]);
     fs.mkdirSync(ws.file(".orca/skills/s"), { recursive: true });
+    fs.symlinkSync(fifo, ws.file(".orca/config.yaml"));
+    write(ws.file(".mcp.json"), `{"mcpServers": {}, "pad": "${"x".repeat(1_000_000)}"}`);
     execFileSync("mkfifo", [ws.file(".orca/skills/s/SKILL.md")]);
+    fs.mkdirSync(ws.file(".claude"));
+    fs.symlinkSync("/dev/zero", ws.file(".claude/settings.json"));
+    execFileSync("mkfifo", [ws.file(".claude/settings.local.json")]);
     const described = Object.fromEntries(
       projectSettings(ws.dir, { home: ws.home }).map((s) => [s.name, describeProjectSetting(s, { workspace: ws!.dir, home: ws!.home })]),
     );
+    // config.yaml (a link to a FIFO) and the .claude files are no regular files: not settings at all.
     expect(described).toEqual({
-      ".orca/config.yaml": [`cannot read: resolves outside the workspace (${secret})`],
       ".mcp.json": ["cannot read: 1000029 bytes, over 1000000"],
       ".orca/skills": [],
       "AGENTS.md": ["not read: not a regular file"],
       "CLAUDE.md": ["not read: not a regular file"],
     });
+    // The loaders, which read some of these even for a folder not trusted, say so in one line too.
+    expect(loadMcpJson(ws.dir).errors).toEqual([".mcp.json: cannot read: 1000029 bytes, over 1000000"]);
+    expect(() => loadConfig({ workspace: ws!.dir, home: ws!.home, configFile: ws!.file(".orca/config.yaml"), packageDir: ROOT })).toThrow(/config\.yaml: cannot read: not a regular file/);
+    const hooks = loadHooks({ config, configPath: null, workspace: ws.dir, home: ws.home, trustProject: false });
+    expect(hooks.claudeFiles.map((f) => f.status)).toEqual(["invalid", "invalid"]);
     const report = loadSessionInstructions({ config, workspaceRoot: ws.dir, home: ws.home, project: true });
     expect(report.text).toBe("");
   });
