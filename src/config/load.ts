@@ -10,6 +10,7 @@ import { interpolate } from "./interpolate.js";
 import { didYouMeanKey } from "./known-keys.js";
 import { packageConfigSnapshot } from "../util/package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
+import { readSettingFile } from "./safe-read.js";
 
 export { ConfigError };
 
@@ -134,12 +135,9 @@ function dropNulls(value: unknown): unknown {
 }
 
 function readYaml(file: string, packageDir: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(`${displayPath(file)}: cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
+  const read = readSettingFile(file);
+  if (!read.ok) throw new ConfigError(`${displayPath(file)}: cannot read: ${read.reason}`);
+  const text = read.text;
   if (file === path.join(packageDir, "config.yaml")) {
     const parsed = packageConfigSnapshot(packageDir, text);
     if (parsed !== undefined) return parsed;
