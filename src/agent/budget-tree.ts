@@ -162,10 +162,28 @@ export class BudgetTree {
       this.onReached(verdict.account, verdict.refused);
       return verdict.refused;
     }
-    const { hold, maxOutputTokens } = verdict;
+    return this.hold(account, verdict.hold, verdict.maxOutputTokens, true);
+  }
+
+  /**
+   * A request outside the agent's steps (compaction's summary), let through only when it fits whole:
+   * its input and all of `plan.outputCap` (its own max_tokens). What it may cost is held until it is
+   * released, like a step's, so a parallel request cannot spend it too. Refusing closes nothing: the
+   * agent's own next request is checked as usual.
+   */
+  admitSummary(account: BudgetAccount, plan: RequestPlan): Admission | BudgetExceeded {
+    const verdict = this.check(account, plan, false);
+    if ("refused" in verdict) return verdict.refused;
+    if ("wait" in verdict || (verdict.maxOutputTokens !== undefined && verdict.maxOutputTokens < plan.outputCap)) {
+      return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
+    }
+    return this.hold(account, verdict.hold, verdict.maxOutputTokens, false);
+  }
+
+  private hold(account: BudgetAccount, hold: number, maxOutputTokens: number | undefined, isStep: boolean): Admission {
     const chain = account.chain();
     for (const a of chain) {
-      a.steps++;
+      if (isStep) a.steps++;
       a.reserved += hold;
     }
     let held = true;
@@ -178,18 +196,6 @@ export class BudgetTree {
         for (const wake of this.releaseWaiters.splice(0)) wake();
       },
     };
-  }
-
-  /**
-   * Whether a request outside the agent's steps (compaction's summary) fits whole: its input and all
-   * of `plan.outputCap` (its own max_tokens). Nothing is held or closed; null when it fits.
-   */
-  fits(account: BudgetAccount, plan: RequestPlan): BudgetExceeded | null {
-    const verdict = this.check(account, plan, false);
-    if ("refused" in verdict) return verdict.refused;
-    if ("wait" in verdict) return null;
-    if (verdict.maxOutputTokens === undefined || verdict.maxOutputTokens >= plan.outputCap) return null;
-    return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
   }
 
   /** The check, with the blame: the account whose limit the request would pass. */
