@@ -45,7 +45,7 @@ export function describeConfig(text: string): string[] {
     lines.push(`model.price: ${rates.join(", ")} (USD per million tokens; a known model's price is never lowered)`);
   }
   // Spend limits: the file may tighten yours, never loosen them (config/project-limits.ts).
-  const limits = [...Object.entries(asRecord(data.budget)).map(([key, value]) => [`budget.${key}`, value] as const)];
+  const limits: [string, unknown][] = Object.entries(asRecord(data.budget)).map(([key, value]) => [`budget.${key}`, value]);
   const agents = asRecord(data.agents);
   for (const key of ["confirm_fanout", "confirm_cost_usd"]) if (agents[key] !== undefined) limits.push([`agents.${key}`, agents[key]]);
   for (const [key, value] of limits) lines.push(`${key}: ${String(value)} (only a lower limit than yours applies)`);
