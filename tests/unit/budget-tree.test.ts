@@ -123,6 +123,26 @@ describe("the budget tree", () => {
   });
 });
 
+describe("a resumed sub-agent's budget", () => {
+  it("delegate {resume, budget} lowers the account it keeps: to what it has spent plus the new budget, at most its parent's remainder", () => {
+    const tree = new BudgetTree({ maxCostUsd: 1 });
+    tree.open("coordinator", undefined, {});
+    tree.open("explorer-1", "coordinator", { maxCostUsd: 0.8, maxSteps: 10 });
+    tree.charge("explorer-1", { input: 100, output: 100, cost: 0.3 });
+    const again = tree.open("explorer-1", "coordinator", { maxCostUsd: 0.1, maxSteps: 2 });
+    expect(again.opened).toBe(false);
+    expect(again.account.limits.maxCostUsd).toBeCloseTo(0.4, 12);
+    expect(again.account.limits.maxSteps).toBe(2);
+    expect(again.cut).toEqual([]);
+    // A larger budget than the parent has left is cut to it; a resume without one changes nothing.
+    tree.charge("coordinator", { input: 100, output: 100, cost: 0.65 });
+    const cut = tree.open("explorer-1", "coordinator", { maxCostUsd: 5 });
+    expect(cut.account.limits.maxCostUsd).toBeCloseTo(0.3 + 0.05, 12);
+    expect(cut.cut).toEqual(["maxCostUsd"]);
+    expect(tree.open("explorer-1", "coordinator", {}).account.limits.maxCostUsd).toBeCloseTo(0.35, 12);
+  });
+});
+
 describe("RunBudget", () => {
   it("keeps the run's token messages and adds money: spent at or past the limit stops the run", () => {
     const run = new RunBudget({ maxTokens: 100, maxCostUsd: 0.5 });
