@@ -114,11 +114,13 @@ export class BudgetTree {
   /**
    * The account of an agent for this run, opened under its parent's (the run's for the coordinator).
    * Its limits are its own, each cut to what the accounts above it have left now; `cut` names those
-   * that were cut. An agent that runs again in the same run keeps its account.
+   * that were cut. An agent that runs again in the same run (delegate {resume}) keeps its account,
+   * its limits lowered (`lowered`) where `own` asks for less: to what it has spent plus `own`, that
+   * much at most of what its parent has left — its budget is for the resumed run, as a fresh one's is.
    */
-  open(agentId: string, parentId: string | undefined, own: AccountLimits): { account: BudgetAccount; cut: (keyof AccountLimits)[]; opened: boolean } {
+  open(agentId: string, parentId: string | undefined, own: AccountLimits): { account: BudgetAccount; cut: (keyof AccountLimits)[]; opened: boolean; lowered: boolean } {
     const existing = this.accounts.get(agentId);
-    if (existing) return { account: existing, cut: [], opened: false };
+    if (existing) return { account: existing, opened: false, ...lowerOnResume(existing, own) };
     const parent = (parentId && this.accounts.get(parentId)) || this.run;
     const left = parent.remainder();
     const limits: AccountLimits = {};
@@ -132,7 +134,7 @@ export class BudgetTree {
     }
     const account = new BudgetAccount(agentId, limits, parent);
     this.accounts.set(agentId, account);
-    return { account, cut, opened: true };
+    return { account, cut, opened: true, lowered: false };
   }
 
   /** A request's usage, charged to its agent's account and every one above it (the run's when the agent has none). */
@@ -162,10 +164,28 @@ export class BudgetTree {
       this.onReached(verdict.account, verdict.refused);
       return verdict.refused;
     }
-    const { hold, maxOutputTokens } = verdict;
+    return this.hold(account, verdict.hold, verdict.maxOutputTokens, true);
+  }
+
+  /**
+   * A request outside the agent's steps (compaction's summary), let through only when it fits whole:
+   * its input and all of `plan.outputCap` (its own max_tokens). What it may cost is held until it is
+   * released, like a step's, so a parallel request cannot spend it too. Refusing closes nothing: the
+   * agent's own next request is checked as usual.
+   */
+  admitSummary(account: BudgetAccount, plan: RequestPlan): Admission | BudgetExceeded {
+    const verdict = this.check(account, plan, false);
+    if ("refused" in verdict) return verdict.refused;
+    if ("wait" in verdict || (verdict.maxOutputTokens !== undefined && verdict.maxOutputTokens < plan.outputCap)) {
+      return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
+    }
+    return this.hold(account, verdict.hold, verdict.maxOutputTokens, false);
+  }
+
+  private hold(account: BudgetAccount, hold: number, maxOutputTokens: number | undefined, isStep: boolean): Admission {
     const chain = account.chain();
     for (const a of chain) {
-      a.steps++;
+      if (isStep) a.steps++;
       a.reserved += hold;
     }
     let held = true;
@@ -178,18 +198,6 @@ export class BudgetTree {
         for (const wake of this.releaseWaiters.splice(0)) wake();
       },
     };
-  }
-
-  /**
-   * Whether a request outside the agent's steps (compaction's summary) fits whole: its input and all
-   * of `plan.outputCap` (its own max_tokens). Nothing is held or closed; null when it fits.
-   */
-  fits(account: BudgetAccount, plan: RequestPlan): BudgetExceeded | null {
-    const verdict = this.check(account, plan, false);
-    if ("refused" in verdict) return verdict.refused;
-    if ("wait" in verdict) return null;
-    if (verdict.maxOutputTokens === undefined || verdict.maxOutputTokens >= plan.outputCap) return null;
-    return new BudgetExceeded("cost", `cost budget reached: a summary request (about ${plan.inputTokens} input tokens and up to ${plan.outputCap} of output) would pass max_cost_usd`);
   }
 
   /** The check, with the blame: the account whose limit the request would pass. */
@@ -258,4 +266,24 @@ function stepsOrTokens(a: BudgetAccount, inputTokens: number, isStep: boolean): 
     );
   }
   return null;
+}
+
+function lowerOnResume(account: BudgetAccount, own: AccountLimits): { cut: (keyof AccountLimits)[]; lowered: boolean } {
+  const left = account.parent?.remainder() ?? {};
+  const spent = { maxCostUsd: account.cost, maxTokens: account.tokens, maxSteps: account.steps };
+  const cut: (keyof AccountLimits)[] = [];
+  let lowered = false;
+  for (const key of ["maxCostUsd", "maxTokens", "maxSteps"] as const) {
+    const mine = own[key];
+    if (mine === undefined) continue;
+    const above = left[key];
+    const allowed = spent[key] + (above !== undefined && above < mine ? above : mine);
+    if (above !== undefined && above < mine) cut.push(key);
+    const before = account.limits[key];
+    if (before === undefined || allowed < before) {
+      account.limits[key] = allowed;
+      lowered = true;
+    }
+  }
+  return { cut, lowered };
 }

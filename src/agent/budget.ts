@@ -114,20 +114,21 @@ export class RunBudget {
   }
 
   /**
-   * Checked before a request is sent: one whose input alone (orca's estimate) would use up what is
-   * left cannot end within the budget — it needs at least one output token — so it is not sent.
+   * Compaction's summary request, before it is sent: the run's token limit must leave room past its
+   * input (it needs at least one output token), and its agent's accounts must pay for its input and
+   * all its output, which stays held until the returned admission is released.
    */
-  admits(inputEstimate: number, summary?: SummaryRequest): BudgetExceeded | null {
+  admitSummary(inputEstimate: number, summary: SummaryRequest): Admission | BudgetExceeded {
     const { maxTokens } = this.limits;
     const { tokens } = this.tree.run;
-    // Compaction's summary: the agent's accounts must pay for its input and all its output too.
-    const account = summary && this.tree.get(summary.agentId);
-    const money = account ? this.tree.fits(account, { model: summary.model.name, price: summary.model.price, inputTokens: inputEstimate, outputCap: summary.maxOutput }) : null;
-    if (maxTokens === undefined || tokens + inputEstimate < maxTokens) return money;
-    return new BudgetExceeded(
-      "tokens",
-      `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${tokens} of ${maxTokens} tokens spent)`,
-    );
+    if (maxTokens !== undefined && tokens + inputEstimate >= maxTokens) {
+      return new BudgetExceeded(
+        "tokens",
+        `token budget reached: the next request (about ${inputEstimate} input tokens) would pass max_tokens (${tokens} of ${maxTokens} tokens spent)`,
+      );
+    }
+    const account = this.tree.get(summary.agentId) ?? this.tree.run;
+    return this.tree.admitSummary(account, { model: summary.model.name, price: summary.model.price, inputTokens: inputEstimate, outputCap: summary.maxOutput });
   }
 
   /** Takes up to `wanted` calls from what is left and returns how many may run. */

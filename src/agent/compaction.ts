@@ -1,10 +1,12 @@
 import type { EmitFn, Usage } from "../events/types.js";
 import { type ChatMessage, type Model, type RequestUsage, type ToolSpec } from "../model/model.js";
-import { ModelError } from "../util/errors.js";
+import { BudgetExceeded, ModelError } from "../util/errors.js";
 import { countTokens, estimateRequestTokens, quickRequestTokens } from "../model/tokens.js";
 import { applyCompaction, HEAD, SUMMARY_MARK } from "../sessions/history.js";
 import { addUsage } from "../events/usage.js";
 import type { RunBudget } from "./budget.js";
+import type { Admission } from "./budget-tree.js";
+import { unreportedUsage } from "./unreported-usage.js";
 
 /**
  * Context compaction. Before a request whose estimate passes `compactAt` × the window, the history
@@ -226,7 +228,7 @@ export interface CompactorOptions<A extends CompactableAgent = CompactableAgent>
   /** PreCompact hooks, once a compaction is due (manual: /compact asked for it): a block skips it. */
   preCompact?(agent: A, signal: AbortSignal, trigger: "auto" | "manual"): Promise<{ block: boolean; reason?: string }>;
   /** The budget of the run in progress, if any: a summary request it cannot afford is not sent. */
-  budget?(): Pick<RunBudget, "admits"> | null;
+  budget?(): Pick<RunBudget, "admitSummary"> | null;
 }
 
 export interface CompactableAgent {
@@ -246,51 +248,70 @@ export function createCompactor<A extends CompactableAgent = CompactableAgent>(o
   return async (agent: A, history: ChatMessage[], signal: AbortSignal, tools: ToolSpec[] = [], force = false): Promise<boolean> => {
     const base = { agentId: agent.id, parentId: agent.parentId };
     const preCompact = opts.preCompact;
-    let outcome: CompactionOutcome | null;
+    // What the summary may cost is held from its admission until its usage is emitted (and so charged).
+    let held: Admission | undefined;
+    let asked: { input: number; output: number } | undefined;
     try {
-      outcome = await compactHistory(history, {
-        model: agent.model,
-        tools,
-        signal,
-        settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
-        force,
-        admits: (estimate, maxOutput) => !opts.budget?.()?.admits(estimate, { agentId: agent.id, model: agent.model, maxOutput }),
-        beforeCompact: preCompact
-          ? async () => {
-              const verdict = await preCompact(agent, signal, force ? "manual" : "auto");
-              if (verdict.block) opts.emit({ ...base, type: "error", where: "compaction", message: `compaction skipped by a PreCompact hook${verdict.reason ? `: ${verdict.reason}` : ""}` });
-              return !verdict.block;
-            }
-          : undefined,
-      });
-    } catch (error) {
-      // A bug here must not end the run: the request goes out uncompacted and the user is told.
-      opts.emit({ ...base, type: "error", where: "compaction", message: `compaction failed: ${error instanceof Error ? error.message : String(error)}` });
-      return false;
+      return await compactAndReport();
+    } finally {
+      held?.release();
     }
-    if (!outcome) return false;
-    const { usage } = outcome;
-    if (usage.input || usage.output) {
-      addUsage(agent.usage, usage);
-      opts.emit({ ...base, type: "usage", ...usage });
-    }
-    if (outcome.failure) {
+
+    async function compactAndReport(): Promise<boolean> {
+      let outcome: CompactionOutcome | null;
+      try {
+        outcome = await compactHistory(history, {
+          model: agent.model,
+          tools,
+          signal,
+          settings: { window: opts.windowFor(agent.model.name), compactAt: opts.compactAt, keepRounds: opts.keepRounds },
+          force,
+          admits: (estimate, maxOutput) => {
+            const verdict = opts.budget?.()?.admitSummary(estimate, { agentId: agent.id, model: agent.model, maxOutput });
+            if (verdict instanceof BudgetExceeded) return false;
+            held = verdict;
+            asked = { input: estimate, output: maxOutput };
+            return true;
+          },
+          beforeCompact: preCompact
+            ? async () => {
+                const verdict = await preCompact(agent, signal, force ? "manual" : "auto");
+                if (verdict.block) opts.emit({ ...base, type: "error", where: "compaction", message: `compaction skipped by a PreCompact hook${verdict.reason ? `: ${verdict.reason}` : ""}` });
+                return !verdict.block;
+              }
+            : undefined,
+        });
+      } catch (error) {
+        // A bug here must not end the run: the request goes out uncompacted and the user is told.
+        opts.emit({ ...base, type: "error", where: "compaction", message: `compaction failed: ${error instanceof Error ? error.message : String(error)}` });
+        return false;
+      }
+      if (!outcome) return false;
+      // A summary sent whose server reported no usage is charged an estimate, as an agent's request is.
+      const reported = outcome.usage.input || outcome.usage.output;
+      const usage = reported || !asked ? outcome.usage : unreportedUsage(asked.input, { received: !!outcome.summary, finished: !outcome.failure, cancelled: false, output: outcome.summary }, agent.model, asked.output);
+      if (usage && (usage.input || usage.output)) {
+        addUsage(agent.usage, usage);
+        opts.emit({ ...base, type: "usage", ...usage });
+      }
+      if (outcome.failure) {
+        opts.emit({
+          ...base,
+          type: "error",
+          where: "compaction",
+          message: `summarising the history failed (${outcome.failure}); dropped the ${outcome.roundsSummarised} oldest rounds instead`,
+        });
+      }
       opts.emit({
         ...base,
-        type: "error",
-        where: "compaction",
-        message: `summarising the history failed (${outcome.failure}); dropped the ${outcome.roundsSummarised} oldest rounds instead`,
+        type: "compacted",
+        beforeTokens: outcome.beforeTokens,
+        afterTokens: outcome.afterTokens,
+        roundsSummarised: outcome.roundsSummarised,
+        summary: outcome.summary,
+        replacedMessages: outcome.replacedMessages,
       });
+      return true;
     }
-    opts.emit({
-      ...base,
-      type: "compacted",
-      beforeTokens: outcome.beforeTokens,
-      afterTokens: outcome.afterTokens,
-      roundsSummarised: outcome.roundsSummarised,
-      summary: outcome.summary,
-      replacedMessages: outcome.replacedMessages,
-    });
-    return true;
   };
 }

@@ -13,6 +13,7 @@ import { errorLine } from "../util/text.js";
 import { abortReason, BudgetExceeded, Cancelled, type OrcaError, type ToolStatus } from "../util/errors.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import { whenIdle } from "../util/idle.js";
+import { unreportedUsage, type Streamed } from "./unreported-usage.js";
 
 /** Everything one agent needs to run; the session builds it. The loop owns no global state. */
 export interface AgentRuntime {
@@ -161,6 +162,8 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
     let text = "";
     const toolCalls: ToolCall[] = [];
+    const streamed: Streamed = { received: false, finished: false, cancelled: false, output: "" };
+    let reported = false;
     const thinking: ThinkingBlock[] = [];
     // While the model thinks: the tokenizer and the shell grammar load (off the path to the first
     // request), and the messages of the last step are counted exactly (off the path to this one).
@@ -182,12 +185,14 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       );
       for await (const event of stream) {
         warmed();
+        streamed.received = true;
         switch (event.type) {
           case "text":
             text += event.text;
             agent.emit({ ...base, type: "text_delta", text: event.text });
             break;
           case "thinking":
+            streamed.output += event.text;
             agent.emit({ ...base, type: "thinking_delta", text: event.text });
             break;
           case "thinking_block":
@@ -195,12 +200,14 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             break;
           case "tool_call": {
             const { type: _type, ...call } = event;
+            streamed.output += call.name + JSON.stringify(call.args);
             // Some servers number calls call_0, call_1… in every response; ids must stay unique
             // in a history, and across the session for the scheduler's and the log's sake.
             toolCalls.push(agent.claimCallId ? { ...call, id: agent.claimCallId(call.id) } : call);
             break;
           }
           case "usage":
+            reported = true;
             // The run's budget counts it from this event (the session feeds it every usage event).
             addUsage(usage, event);
             agent.emit({
@@ -214,6 +221,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
             });
             break;
           case "done":
+            streamed.finished = true;
             break;
         }
       }
@@ -225,6 +233,12 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("failed", withReason(lastText, message), lastText);
     } finally {
       warmed();
+      // No usage report: charged an estimate before the hold is given back, so no gap lets a parallel request spend it.
+      const estimate = reported ? null : unreportedUsage(tokenEstimate, { ...streamed, output: text + streamed.output, cancelled: signal.aborted }, agent.model, admission.maxOutputTokens);
+      if (estimate) {
+        addUsage(usage, estimate);
+        agent.emit({ ...base, type: "usage", ...estimate });
+      }
       admission.release();
     }
 

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { ConfigError } from "../util/errors.js";
 import { projectSettings, trustStoreFor } from "../config/trust.js";
@@ -125,14 +126,15 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
  * before; otherwise the trust prompt asks. Null: the user quit the prompt.
  */
 async function decideTrust(opts: { workspace: string; configFile?: string; env: NodeJS.ProcessEnv; packageDir: string; io: MainIo }): Promise<boolean | null> {
-  const settings = projectSettings(opts.workspace, { configFile: opts.configFile });
+  const home = opts.env.HOME ?? os.homedir();
+  const settings = projectSettings(opts.workspace, { configFile: opts.configFile, home });
   if (settings.length === 0) return true;
   const store = trustStoreFor({ workspace: opts.workspace, configFile: opts.configFile, env: opts.env, packageDir: opts.packageDir });
   if (store.isTrusted(opts.workspace)) return true;
   const { askTrust } = await import("../ui/trust.js");
   const answer = await askTrust({
     workspace: path.resolve(opts.workspace),
-    settings: settings.map((s) => ({ name: s.name, details: describeProjectSetting(s) })),
+    settings: settings.map((s) => ({ name: s.name, details: describeProjectSetting(s, { workspace: opts.workspace, home }) })),
     stdin: opts.io.stdin,
     stdout: opts.io.stdout,
     home: opts.env.HOME,

@@ -1,15 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { importsOf } from "./instruction-imports.js";
+import { readRegularFile } from "./safe-read.js";
 
 /**
  * Project instructions, the convention other agents' CLIs share: `AGENTS.md` (and Claude Code's
  * `CLAUDE.md`, with its `@path` imports) in the workspace and the folders above it up to the
  * repository root, plus the user's own `~/.config/orca/AGENTS.md`. Their text joins the system
  * prompt. A project's files are as untrusted as its config: every file and import must resolve,
- * symlinks followed, inside the repository (the workspace when there is none); a `read_file` deny
- * rule hides one as it would from a tool; the total is capped; an import chain that comes back on
- * itself stops there.
+ * symlinks followed, inside instructionBound() (the workspace, or the repository holding it); a
+ * deny rule hides one as it would from a tool or command; the total is capped; an import chain
+ * that comes back on itself stops there.
  */
 
 export const INSTRUCTION_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
@@ -24,6 +25,8 @@ export interface InstructionFile {
   source: "user" | "project";
   /** The file whose `@path` brought this one in. */
   importedBy?: string;
+  /** The real path of the file found in a folder that this one is, or was imported (at any depth) from. */
+  origin: string;
   chars: number;
 }
 
@@ -32,7 +35,7 @@ export interface InstructionsReport {
   text: string;
   files: InstructionFile[];
   /** Files found but not used, and why: outside the repository, denied, too large, a cycle. */
-  skipped: { name: string; reason: string }[];
+  skipped: { name: string; reason: string; origin?: string }[];
 }
 
 export interface LoadInstructionsOptions {
@@ -40,7 +43,7 @@ export interface LoadInstructionsOptions {
   home: string;
   /** False for a folder the user has not trusted: only the user's own file is read. */
   project: boolean;
-  /** The `read_file` deny rule that hides this absolute path, if any. */
+  /** Why this absolute path must not be read (a `read_file` deny rule, `sandbox.deny_read`, a protected path), if it must not. */
   readDenied(absolute: string): string | undefined;
   /** The most characters all files together may add to a system prompt. */
   maxChars: number;
@@ -59,10 +62,23 @@ export function repositoryRoot(dir: string): string | null {
   }
 }
 
-/** The project's instruction files that exist, outermost folder first (each folder: AGENTS.md, then CLAUDE.md). */
-export function projectInstructionFiles(workspace: string): string[] {
-  const root = path.resolve(workspace);
-  const top = repositoryRoot(root) ?? root;
+/**
+ * The folder a project's instructions and their imports must stay in: the repository that holds
+ * the workspace, unless that is the home folder or above it (a dotfiles repository at `~` would
+ * make all of home, keys included, the project); otherwise the workspace itself. Real paths.
+ */
+export function instructionBound(workspace: string, home: string): string {
+  const root = canonical(workspace);
+  const repository = repositoryRoot(root);
+  if (!repository) return root;
+  const top = canonical(repository);
+  return inside(top, root) && !inside(top, canonical(home)) ? top : root;
+}
+
+/** The project's instruction files that exist, outermost folder first (each folder: AGENTS.md, then CLAUDE.md), up to instructionBound(). */
+export function projectInstructionFiles(workspace: string, home: string): string[] {
+  const root = canonical(workspace);
+  const top = instructionBound(root, home);
   const folders: string[] = [];
   for (let current = root; ; current = path.dirname(current)) {
     folders.unshift(current);
@@ -82,7 +98,8 @@ export function loadInstructions(opts: LoadInstructionsOptions): InstructionsRep
 
   const add = (file: string, source: "user" | "project", confine: string | null, chain: string[], importedBy?: string): void => {
     const name = nameOf(file, source);
-    const skip = (reason: string) => void report.skipped.push({ name, reason });
+    const origin = chain[0];
+    const skip = (reason: string) => void report.skipped.push({ name, reason, ...(origin ? { origin } : {}) });
     const real = realFile(file);
     if (!real) return skip(lexists(file) ? "not a regular file" : "not found");
     if (confine && !inside(confine, real)) return skip(`resolves outside the ${confine === canonical(workspace) ? "workspace" : "repository"} (${real})`);
@@ -91,12 +108,12 @@ export function loadInstructions(opts: LoadInstructionsOptions): InstructionsRep
     const denied = opts.readDenied(real) ?? (real !== file ? opts.readDenied(file) : undefined);
     if (denied) return skip(`hidden by the deny rule ${denied}`);
     const text = readText(real, budget);
-    if (text === null) return skip("not a text file");
+    if (typeof text !== "string" && "reason" in text) return skip(text.reason);
     const size = typeof text === "string" ? `${text.length} characters` : `${text.bytes} bytes`;
     if (typeof text !== "string" || text.length > budget) return skip(`${size}; over what is left of instructions.max_chars (${budget} of ${opts.maxChars})`);
     seen.add(real);
     budget -= text.length;
-    report.files.push({ name, path: real, source, chars: text.length, ...(importedBy ? { importedBy } : {}) });
+    report.files.push({ name, path: real, source, origin: origin ?? real, chars: text.length, ...(importedBy ? { importedBy } : {}) });
     sections.push(`## ${name}${importedBy ? ` (imported by ${importedBy})` : source === "user" ? " (the user's own)" : ""}\n\n${text.trim()}`);
     if (path.basename(file) !== "CLAUDE.md" && !importedBy) return;
     if (chain.length + 1 > MAX_IMPORT_DEPTH) {
@@ -112,8 +129,8 @@ export function loadInstructions(opts: LoadInstructionsOptions): InstructionsRep
   const own = userInstructionsPath(opts.home);
   if (lexists(own)) add(own, "user", null, []);
   if (opts.project) {
-    const confine = canonical(repositoryRoot(workspace) ?? workspace);
-    for (const file of projectInstructionFiles(workspace)) add(file, "project", confine, []);
+    const confine = instructionBound(workspace, opts.home);
+    for (const file of projectInstructionFiles(workspace, opts.home)) add(file, "project", confine, []);
   }
   if (sections.length) {
     report.text = [
@@ -137,25 +154,15 @@ function realFile(file: string): string | null {
 }
 
 /**
- * The file's text; null when it holds a NUL byte (not text); its size, unread, when its bytes
- * could not fit `maxChars` characters. Opened without following a link: `real` is already resolved.
+ * The file's text; why not, when it holds a NUL byte or is no regular file to read; its size, unread,
+ * when its bytes could not fit `maxChars` characters. `real` is already resolved and confined:
+ * the read refuses a file reached any other way by the time it is opened.
  */
-function readText(real: string, maxChars: number): string | null | { bytes: number } {
-  let fd: number;
-  try {
-    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch {
-    return null;
-  }
-  try {
-    // UTF-8 takes at most 4 bytes a character: past that the file cannot fit, and is not read into memory.
-    const bytes = fs.fstatSync(fd).size;
-    if (bytes > maxChars * 4) return { bytes };
-    const text = fs.readFileSync(fd, "utf8");
-    return text.includes("\0") ? null : text;
-  } finally {
-    fs.closeSync(fd);
-  }
+function readText(real: string, maxChars: number): string | { bytes: number } | { reason: string } {
+  // UTF-8 takes at most 4 bytes a character: past that the file cannot fit, and is not read into memory.
+  const read = readRegularFile(real, { maxBytes: maxChars * 4, real: true });
+  if (!read.ok) return read.bytes !== undefined ? { bytes: read.bytes } : { reason: read.reason };
+  return read.text.includes("\0") ? { reason: "not a text file" } : read.text;
 }
 
 function canonical(p: string): string {

@@ -8,8 +8,10 @@ import { checkWritableAreas, codePaths } from "./code-paths.js";
 import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
 import { didYouMeanKey } from "./known-keys.js";
+import { holdYourLimits } from "./project-limits.js";
 import { packageConfigSnapshot } from "../util/package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
+import { readSettingFile } from "./safe-read.js";
 
 export { ConfigError };
 
@@ -64,7 +66,28 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
     file = configSearchPath(opts).find((candidate) => fs.existsSync(candidate)) ?? null;
   }
 
-  const raw = dropNulls(file ? readYaml(file, opts.packageDir) : {});
+  const config = readLayer(file, opts.packageDir, env);
+  let overrides = opts.overrides ?? {};
+  // The folder's own file: your limits (--max-cost among them) still hold (project-limits.ts).
+  if (!opts.configFile && file === configSearchPath(opts)[0] && opts.project !== false) {
+    const yours = readLayer(configSearchPath({ ...opts, project: false }).find((candidate) => fs.existsSync(candidate)) ?? null, opts.packageDir, env);
+    if (overrides.maxCostUsd !== undefined) yours.budget.max_cost_usd = overrides.maxCostUsd;
+    holdYourLimits(config, yours);
+    overrides = { ...overrides, maxCostUsd: undefined };
+  }
+  applyOverrides(config, env, overrides);
+  const home = opts.home ?? os.homedir();
+  const writable = [
+    { key: "sandbox.writable", values: config.sandbox.writable },
+    { key: "permissions.additional_dirs", values: config.permissions.additional_dirs },
+  ];
+  checkWritableAreas(writable, opts.workspace, home, codePaths({ env, home, dataDir: dataDir(config, home), packageDir: opts.packageDir }));
+  return { config, path: file };
+}
+
+/** One config file (or none: the defaults), parsed and checked. */
+function readLayer(file: string | null, packageDir: string, env: NodeJS.ProcessEnv): Config {
+  const raw = dropNulls(file ? readYaml(file, packageDir) : {});
   const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
   const parsed = configSchema.safeParse(interpolated, { reportInput: true });
   if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
@@ -73,14 +96,7 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   const main = config.model.provider ? config.providers[config.model.provider] : undefined;
   // The built-in default names an OpenAI model; an Anthropic provider gets a Claude model instead.
   if (!namedModel && main?.type === "anthropic") config.model.name = DEFAULT_ANTHROPIC_MODEL;
-  applyOverrides(config, env, opts.overrides ?? {});
-  const home = opts.home ?? os.homedir();
-  const writable = [
-    { key: "sandbox.writable", values: config.sandbox.writable },
-    { key: "permissions.additional_dirs", values: config.permissions.additional_dirs },
-  ];
-  checkWritableAreas(writable, opts.workspace, home, codePaths({ env, home, dataDir: dataDir(config, home), packageDir: opts.packageDir }));
-  return { config, path: file };
+  return config;
 }
 
 /** The model an Anthropic `model.provider` runs when `model.name` is not set. */
@@ -134,12 +150,9 @@ function dropNulls(value: unknown): unknown {
 }
 
 function readYaml(file: string, packageDir: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    throw new ConfigError(`${displayPath(file)}: cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
+  const read = readSettingFile(file);
+  if (!read.ok) throw new ConfigError(`${displayPath(file)}: cannot read: ${read.reason}`);
+  const text = read.text;
   if (file === path.join(packageDir, "config.yaml")) {
     const parsed = packageConfigSnapshot(packageDir, text);
     if (parsed !== undefined) return parsed;

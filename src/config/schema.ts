@@ -96,6 +96,8 @@ const baseUrlSchema = z.string().superRefine((value, ctx) => {
 /** The name `model.base_url` / `model.api_key` go by as a provider. */
 export const DEFAULT_PROVIDER = "default";
 
+export const DEFAULT_INSTRUCTIONS_MAX_CHARS = 40_000;
+
 export const providerSchema = z
   .strictObject({
     type: z.enum(["openai", "anthropic"]),
@@ -249,7 +251,7 @@ export const configSchema = z.strictObject({
   instructions: z
     .strictObject({
       /** Most characters all instruction files together may add to a system prompt; a file past it is skipped and named. */
-      max_chars: z.number().int().positive().default(40_000),
+      max_chars: z.number().int().positive().default(DEFAULT_INSTRUCTIONS_MAX_CHARS),
       /** Sub-agents get them too (an agent definition's `instructions:` decides for its own agent). */
       subagents: z.boolean().default(true),
     })

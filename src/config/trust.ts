@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { writeFileAtomicSync } from "../util/atomic-write.js";
 import { ConfigError } from "../util/errors.js";
@@ -7,6 +8,7 @@ import { agentFileNames, settingEntries } from "./setting-files.js";
 import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 import { isFile } from "../util/fs.js";
 import { projectInstructionFiles } from "./instructions.js";
+import { readSettingFile } from "./safe-read.js";
 
 /**
  * Workspace trust. A cloned repository can ship settings that act without asking: a config with
@@ -43,16 +45,17 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
 /**
  * The project-level sources `workspace` holds. An empty folder loads nothing, so it is not
  * listed; nor is .orca/config.yaml when `--config` names another file (it would not be read).
- * Instruction files (AGENTS.md, CLAUDE.md) count too, up to the repository root: they steer
+ * Instruction files (AGENTS.md, CLAUDE.md) count too, up to instructionBound(): they steer
  * every agent before the user says a word, as much as a config does.
  */
-export function projectSettings(workspace: string, opts: { configFile?: string } = {}): ProjectSetting[] {
+export function projectSettings(workspace: string, opts: { configFile?: string; home?: string } = {}): ProjectSetting[] {
   const root = path.resolve(workspace);
   const settings = SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
     .filter((s) => (s.folder ? (s.kind === "agents" ? agentFileNames(s.path) : listNames(s.path)).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }): ProjectSetting => ({ kind, name, path: p }));
-  const instructions = projectInstructionFiles(root).map((p): ProjectSetting => ({ kind: "instructions", name: path.relative(root, p), path: p }));
+  const real = fs.realpathSync(root);
+  const instructions = projectInstructionFiles(root, opts.home ?? os.homedir()).map((p): ProjectSetting => ({ kind: "instructions", name: path.relative(real, p), path: p }));
   return [...settings, ...instructions];
 }
 
@@ -131,9 +134,12 @@ export function listNames(dir: string): string[] {
   return settingEntries(dir).names;
 }
 
+/** Read before trust, so by the safe reader: a FIFO, a device or a huge file counts as none, as it does for the hooks loader. */
 function claudeSettingsHaveHooks(file: string): boolean {
+  const read = readSettingFile(file);
+  if (!read.ok) return false;
   try {
-    const data: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    const data: unknown = JSON.parse(read.text);
     return typeof data === "object" && data !== null && definesHooks((data as Record<string, unknown>).hooks);
   } catch {
     return false;

@@ -24,8 +24,8 @@ export function budgetEventSchemas(base: { ts: z.ZodNumber; sessionId: z.ZodStri
     z.object({
       ...base,
       /**
-       * A turn of agentId started more sub-agents at once than agents.confirm_fanout, or at a higher
-       * estimated cost than agents.confirm_cost_usd: what was decided, by whom, and the calls refused.
+       * A turn of agentId took the run past agents.confirm_fanout sub-agents, or agents.confirm_cost_usd
+       * of estimate (counted since the last approval): what was decided, by whom, and the calls refused.
        */
       type: z.literal("fanout_checked"),
       calls: z.number(),

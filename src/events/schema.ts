@@ -257,7 +257,8 @@ function defineEventSchemas() {
       usage: usageSchema,
       filesChanged: z.array(z.string()),
     }),
-    z.object({ ...base, type: z.literal("usage"), ...usageSchema.shape }),
+    // estimated: the server sent no usage report; orca counted the request and what it streamed (agent/unreported-usage.ts).
+    z.object({ ...base, type: z.literal("usage"), ...usageSchema.shape, estimated: z.boolean().optional() }),
     z.object({
       ...base,
       type: z.literal("compacted"),

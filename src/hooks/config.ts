@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { readSettingFile } from "../config/safe-read.js";
 import { ConfigError } from "../util/errors.js";
 import { HOOK_EVENTS, isHookEvent, type HookEventName, type HookHandlerConfig, type HookMatcherGroupConfig } from "../config/hooks.js";
 import type { Config } from "../config/schema.js";
@@ -135,17 +135,12 @@ function fromOrcaConfig(config: Config, configPath: string | null): ConfiguredHo
 type Settings = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
 
 function readClaudeSettings(file: string): Settings | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    return { ok: false, error: `cannot read: ${code ?? String(error)}` };
-  }
+  // Read even for a folder not trusted yet (disableAllHooks, the status line): never a FIFO or a huge file.
+  const read = readSettingFile(file);
+  if (!read.ok) return read.reason === "not found" ? null : { ok: false, error: `cannot read: ${read.reason}` };
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(read.text);
   } catch {
     return { ok: false, error: "invalid JSON" };
   }

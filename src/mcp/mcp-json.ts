@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { readSettingFile } from "../config/safe-read.js";
 import type { z } from "zod";
 import { mcpServerSchema, type McpServerConfig } from "../config/schema.js";
 
@@ -20,17 +20,11 @@ export interface McpJsonResult {
 
 export function loadMcpJson(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env): McpJsonResult {
   const file = path.join(workspaceRoot, FILE);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { servers: {}, errors: [] };
-    return { servers: {}, errors: [`${FILE}: cannot read: ${code ?? String(e)}`] };
-  }
+  const read = readSettingFile(file);
+  if (!read.ok) return read.reason === "not found" ? { servers: {}, errors: [] } : { servers: {}, errors: [`${FILE}: cannot read: ${read.reason}`] };
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(read.text);
   } catch (e) {
     return { servers: {}, errors: [`${FILE}: invalid JSON: ${(e as Error).message}`] };
   }

@@ -77,6 +77,22 @@ export function priceFor(model: string): Price | undefined {
 }
 
 /**
+ * The price a request of `model` is charged at: the configured one, never below the model's list
+ * price where orca knows it. A config file may come from a repository (a trusted folder's
+ * `.orca/config.yaml` replaces yours), and a made-up $0 would disarm every money limit; a discount
+ * you do get only makes the real bill lower than what a limit counts.
+ */
+export function chargedPrice(model: string, configured: Price | undefined): Price | undefined {
+  const list = priceFor(model);
+  if (!configured || !list) return configured ?? list;
+  const at = (mine: number | undefined, theirs: number | undefined, base: number, listBase: number) => Math.max(mine ?? base, theirs ?? listBase);
+  const price: Price = { input: Math.max(configured.input, list.input), output: Math.max(configured.output, list.output) };
+  if (configured.cached !== undefined || list.cached !== undefined) price.cached = at(configured.cached, list.cached, configured.input, list.input);
+  if (configured.cacheWrite !== undefined || list.cacheWrite !== undefined) price.cacheWrite = at(configured.cacheWrite, list.cacheWrite, configured.input, list.input);
+  return price;
+}
+
+/**
  * The cost in USD of one request's usage. `input` counts all prompt tokens, cached and
  * cache-written ones included (orca's providers report it so), so those are billed at their own
  * rates instead of the input rate.

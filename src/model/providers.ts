@@ -3,7 +3,7 @@ import { DEFAULT_PROVIDER, type Config } from "../config/schema.js";
 import { AnthropicModel } from "./anthropic.js";
 import type { Model, ModelEvent, ModelRequest } from "./model.js";
 import { OpenAIModel } from "./openai.js";
-import { costOf, priceFor, type Price } from "./pricing.js";
+import { chargedPrice, costOf, priceFor, type Price } from "./pricing.js";
 
 /** One endpoint orca can send model requests to, with the config and environment resolved. */
 export interface Provider {
@@ -131,7 +131,7 @@ export class Providers {
     const isMain = provider === this.main.provider && name === this.main.name;
     const price: Price | undefined =
       isMain && configured
-        ? { input: configured.input, output: configured.output, cached: configured.cached, cacheWrite: configured.cache_write }
+        ? chargedPrice(name, { input: configured.input, output: configured.output, cached: configured.cached, cacheWrite: configured.cache_write })
         : priceFor(name);
     return priced(model, price);
   }

@@ -77,6 +77,8 @@ export interface ScriptedTextReply {
   omitFinishReason?: boolean;
   finishReason?: string;
   usage?: { prompt: number; completion: number; cached?: number };
+  /** Send no usage report even when asked (a server that ignores stream_options). */
+  omitUsage?: boolean;
 }
 
 export interface ScriptedErrorReply {
@@ -210,7 +212,7 @@ async function streamReply(res: http.ServerResponse, body: WireRequestBody, repl
   if (!reply.omitFinishReason) {
     chunks.push(chunk({}, reply.finishReason ?? (calls.length ? "tool_calls" : "stop")));
   }
-  if (body.stream_options?.include_usage) {
+  if (body.stream_options?.include_usage && !reply.omitUsage) {
     const usage = reply.usage ?? estimateUsage(body, reply);
     chunks.push({
       id,

@@ -27,8 +27,8 @@ export function ownLimits(agent: Pick<AgentState, "definition" | "budget">): Acc
  */
 export function agentBudget(run: RunBudget, agent: AgentState, outputCap: number | undefined, emit: EmitFn): AgentBudget {
   const own = ownLimits(agent);
-  const { account, cut, opened } = run.tree.open(agent.id, agent.parentId, own);
-  if (opened && KEYS.some((key) => account.limits[key] !== undefined)) {
+  const { account, cut, opened, lowered } = run.tree.open(agent.id, agent.parentId, own);
+  if ((opened || lowered) && KEYS.some((key) => account.limits[key] !== undefined)) {
     emit({ type: "budget_set", agentId: agent.id, parentId: agent.parentId, scope: "agent", ...account.limits, ...(cut.length ? { asked: own } : {}) });
   }
   return run.forAgent(account, { model: agent.model.name, price: agent.model.price, outputCap: outputCap ?? outputLimitFor(agent.model.name) });

@@ -3,7 +3,7 @@ import { describeHooks } from "../config/hooks.js";
 
 /**
  * What a folder's `.orca/config.yaml` would change, one line per key that widens what runs
- * without asking or where data goes — for the trust prompt. While the folder is trusted this file
+ * without asking or where data goes, or touches what you spend — for the trust prompt. While the folder is trusted this file
  * is *the* config (it replaces your own), so lists are shown as they are, empty ones included:
  * `permissions.deny: (none)` drops deny rules you may have. Values as written, `${VAR}` unexpanded.
  */
@@ -39,6 +39,16 @@ export function describeConfig(text: string): string[] {
 
   const model = asRecord(data.model);
   if (typeof model.base_url === "string") lines.push(`model.base_url: ${model.base_url} (your prompts and API key go there)`);
+  const price = asRecord(model.price);
+  if (Object.keys(price).length) {
+    const rates = Object.entries(price).map(([key, value]) => `${key} ${String(value)}`);
+    lines.push(`model.price: ${rates.join(", ")} (USD per million tokens; a known model's price is never lowered)`);
+  }
+  // Spend limits: the file may tighten yours, never loosen them (config/project-limits.ts).
+  const limits: [string, unknown][] = Object.entries(asRecord(data.budget)).map(([key, value]) => [`budget.${key}`, value]);
+  const agents = asRecord(data.agents);
+  for (const key of ["confirm_fanout", "confirm_cost_usd"]) if (agents[key] !== undefined) limits.push([`agents.${key}`, agents[key]]);
+  for (const [key, value] of limits) lines.push(`${key}: ${String(value)} (only a lower limit than yours applies)`);
   for (const [name, provider] of Object.entries(asRecord(data.providers))) {
     const url = asRecord(provider).base_url;
     if (typeof url === "string") lines.push(`providers.${name}.base_url: ${url} (prompts and that provider's key go there)`);

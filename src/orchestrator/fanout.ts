@@ -43,6 +43,16 @@ export interface FanoutGuardDeps {
   plan(callerId: string, args: unknown): PlannedChild | null;
   /** Input tokens of a sub-agent's first request. */
   firstRequestTokens(child: PlannedChild): number;
+  /** The run in progress (any object that is new with each run): the count starts again with each. */
+  run(): object | null;
+}
+
+/** Sub-agents started in one run since the person last approved a fan-out (or since the run began). */
+interface Tally {
+  run: object | null;
+  started: number;
+  /** USD estimated for them; null once one was unknown. */
+  estimateUsd: number | null;
 }
 
 /** The agent whose turn it is. */
@@ -53,16 +63,32 @@ export interface Caller {
 }
 
 /**
- * Looks at every turn's delegate calls together, before any runs: a turn that starts more
- * sub-agents than agents.confirm_fanout, or whose estimate passes agents.confirm_cost_usd, asks the
- * person (all start, or none). A headless run cannot ask: it runs the calls that stay within both
- * limits, in order, and refuses the rest with a result the model reads.
+ * Looks at every turn's delegate calls together, before any runs, and counts them with every
+ * sub-agent the run has started since the person last approved a fan-out — by any agent, background
+ * ones and children's children included — so four a turn over many turns, or children that each
+ * delegate four more, are one fan-out. Passing agents.confirm_fanout sub-agents, or
+ * agents.confirm_cost_usd of estimate, asks the person (the turn's all start, or none). A headless
+ * run cannot ask: it runs the calls that stay within both limits, in order, and refuses the rest
+ * with a result the model reads.
  */
 export class FanoutGuard {
+  private tally: Tally = { run: null, started: 0, estimateUsd: 0 };
+  /** Screens one at a time: two agents' turns must not both count on the same room. */
+  private queue: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly deps: FanoutGuardDeps) {}
 
   /** The delegate calls not to run, each with the result its model gets. */
-  async screen(caller: Caller, calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>> {
+  screen(caller: Caller, calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>> {
+    const screened = this.queue.then(() => this.screenNow(caller, calls, signal));
+    this.queue = screened.catch(() => {});
+    return screened;
+  }
+
+  private async screenNow(caller: Caller, calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>> {
+    const run = this.deps.run();
+    if (this.tally.run !== run) this.tally = { run, started: 0, estimateUsd: 0 };
+    const tally = this.tally;
     const refused = new Map<string, string>();
     const planned = calls.flatMap((call) => {
       if (call.name !== "delegate") return [];
@@ -71,31 +97,42 @@ export class FanoutGuard {
     });
     const { confirmFanout, confirmCostUsd } = this.deps;
     const total = sum(planned.map((p) => p.estimateUsd));
-    const tooMany = confirmFanout !== false && planned.length > confirmFanout;
-    const tooDear = confirmCostUsd !== undefined && planned.length > 0 && (total === null || total > confirmCostUsd);
-    if (!tooMany && !tooDear) return refused;
+    const count = tally.started + planned.length;
+    const cost = sum([tally.estimateUsd, total]);
+    const tooMany = confirmFanout !== false && count > confirmFanout;
+    const tooDear = confirmCostUsd !== undefined && planned.length > 0 && (cost === null || cost > confirmCostUsd);
+    const counted = (n: number | null): void => {
+      tally.started += n ?? planned.length;
+      tally.estimateUsd = sum([tally.estimateUsd, n === null ? total : sum(planned.slice(0, n).map((p) => p.estimateUsd))]);
+    };
+    if (!tooMany && !tooDear) {
+      counted(null);
+      return refused;
+    }
+    const howMany = tally.started ? `${count} sub-agents in this run, ${planned.length} in this turn` : `${count} sub-agents at once`;
     const reasons = [
-      tooMany ? `${planned.length} sub-agents at once (agents.confirm_fanout: ${confirmFanout})` : "",
-      tooDear ? `estimated ${total === null ? "at an unknown cost" : formatUsd(total)} (agents.confirm_cost_usd: ${formatUsd(confirmCostUsd!)})` : "",
+      tooMany ? `${howMany} (agents.confirm_fanout: ${confirmFanout})` : "",
+      tooDear ? `estimated ${cost === null ? "at an unknown cost" : formatUsd(cost)}${tally.started ? " in this run" : ""} (agents.confirm_cost_usd: ${formatUsd(confirmCostUsd!)})` : "",
     ].filter(Boolean);
     const reason = reasons.join("; ");
     const base = { agentId: caller.id, parentId: caller.parentId, calls: planned.length, estimateUsd: total, reason };
 
     if (this.deps.approver.decidedBy === "headless") {
       // The longest run of calls, in order, that stays within both limits.
-      let spent = 0;
+      let spent = tally.estimateUsd ?? Infinity;
       let kept = 0;
       for (const p of planned) {
         const next = p.estimateUsd === null ? Infinity : spent + p.estimateUsd;
-        if ((confirmFanout !== false && kept + 1 > confirmFanout) || (confirmCostUsd !== undefined && next > confirmCostUsd)) break;
+        if ((confirmFanout !== false && tally.started + kept + 1 > confirmFanout) || (confirmCostUsd !== undefined && next > confirmCostUsd)) break;
         spent = next;
         kept++;
       }
+      counted(kept);
       for (const p of planned.slice(kept)) {
         refused.set(
           p.call.id,
           `Error: not run: this turn started ${reason}, and a headless run has no one to ask, so only the first ${kept} ran. ` +
-            "Start fewer sub-agents at once: wait for these to end, or do the work yourself.",
+            "Start fewer sub-agents: wait for these to end, or do the work yourself.",
         );
       }
       this.deps.emit({ type: "fanout_checked", ...base, decision: "limited", decidedBy: "headless", refused: [...refused.keys()] });
@@ -114,6 +151,8 @@ export class FanoutGuard {
       signal,
     );
     if (answer.decision !== "deny") {
+      // The person has seen and approved these: the count starts again after them.
+      this.tally = { run, started: 0, estimateUsd: 0 };
       this.deps.emit({ type: "fanout_checked", ...base, decision: "approved", decidedBy: "user", refused: [] });
       return refused;
     }
@@ -152,9 +191,11 @@ export function sessionFanoutGuard(deps: {
   agents: AgentRegistry;
   modelFor(spec: string): Model;
   registry: ToolRegistry;
+  run(): object | null;
 }): FanoutGuard {
   const { config } = deps;
   return new FanoutGuard({
+    run: deps.run,
     confirmFanout: config.agents.confirm_fanout,
     confirmCostUsd: config.agents.confirm_cost_usd,
     approver: deps.approver,

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readRegularFile } from "../config/safe-read.js";
 
 /**
  * `/init`: a starting AGENTS.md from a scan of the project — its name, languages, top folders
@@ -125,18 +126,8 @@ function readJson(file: string): Record<string, unknown> | null {
   }
 }
 
-/** A project file's text; "" for a link (it could bring text from outside the project into AGENTS.md, and so into prompts), a large file or none. */
+/** A project file's text; "" for a link (it could bring text from outside the project into AGENTS.md, and so into prompts), a FIFO or device, a large file or none. */
 function readText(file: string): string {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch {
-    return "";
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    return stat.isFile() && stat.size <= 1_000_000 ? fs.readFileSync(fd, "utf8") : "";
-  } finally {
-    fs.closeSync(fd);
-  }
+  const read = readRegularFile(file, { maxBytes: 1_000_000 });
+  return read.ok ? read.text : "";
 }

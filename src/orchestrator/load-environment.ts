@@ -40,7 +40,7 @@ export function loadEnvironment(
   // A .mcp.json directory is the sandbox's stand-in for a missing file (tools/sandbox/protected.ts), never a server list.
   const mcpJson = project && !isDirectory(path.join(workspaceRoot, ".mcp.json")) ? loadMcpJson(workspaceRoot, opts.env ?? process.env) : { servers: {}, errors: [] };
   const servers: Record<string, McpServerConfig> = { ...mcpJson.servers, ...loaded.config.mcp_servers };
-  const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile });
+  const ignored = project ? [] : projectSettings(workspaceRoot, { configFile: opts.configFile, home });
   const hooks: LoadedHooks = loadHooks({ config: loaded.config, configPath: loaded.path, workspace: workspaceRoot, home, trustProject: project });
   const instructions = loadSessionInstructions({ config: loaded.config, workspaceRoot, home, project });
   return { workspaceRoot, ...loaded, agents, providers, modelErrors, skills, mcpJson, servers, home, ignored, hooks, instructions };

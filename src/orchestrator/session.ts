@@ -117,7 +117,7 @@ export class Session implements SessionApi {
       executor: () => this.executor,
       delegator: () => this.delegator,
       budget: () => this.runBudget,
-      fanout: sessionFanoutGuard({ config, approver: deps.approver, emit: this.bus.emit, definitions: deps.agents.definitions, agents: this.agentRegistry, modelFor: deps.modelFor, registry: this.registry }),
+      fanout: sessionFanoutGuard({ config, approver: deps.approver, emit: this.bus.emit, definitions: deps.agents.definitions, agents: this.agentRegistry, modelFor: deps.modelFor, registry: this.registry, run: () => this.runBudget }),
       skillsIndex: deps.skillsIndex,
       preloadSkills: deps.preloadSkills,
       instructions: deps.instructions,

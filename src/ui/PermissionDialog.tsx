@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
+import { useArming } from "./hooks/use-arming.js";
 import type React from "react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import type { PermissionAnswer, PermissionRequest } from "../tools/approver.js";
 import type { PendingPermission } from "./dialog-approver.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
@@ -58,24 +59,8 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   const keymap = useKeymap();
   const [stage, setStage] = useState<Stage>({ kind: "choose" });
   const [scroll, setScroll] = useState(0);
-  const [armed, setArmed] = useState(false);
-  const lastKey = useRef(0);
-  const timer = useRef<NodeJS.Timeout | undefined>(undefined);
-
   // Armed once the dialog has been on screen, untouched, for DIALOG_ARM_MS; each key restarts the wait.
-  const arm = (): void => {
-    clearTimeout(timer.current);
-    const wait = Math.max(0, lastKey.current + DIALOG_ARM_MS - Date.now());
-    timer.current = setTimeout(() => {
-      if (Date.now() - lastKey.current >= DIALOG_ARM_MS - 5) setArmed(true);
-      else arm();
-    }, wait);
-  };
-  useEffect(() => {
-    lastKey.current = Date.now();
-    arm();
-    return () => clearTimeout(timer.current);
-  }, []);
+  const { armed, observe } = useArming(DIALOG_ARM_MS);
 
   const rows = useMemo(() => requestRows(request, width - 2), [request, width]);
   const room = Math.max(1, height - CHROME);
@@ -104,12 +89,8 @@ export function PermissionDialog({ pending, queued, waitingFrom = [], label, wid
   };
 
   useKeyLayer(KeyPriority.Dialog, {
-    observe: (press) => {
-      if (armed || press.name === "ctrl") return;
-      // Still typing: the dialog waits until the keys stop.
-      lastKey.current = Date.now();
-      arm();
-    },
+    // Still typing: the dialog waits until the keys stop.
+    observe,
     actions: {
       allow_once: live(() => answer({ decision: "once" })),
       allow_always: always("session"),

@@ -209,4 +209,22 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
     expect(out.agents[0]!.cost_usd).toBeCloseTo(out.usage.cost_usd, 12);
     expect(of(events(), "budget_set")[0]).toMatchObject({ scope: "run", maxCostUsd: 1 });
   });
+
+  it("a server that never reports usage is still charged: an estimate, marked estimated, stops the run with status budget", async () => {
+    // About 4,000 output tokens a step ($0.032 at $8 per million) and never a usage report.
+    const step = (i: number): ScriptedReply => ({ text: "word ".repeat(4000), toolCalls: [{ name: "grep", args: { pattern: `w${i}` } }], omitUsage: true });
+    server = await startScriptedServer(Array.from({ length: 30 }, (_, i) => step(i)));
+    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
+    const run = await runOrca(["-p", "survey", "--base-url", server.url, "--max-cost", "0.1", "--output-format", "json"], { ws, timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(3);
+    const out = JSON.parse(run.stdout) as { status: string; usage: { cost_usd: number } };
+    expect(out.status).toBe("budget");
+    const usage = of(events(), "usage");
+    expect(usage.length).toBe(server.requests.length);
+    expect(usage.every((u) => u.estimated === true && u.output >= 4000)).toBe(true);
+    const spent = usage.reduce((sum, u) => sum + u.cost!, 0);
+    expect(out.usage.cost_usd).toBeCloseTo(spent, 10);
+    expect(spent).toBeGreaterThan(0.05);
+    expect(server.requests.length).toBeLessThanOrEqual(4);
+  });
 });

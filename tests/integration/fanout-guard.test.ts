@@ -110,3 +110,36 @@ describe("the fan-out guard", () => {
     expect(orchestra.session.agents()).toHaveLength(5);
   });
 });
+
+describe("the fan-out guard counts a run, not a turn", () => {
+  /** Four background delegate calls a turn, for three turns: twelve sub-agents, never more than four at once. */
+  const turn = (t: number) => ({
+    toolCalls: Array.from({ length: 4 }, (_, i) => ({ id: `call_t${t}_${i + 1}`, name: "delegate", args: { agent: "explorer", task: `part ${t}.${i + 1}`, background: true } })),
+  });
+  const coordinator = [turn(1), turn(2), turn(3), ...Array.from({ length: 20 }, () => ({ text: "ok" }))];
+
+  it("headless: the fifth sub-agent of the run is refused, though no turn started more than four", async () => {
+    server = await startScriptedServer(perAgent({ coordinator, ...explorers(12) }));
+    ws = tempWorkspace({ "a.txt": "a\n" });
+    orchestra = await testOrchestra(ws, server.url);
+    expect((await orchestra.session.run("survey")).status).toBe("done");
+    expect(orchestra.session.agents()).toHaveLength(5);
+    const checked = of(readLog(sessionLogs(ws)[0]!).events, "fanout_checked");
+    expect(checked.map((c) => [c.decision, c.refused.length])).toEqual([
+      ["limited", 4],
+      ["limited", 4],
+    ]);
+    expect(checked[0]!.reason).toBe("8 sub-agents in this run, 4 in this turn (agents.confirm_fanout: 4)");
+  });
+
+  it("a person is asked at the fifth; after a yes the count starts again", async () => {
+    server = await startScriptedServer(perAgent({ coordinator, ...explorers(12) }));
+    ws = tempWorkspace({ "a.txt": "a\n" });
+    const asked: PermissionRequest[] = [];
+    const person: Approver = { decidedBy: "user", request: async (r) => (asked.push(r), { decision: "once" }) };
+    orchestra = await testOrchestra(ws, server.url, { approver: person });
+    expect((await orchestra.session.run("survey")).status).toBe("done");
+    expect(asked.map((r) => r.fanout!.agents.map((a) => a.task))).toEqual([["part 2.1", "part 2.2", "part 2.3", "part 2.4"]]);
+    expect(orchestra.session.agents()).toHaveLength(13);
+  });
+});

@@ -252,7 +252,8 @@ describe("delegation races", () => {
       }),
     );
     ws = tempWorkspace();
-    orchestra = await testOrchestra(ws, server.url, { config: "agents:\n  max_parallel: 2\n" });
+    // Five sub-agent runs in one run pass the fan-out guard's default (4); this test is about the resume race.
+    orchestra = await testOrchestra(ws, server.url, { config: "agents:\n  max_parallel: 2\n  confirm_fanout: 10\n" });
     const result = await orchestra.session.run("go");
     expect(result.status).toBe("done");
     const final = requestsOf(server, "coordinator")[2]!;

@@ -123,6 +123,26 @@ describe("the budget tree", () => {
   });
 });
 
+describe("a resumed sub-agent's budget", () => {
+  it("delegate {resume, budget} lowers the account it keeps: to what it has spent plus the new budget, at most its parent's remainder", () => {
+    const tree = new BudgetTree({ maxCostUsd: 1 });
+    tree.open("coordinator", undefined, {});
+    tree.open("explorer-1", "coordinator", { maxCostUsd: 0.8, maxSteps: 10 });
+    tree.charge("explorer-1", { input: 100, output: 100, cost: 0.3 });
+    const again = tree.open("explorer-1", "coordinator", { maxCostUsd: 0.1, maxSteps: 2 });
+    expect(again.opened).toBe(false);
+    expect(again.account.limits.maxCostUsd).toBeCloseTo(0.4, 12);
+    expect(again.account.limits.maxSteps).toBe(2);
+    expect(again.cut).toEqual([]);
+    // A larger budget than the parent has left is cut to it; a resume without one changes nothing.
+    tree.charge("coordinator", { input: 100, output: 100, cost: 0.65 });
+    const cut = tree.open("explorer-1", "coordinator", { maxCostUsd: 5 });
+    expect(cut.account.limits.maxCostUsd).toBeCloseTo(0.3 + 0.05, 12);
+    expect(cut.cut).toEqual(["maxCostUsd"]);
+    expect(tree.open("explorer-1", "coordinator", {}).account.limits.maxCostUsd).toBeCloseTo(0.35, 12);
+  });
+});
+
 describe("RunBudget", () => {
   it("keeps the run's token messages and adds money: spent at or past the limit stops the run", () => {
     const run = new RunBudget({ maxTokens: 100, maxCostUsd: 0.5 });
@@ -140,16 +160,34 @@ describe("RunBudget", () => {
 });
 
 describe("compaction's summary request", () => {
+  const summary = (agentId: string, maxOutput: number) => ({ agentId, model: { name: "m", price: PRICE }, maxOutput });
+
   it("must fit whole under its agent's money limits (input and all its max_tokens), without taking a step", () => {
     const run = new RunBudget({ maxCostUsd: 0.02 });
     const a = run.tree.open("a", undefined, { maxSteps: 1 }).account;
     admitted(run.tree.admit(a, plan(100))).release();
-    const summary = (maxOutput: number) => ({ agentId: "a", model: { name: "m", price: PRICE }, maxOutput });
     // $0.001 of input and $0.01 of output fit in $0.02, though the agent's one step is used.
-    expect(run.admits(1_000, summary(1_000))).toBeNull();
-    expect(run.admits(1_000, summary(3_000))?.message).toBe(
-      "cost budget reached: a summary request (about 1000 input tokens and up to 3000 of output) would pass max_cost_usd",
-    );
+    const held = admitted(run.admitSummary(1_000, summary("a", 1_000)));
+    expect(a.steps).toBe(1);
+    held.release();
+    expect(run.admitSummary(1_000, summary("a", 3_000))).toMatchObject({
+      message: "cost budget reached: a summary request (about 1000 input tokens and up to 3000 of output) would pass max_cost_usd",
+    });
+  });
+
+  it("holds what it may cost while in flight: a parallel agent is admitted only for what is left, so the run's limit holds", () => {
+    const run = new RunBudget({ maxCostUsd: 0.5 });
+    const a = run.tree.open("a", undefined, {}).account;
+    const b = run.tree.open("b", undefined, {}).account;
+    // 2k in + 20k out = $0.202 held by a's summary.
+    const held = admitted(run.admitSummary(2_000, summary("a", 20_000)));
+    expect(a.steps).toBe(0);
+    const parallel = admitted(run.tree.admit(b, plan(1_000, 100_000)));
+    const worst = 0.202 + (1_000 * PRICE.input + parallel.maxOutputTokens! * PRICE.output) / 1_000_000;
+    expect(worst).toBeLessThanOrEqual(0.5 + 1e-9);
+    parallel.release();
+    held.release();
+    expect(run.tree.run.reserved).toBeCloseTo(0, 12);
   });
 });
 

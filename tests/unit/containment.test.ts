@@ -267,7 +267,7 @@ describe("one file list for loaders and the trust survey", () => {
       expect(projectSettings(ws).map((s) => s.name)).not.toContain(".orca/agents");
       write(".orca/agents/helper.md", "---\nname: helper\ndescription: d\n---\nhi\n");
       const agents = projectSettings(ws).find((s) => s.name === ".orca/agents")!;
-      expect(describeProjectSetting(agents)).toEqual(["agents: helper"]);
+      expect(describeProjectSetting(agents, { workspace: ws, home: os.tmpdir() })).toEqual(["agents: helper"]);
       write(
         ".orca/config.yaml",
         [
@@ -279,7 +279,7 @@ describe("one file list for loaders and the trust survey", () => {
         ].join("\n"),
       );
       const config = projectSettings(ws).find((s) => s.name === ".orca/config.yaml")!;
-      expect(describeProjectSetting(config)).toEqual([
+      expect(describeProjectSetting(config, { workspace: ws, home: os.tmpdir() })).toEqual([
         "permissions.mode: plan",
         "permissions.ask: (none)",
         "permissions.deny: (none)",

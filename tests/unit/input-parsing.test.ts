@@ -108,7 +108,7 @@ describe("a project's commands are its settings", () => {
       fs.writeFileSync(path.join(root, ".claude/commands/deploy.md"), "run the deploy");
       const listed = projectSettings(root).filter((s) => s.kind === "commands");
       expect(listed.map((s) => s.name)).toEqual([".claude/commands"]);
-      expect(describeProjectSetting(listed[0]!)).toEqual(["custom commands: /deploy (prompts sent when you run them)"]);
+      expect(describeProjectSetting(listed[0]!, { workspace: root, home: os.tmpdir() })).toEqual(["custom commands: /deploy (prompts sent when you run them)"]);
       expect(loadCommands(commandDirs(root, undefined, false), []).commands).toEqual([]);
       expect(loadCommands(commandDirs(root, undefined, true), []).commands.map((c) => c.name)).toEqual(["deploy"]);
     } finally {

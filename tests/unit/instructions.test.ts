@@ -64,7 +64,7 @@ describe("loadInstructions", () => {
     const report = loadInstructions({ workspace: ws.file("pkg"), home: ws.home, project: true, readDenied: () => undefined, maxChars: 40_000 });
     expect(report.files.map((f) => f.name)).toEqual(["../AGENTS.md", "CLAUDE.md"]);
     expect(report.text).not.toContain("MARK-OUTSIDE");
-    expect(report.skipped).toEqual([{ name: "../../outside.md", reason: expect.stringMatching(/^resolves outside the repository/) as unknown as string }]);
+    expect(report.skipped).toEqual([{ name: "../../outside.md", reason: expect.stringMatching(/^resolves outside the repository/) as unknown as string, origin: ws.file("pkg/CLAUDE.md") }]);
   });
 
   it("an untrusted folder gives only the user's own file; the trust survey lists the project's", () => {
@@ -73,13 +73,14 @@ describe("loadInstructions", () => {
     const report = load(ws, { project: false });
     expect(report.files.map((f) => [f.name, f.source])).toEqual([["~/.config/orca/AGENTS.md", "user"]]);
     expect(report.text).not.toContain("MARK-PROJECT");
-    const listed = projectSettings(ws.dir).filter((s) => s.kind === "instructions");
+    const listed = projectSettings(ws.dir, { home: ws.home }).filter((s) => s.kind === "instructions");
     expect(listed.map((s) => s.name)).toEqual(["AGENTS.md", "CLAUDE.md"]);
-    // What the trust prompt says of each: its size, and what a CLAUDE.md would import.
+    // What the trust prompt says of each: its size, and what a CLAUDE.md would import, or why not.
     write(ws.file("CLAUDE.md"), "MARK-CLAUDE\n@docs/a.md and @../b.md\n");
-    expect(listed.map((s) => describeProjectSetting(s))).toEqual([
-      ["instructions for every agent: 1 line, 13 characters"],
-      ["instructions for every agent: 2 lines, 36 characters", "imports docs/a.md, ../b.md"],
+    write(ws.file("docs/a.md"), "MARK-A\n");
+    expect(listed.map((s) => describeProjectSetting(s, { workspace: ws!.dir, home: ws!.home }))).toEqual([
+      ["instructions for every agent: 13 characters"],
+      ["instructions for every agent: 36 characters", "imports docs/a.md (7 characters)", `does not import ../b.md: not found`],
     ]);
   });
 

@@ -139,7 +139,7 @@ describe("projectSettings", () => {
 });
 
 describe("describeProjectSetting", () => {
-  const describeOne = (name: string): string[] => describeProjectSetting(projectSettings(ws).find((s) => s.name === name)!);
+  const describeOne = (name: string): string[] => describeProjectSetting(projectSettings(ws).find((s) => s.name === name)!, { workspace: ws, home: os.tmpdir() });
 
   it("config: the permissions it grants, where it sends requests, the servers it starts", () => {
     write(
