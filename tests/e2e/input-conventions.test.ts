@@ -60,7 +60,7 @@ describe("input conventions in tmux", () => {
       "src/widget.ts": "export const WIDGET_MARKER = 42;\n",
       // A file name carrying OSC 0 (the window title) and OSC 52 (the clipboard).
       "a\u001B]0;PWNED\u0007\u001B]52;c;ZWNobyBoaQ==\u0007.md": "x",
-      ".claude/commands/review.md": "---\ndescription: review a file\nargument-hint: <file>\n---\nPlease review CUSTOM-MARKER $ARGUMENTS now.\n",
+      ".claude/commands/audit.md": "---\ndescription: review a file\nargument-hint: <file>\n---\nPlease review CUSTOM-MARKER $ARGUMENTS now.\n",
     });
     server = await startScriptedServer(script);
     term = start();
@@ -103,9 +103,9 @@ describe("input conventions in tmux", () => {
     expect(userText(second)).toContain("and now?");
 
     // A custom command from .claude/commands with $ARGUMENTS.
-    t.keys("-l", "/rev");
-    await t.waitFor("the custom command in the popup", (s) => s.includes("/review") && s.includes("review a file"));
-    t.keys("-l", "iew src/widget.ts");
+    t.keys("-l", "/aud");
+    await t.waitFor("the custom command in the popup", (s) => s.includes("/audit") && s.includes("review a file"));
+    t.keys("-l", "it src/widget.ts");
     t.keys("Enter");
     const third = await answered(3);
     expect(userText(third)).toBe("Please review CUSTOM-MARKER src/widget.ts now.");

@@ -18,10 +18,10 @@ describe("slash input", () => {
     expect(slashCompletions("/mo").map((c) => c.label)).toEqual(["/model", "/mode"]);
   });
   it("offers and parses custom commands after the built-in ones", () => {
-    const custom = [{ name: "review", args: "<file>", help: "review" }];
-    expect(slashCompletions("/re", custom).map((c) => c.label)).toEqual(["/resume", "/review"]);
-    expect(parseSlash("/review a.ts b", custom)).toEqual({ kind: "custom", name: "review", arg: "a.ts b" });
-    expect(parseSlash("/review", [])).toEqual({ kind: "unknown", name: "review" });
+    const custom = [{ name: "result", args: "<file>", help: "result" }];
+    expect(slashCompletions("/res", custom).map((c) => c.label)).toEqual(["/resume", "/result"]);
+    expect(parseSlash("/result a.ts b", custom)).toEqual({ kind: "custom", name: "result", arg: "a.ts b" });
+    expect(parseSlash("/result", [])).toEqual({ kind: "unknown", name: "result" });
   });
   it("checks /model's argument", () => {
     for (const ok of ["gpt-4.1", "anthropic/claude-sonnet-4-5", "qwen2.5-coder:7b", "meta-llama/Llama-3.1-8B"]) expect(modelArgProblem(ok)).toBeNull();

@@ -113,7 +113,7 @@ describe("slash commands", () => {
     session.emit({ type: "budget_set", agentId: "a1", parentId: "root", scope: "agent", maxCostUsd: 0.2, asked: { maxCostUsd: 3 } });
     session.emit({ type: "usage", agentId: "a1", parentId: "root", input: 5000, output: 700, cached: 0, cost: 0.05 });
     await see(/· run \$0\.05 of \$0\.50/);
-    await see(/explorer \[map\] running · [\d.]+s · 5\.7k tok · \$0\.05 of \$0\.20/);
+    await see(/a1 \[map\] running · [\d.]+s · 5\.7k tok · \$0\.05 of \$0\.20/);
   });
 
   it("/cost is a tree with background agents marked; a model without a price is unknown, never $0", async () => {

@@ -34,7 +34,7 @@ afterEach(() => {
 });
 
 function command(over: Partial<CustomCommand>): CustomCommand {
-  return { name: "review", description: "review", argumentHint: "", allowedTools: [], body: "Review $ARGUMENTS", file: path.join(root, ".orca/commands/review.md"), origin: "project", ...over };
+  return { name: "audit", description: "audit", argumentHint: "", allowedTools: [], body: "Review $ARGUMENTS", file: path.join(root, ".orca/commands/audit.md"), origin: "project", ...over };
 }
 
 function mount(commands: CustomCommand[] = [], writeRaw?: (s: string) => void) {
@@ -67,8 +67,8 @@ describe("the @ popup and custom commands from an untrusted repository", () => {
 
   it("a custom command's description and argument hint are shown inert in the popup", async () => {
     const { frame, see, type } = mount([command({ description: `d\u001B]52;c;ZWNobyBoaQ==\u0007esc`, argumentHint: "\u001B]0;PWNED\u0007<x>" })]);
-    await type("/rev");
-    await see("/review");
+    await type("/aud");
+    await see("/audit");
     await see("desc");
     expect(frame()).not.toMatch(CONTROL_STRING);
     expect(frame()).not.toContain("PWNED");
@@ -80,7 +80,7 @@ describe("custom commands attach only what the person typed", () => {
     fs.writeFileSync(path.join(root, ".env"), SECRET);
     fs.writeFileSync(path.join(root, "notes.txt"), "NOTES-CONTENT");
     const { session, attached, type, press } = mount([command({ body: "Check @.env then $ARGUMENTS" })]);
-    await type("/review @notes.txt");
+    await type("/audit @notes.txt");
     await press(ENTER);
     await vi.waitFor(() => expect(session.runs).toHaveLength(1), { timeout: 5000 });
     expect(attached).toEqual(["notes.txt"]);
@@ -92,7 +92,7 @@ describe("custom commands attach only what the person typed", () => {
 describe("a custom command's model", () => {
   it("is put back after its run, unless the person chose another model with /model meanwhile", async () => {
     const { session, type, press, see } = mount([command({ model: "cmd-model" })]);
-    await type("/review x");
+    await type("/audit x");
     await press(ENTER);
     await vi.waitFor(() => expect(session.runs).toHaveLength(1), { timeout: 5000 });
     expect(session.modelName).toBe("cmd-model");
@@ -107,7 +107,7 @@ describe("a custom command's model", () => {
     expect(session.modelName).toBe("chosen-model");
 
     // Untouched during the run, the session's model comes back.
-    await type("/review y");
+    await type("/audit y");
     await press(ENTER);
     await vi.waitFor(() => expect(session.runs).toHaveLength(2), { timeout: 5000 });
     expect(session.modelName).toBe("cmd-model");
