@@ -7,6 +7,7 @@ import { ActivityLedger, type AgentActivity } from "./commands.js";
 import { evidenceFlags, type EvidenceFlag } from "./evidence.js";
 import { fileDiff, type FileDiff, type Version } from "./file-diff.js";
 import type { TestRun } from "./test-runners.js";
+import { clip } from "../util/text.js";
 
 /**
  * An agent's report: its change set (files with diffs) and its evidence (commands, tests, flags),
@@ -133,18 +134,24 @@ function lineCounts(diff: FileDiff): { added: number; removed: number } {
   return { added, removed };
 }
 
-/** The `change_set` event of a report: its summary, without the diffs. */
+const SUMMARY_CHARS = 500;
+
+/**
+ * The `change_set` event of a report: its summary, without the diffs. The task and commands are
+ * clipped: both are whole elsewhere in the log, and a summary line as long as a pasted prompt would
+ * push the run's answer out of the tail that `orca sessions` reads.
+ */
 export function changeSetEvent(report: AgentReport): InputOf<"change_set"> {
   return {
     type: "change_set",
     agentId: report.id,
     ...(report.parentId ? { parentId: report.parentId } : {}),
     label: report.label,
-    task: report.task,
+    task: clip(report.task, SUMMARY_CHARS),
     status: report.status,
     steps: report.steps,
     files: report.files.map((f) => ({ path: f.path, status: f.status, added: f.added, removed: f.removed })),
-    commands: report.commands,
+    commands: report.commands.map((c) => ({ ...c, command: clip(c.command, SUMMARY_CHARS) })),
     flags: report.flags,
     usage: { ...report.usage, ...(report.cost !== undefined ? { cost: report.cost } : {}) },
   };

@@ -12,7 +12,7 @@ import { processStartTime } from "../../src/util/proc.js";
 import { logText, runAndKill } from "../fixtures/crash-kill.js";
 import { alive, processesWith } from "../fixtures/processes.js";
 import { openSandbox } from "../fixtures/sandbox.js";
-import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { runOrca, sessionLogs, stderrBesidesReport, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 /**
  * No orphan outlives a crash: the log names every process group orca starts, and a resume of the
@@ -87,7 +87,7 @@ describe("a crash leaves no orphan for long", () => {
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url], { ws: ws! });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim()).toBe("carried on");
-    const lines = resumed.stderr.split("\n").filter(Boolean).sort();
+    const lines = stderrBesidesReport(resumed.stderr).split("\n").filter(Boolean).sort();
     expect(lines).toEqual([
       expect.stringMatching(/^orca: ended process group \d+ left running by a crashed run \(background: sleep 31\.0303\)$/),
       expect.stringMatching(/^orca: ended process group \d+ left running by a crashed run \(bash: echo started > fg\.txt; sleep 32\.0404\)$/),
