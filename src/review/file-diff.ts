@@ -56,6 +56,7 @@ export function diffVersions(label: string, status: FileStatus, before: Version,
   }
   if (isBinary(before) || isBinary(after)) return { ...base, text: "", hunks: [], binary: true };
   const patch = patchOf(label, before, after);
+  if (!patch) return { ...base, text: "", hunks: [], binary: false, unavailable: TOO_LARGE };
   return { ...base, text: patch.hunks.length ? formatPatch(patch, { includeIndex: false, includeUnderline: false, includeFileHeaders: true }) : "", hunks: patch.hunks.map(toHunk), binary: false };
 }
 
@@ -70,6 +71,7 @@ export function fileDiff(change: FileChange, contents: ContentSource, now?: Vers
  */
 export function withoutHunks(label: string, before: string, now: string, reject: readonly number[]): string | null {
   const patch = patchOf(label, Buffer.from(before), Buffer.from(now));
+  if (!patch) return null;
   const wanted = new Set(reject);
   const hunks = patch.hunks.filter((_, i) => wanted.has(i));
   if (hunks.length !== wanted.size) return null;
@@ -78,10 +80,20 @@ export function withoutHunks(label: string, before: string, now: string, reject:
   return undone === false ? null : undone;
 }
 
-function patchOf(label: string, before: Buffer | null, after: Buffer | null): StructuredPatch {
+/**
+ * Myers' diff costs lines × edits: a 4 MiB file rewritten whole took minutes and held a headless
+ * run's exit (its report diffs every changed file). Past these bounds the change is listed, not diffed.
+ */
+const MAX_DIFF_BYTES = 1024 * 1024;
+const MAX_EDIT_LENGTH = 4000;
+const TOO_LARGE = `too large to diff here (over ${MAX_DIFF_BYTES >> 20} MiB, or over ${MAX_EDIT_LENGTH} changed lines)`;
+
+/** The patch from `before` to `after`, or undefined when it would cost too much to compute. */
+function patchOf(label: string, before: Buffer | null, after: Buffer | null): StructuredPatch | undefined {
+  if ((before?.length ?? 0) > MAX_DIFF_BYTES || (after?.length ?? 0) > MAX_DIFF_BYTES) return undefined;
   const oldName = before === null ? "/dev/null" : `a/${label}`;
   const newName = after === null ? "/dev/null" : `b/${label}`;
-  return structuredPatch(oldName, newName, before?.toString("utf8") ?? "", after?.toString("utf8") ?? "", undefined, undefined, { context: CONTEXT });
+  return structuredPatch(oldName, newName, before?.toString("utf8") ?? "", after?.toString("utf8") ?? "", undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
 }
 
 function toHunk(h: StructuredPatchHunk, index: number): DiffHunk {
