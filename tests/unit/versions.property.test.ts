@@ -3,7 +3,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/events/types.js";
 import type { ToolResult } from "../../src/tools/tool.js";
-import { contentHash } from "../../src/util/content-hash.js";
 import { toolRig, type ToolRig } from "../fixtures/tool-rig.js";
 
 /**
@@ -13,8 +12,7 @@ import { toolRig, type ToolRig } from "../fixtures/tool-rig.js";
  * nothing. The reference below is the rule, written without the implementation's maps: an agent
  * knows a file's content whole when it read it, wrote it, or changed content it knew whole;
  * write_file of an existing file needs that. A change from outside is nobody's: no later command
- * makes an agent know it. Reads run beside a command (DESIGN §14): a read that overlapped one saw
- * the file as it was at some moment of its run, and the agent knows what it saw.
+ * makes an agent know it.
  */
 
 const AGENTS = ["x", "y", "z"];
@@ -92,35 +90,15 @@ const INITIAL = content(["p", "q"]);
 
 /**
  * Replays the steps on the reference and checks every result, refusal and the files at the end.
- * Writes on one path never overlap (and bash excludes every writer), so per path the start order
- * is the order they happened in; a read may overlap a command, and is checked against the versions
- * the file had while it ran.
+ * Calls on one path never overlap (and bash excludes every writer), so per path the start order
+ * is the order they happened in.
  */
 function checkReference(order: readonly Step[], rig: ToolRig): void {
   const conflicts = new Set(rig.events.filter((e) => e.type === "write_conflict").map((e) => (e as EventOf<"write_conflict">).callId));
-  const beside = besideCommands(order, rig);
   const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? INITIAL : null]));
   /** Paths some file tool has looked at: only those can a bash command be caught changing. */
   const tracked = new Set<string>();
-  /**
-   * `either`: whether the agent knows it whole depends on timing the events do not show — its own
-   * read beside its own command saw the start version of a file the session learnt only then
-   * (whole if the read was recorded before the command's scan began). Both are safe.
-   */
-  const knows = new Map<string, { text: string; whole: boolean; either?: boolean }>();
-  const bashBefore = new Map<string, Map<string, string | null>>();
-  const readsBeside = new Map<string, { id: string; agent: string; saw: string | undefined }[]>();
-  /** Paths a read beside a command was the first to look at, and which read. */
-  const trackedBeside = new Map<string, string>();
-  for (const [readId, commands] of beside) {
-    const read = order.find((s): s is Ran => "id" in s && s.id === readId)!;
-    for (const cmd of commands) {
-      bashBefore.set(cmd.id, cmd.before);
-      let list = readsBeside.get(cmd.id);
-      if (!list) readsBeside.set(cmd.id, (list = []));
-      list.push({ id: readId, agent: read.agent, saw: readHashOf(rig, readId) });
-    }
-  }
+  const knows = new Map<string, { text: string; whole: boolean }>();
   const key = (agent: string, p: string) => `${agent}\0${p}`;
 
   for (const step of order) {
@@ -134,39 +112,16 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
     const seen = knows.get(key(agent, op.path));
     const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content}`;
     switch (op.kind) {
-      case "read": {
-        const commands = beside.get(id);
-        if (commands) {
-          // Before, during or after the commands it ran beside: any version the file had meanwhile.
-          const versions = new Set<string | null>([current, ...commands.flatMap((c) => [c.before.has(op.path) ? c.before.get(op.path)! : current, c.after])]);
-          const saw = readHashOf(rig, id);
-          // Or one the command was in the middle of writing (`>` empties the file first): unlike any other.
-          const matching = [...versions].filter((v) => (v === null ? saw === undefined : contentHash(v) === saw));
-          const text = matching.length ? matching[0]! : saw && `(midway ${saw})`;
-          expect(text, where).not.toBe(undefined);
-          expect(result.ok, where).toBe(text !== null);
-          if (text) {
-            // Its own command's start version or one it was midway writing, read after the command's
-            // step: that step already decided what the agent knows.
-            const midway = matching.length === 0;
-            const folded = commands.some((c) => c.agent === agent && c.before.has(op.path) && (midway || c.before.get(op.path) === text));
-            if (!folded) knows.set(key(agent, op.path), { text, whole: true });
-            if (!tracked.has(op.path)) trackedBeside.set(op.path, id);
-            tracked.add(op.path);
-          }
-          break;
-        }
+      case "read":
         expect(result.ok, where).toBe(current !== null);
         if (current !== null) {
           knows.set(key(agent, op.path), { text: current, whole: true });
           tracked.add(op.path);
         }
         break;
-      }
       case "write": {
         const next = content(op.words);
-        const maybe = current !== null && seen?.either === true && seen.text === current;
-        const basedOnCurrent = maybe ? result.ok : current === null || (seen?.whole === true && seen.text === current);
+        const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
         expect(result.ok, where).toBe(basedOnCurrent);
         tracked.add(op.path);
         if (basedOnCurrent) {
@@ -194,25 +149,14 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
         const next = current.replace(`${op.from}\n`, `${op.to}\n`);
         expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
         disk.set(op.path, next);
-        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current, either: seen?.either === true && seen.text === current });
+        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
         break;
       }
       case "bash": {
         expect(result.ok, where).toBe(true);
         const next = content(op.words);
-        bashBefore.get(id)?.set(op.path, current);
-        // Reads beside the command saw the file before it (the session then knows the file) or after it.
-        const reads = readsBeside.get(id) ?? [];
-        const sawBefore = (own: boolean) => current !== null && reads.some((r) => (!own || r.agent === agent) && r.saw === contentHash(current));
-        const ownSawAfter = reads.some((r) => r.agent === agent && r.saw === contentHash(next));
-        // The session knew the file when the command started, or learnt a version the command then changed.
-        const sawNotAfter = reads.some((r) => r.saw !== undefined && r.saw !== contentHash(next));
-        const knownAtStart = tracked.has(op.path) && !reads.some((r) => r.id === trackedBeside.get(op.path));
-        if ((knownAtStart || sawNotAfter) && next !== current) {
-          // Its own read of the start version counts only if the session knew that version was the start.
-          const either = !knownAtStart && !ownSawAfter && sawBefore(true);
-          const whole = !either && (ownSawAfter || (knownAtStart && sawBefore(true)) || (seen?.whole === true && seen.text === current));
-          knows.set(key(agent, op.path), { text: next, whole, either: either || (seen?.either === true && seen.text === current) });
+        if (tracked.has(op.path) && next !== current) {
+          knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
         }
         disk.set(op.path, next);
         break;
@@ -230,40 +174,6 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
   }
   // Only writes the reference refused were refused: no conflict without a reason.
   for (const id of conflicts) expect(order.find((s): s is Ran => "id" in s && s.id === id)!.result.ok).toBe(false);
-}
-
-interface Beside {
-  id: string;
-  agent: string;
-  /** The file's content before the command (filled in when the reference reaches it). */
-  before: Map<string, string | null>;
-  /** What it wrote, or null when it writes no file of the reference. */
-  after: string | null;
-}
-
-/** Per read, the commands on its path whose run overlapped its own (from the events' order). */
-function besideCommands(order: readonly Step[], rig: ToolRig): Map<string, Beside[]> {
-  const span = new Map<string, [number, number]>();
-  rig.events.forEach((e, i) => {
-    if (e.type === "tool_started") span.set(e.callId, [i, Infinity]);
-    if (e.type === "tool_finished" && span.has(e.callId)) span.get(e.callId)![1] = i;
-  });
-  const ran = order.filter((s): s is Ran => "id" in s);
-  const commands = ran.filter((r) => r.op.kind === "bash").map((r) => ({ r, beside: { id: r.id, agent: r.agent, before: new Map(), after: content((r.op as { words: string[] }).words) } }));
-  const out = new Map<string, Beside[]>();
-  for (const read of ran) {
-    if (read.op.kind !== "read") continue;
-    const [s, f] = span.get(read.id)!;
-    const over = commands.filter(({ r }) => r.op.path === read.op.path && span.get(r.id)![0] < f && s < span.get(r.id)![1]).map((c) => c.beside);
-    if (over.length) out.set(read.id, over);
-  }
-  return out;
-}
-
-/** The hash of what a read_file call saw, from its tool_finished; undefined when it saw nothing. */
-function readHashOf(rig: ToolRig, callId: string): string | undefined {
-  const finished = rig.events.find((e): e is EventOf<"tool_finished"> => e.type === "tool_finished" && e.callId === callId);
-  return finished?.versions?.find((t) => t.change === "read")?.hash ?? undefined;
 }
 
 /** One assistant message of `agent`: its calls run together; each is recorded in `ran` under a fresh id. */
