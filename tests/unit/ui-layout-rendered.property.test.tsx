@@ -72,11 +72,12 @@ describe("the rendered dashboard (property)", () => {
             if (dialog) void approver.request({ callId: "c", agentId: "a0", agentName: "agent0", tool: "bash", args: { command: `echo ${"x ".repeat(400)}` }, rule: "mode:default" }, new AbortController().signal);
             // Tab cycles over the agents the dashboard knows: wait until the store has flushed them.
             const lastFrame = () => stripAnsi(out.frames[out.frames.length - 1] ?? "");
-            if (running.length) await vi.waitFor(() => expect(lastFrame()).toMatch(/agent|more sub-agent/), { timeout: 10_000, interval: 10 });
+            // A pane is titled by its agent id (a0 [label 0]).
+            if (running.length) await vi.waitFor(() => expect(lastFrame()).toMatch(/a\d \[|more sub-agent/), { timeout: 10_000, interval: 10 });
             // Ink subscribes to keys in a passive effect: let it settle before each Tab.
             for (let t = 0; t < tabs % (running.length + 1); t++) await pressKeys({ write: (d) => input.send(d) }, ["\t"]);
             const focused = tabs % (running.length + 1);
-            const focusedTitle = new RegExp(`│. agent${focused - 1} \\[label ${focused - 1}\\]`);
+            const focusedTitle = new RegExp(`│. a${focused - 1} \\[label ${focused - 1}\\]`);
             // The screen once the store has flushed what was emitted and the keys: a frame that
             // shows the dialog, the focused pane and the running agents, whichever apply.
             const frame = await vi.waitFor(
@@ -85,7 +86,7 @@ describe("the rendered dashboard (property)", () => {
                 if (dialog) expect(shown).toContain("Permission:");
                 if (focused > 0) expect(shown).toMatch(focusedTitle);
                 if (running.some(Boolean)) expect(shown).toMatch(/running|waiting/);
-                if (running.length) expect(shown).toMatch(/agent|more sub-agent/);
+                if (running.length) expect(shown).toMatch(/a\d \[|more sub-agent/);
                 expect(shown).toMatch(/^orca · /);
                 return shown;
               },
@@ -105,7 +106,7 @@ describe("the rendered dashboard (property)", () => {
               expect(frame).toContain("Permission:");
             }
             expect(lines[0]).toMatch(/^orca · /);
-            if (running.length) expect(frame.includes("agent") || frame.includes("more sub-agent")).toBe(true);
+            if (running.length) expect(/a\d \[|more sub-agent/.test(frame)).toBe(true);
             // Tab focused a sub-agent: its pane is drawn, title and borders.
             if (focused > 0) expect(lines.some((l) => focusedTitle.test(l))).toBe(true);
           } finally {
