@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { lastMessage, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 import { TmuxTerminal } from "./tmux.js";
@@ -46,11 +46,7 @@ function start(): TmuxTerminal {
 }
 
 async function answered(n: number): Promise<RecordedRequest> {
-  const deadline = Date.now() + 20_000;
-  while (server!.requests.length < n || !server!.requests[n - 1]!.finishedAt) {
-    if (Date.now() > deadline) throw new Error(`request ${n} never came; ${server!.requests.length} so far`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await vi.waitFor(() => expect(server!.requests[n - 1]?.finishedAt, `request ${n}; ${server!.requests.length} so far`).toBeTruthy(), { timeout: 20_000, interval: 50 });
   return server!.requests[n - 1]!;
 }
 
