@@ -4,8 +4,7 @@ import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
-import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
-import { processesWith } from "../fixtures/processes.js";
+import { crashWithTwoTesters, roles, suiteOf } from "../fixtures/team-crash.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
 
 /**
@@ -30,58 +29,6 @@ async function server(script: Parameters<typeof startScriptedServer>[0]): Promis
   return s;
 }
 
-const HANG: ScriptedReply = { kind: "hang" };
-/** Which suite a tester was given: its first user message, its task. */
-const suiteOf = (request: RecordedRequest): "a" | "b" => (String(request.body.messages[1]?.content).includes("suite A") ? "a" : "b");
-const roles = (request: RecordedRequest): string[] => request.body.messages.map((m) => m.role);
-
-/**
- * The coordinator hands suites A and B to two testers in one turn (foreground delegate calls). The
- * suite B tester appends a line to b.log, then its next request hangs (mid-request at the kill);
- * the suite A tester — once b.log is there, as commands take the workspace one at a time — appends
- * a line to a.log and sleeps: its call is in flight at the kill. Returns the session id.
- */
-async function crashWithTwoTesters(): Promise<string> {
-  ws = tempWorkspace();
-  const workspace = ws;
-  const tester = [
-    async (r: RecordedRequest): Promise<ScriptedReply> => {
-      const suite = suiteOf(r);
-      if (suite === "a") await waitFor(() => fs.existsSync(workspace.file("b.log")), "suite B's command to have run");
-      const command = suite === "a" ? "echo a >> a.log; sleep 30.3131" : "echo b >> b.log";
-      return { toolCalls: [{ id: `call_run_${suite}`, name: "bash", args: { command } }] };
-    },
-    () => HANG,
-  ];
-  const first = await server(
-    perAgent({
-      coordinator: [
-        {
-          toolCalls: [
-            { id: "call_a", name: "delegate", args: { agent: "tester", task: "run suite A", label: "suite A" } },
-            { id: "call_b", name: "delegate", args: { agent: "tester", task: "run suite B", label: "suite B" } },
-          ],
-        },
-        () => HANG,
-      ],
-      "tester-1": tester,
-      "tester-2": tester,
-    }),
-  );
-  const suiteBWaiting = () => first.requests.filter((r) => agentOf(r).startsWith("tester-") && suiteOf(r) === "b").length === 2;
-  const killed = await runAndKill(
-    ["-p", "run both suites", "--base-url", first.url, "--yes"],
-    ws,
-    () => fs.existsSync(ws!.file("a.log")) && logText(ws!).includes('"type":"tool_started","agentId":"tester-') && /"tool_started"[^\n]*"call_run_a"/.test(logText(ws!)) && suiteBWaiting(),
-    "suite A's command in flight and suite B's tester waiting on the model",
-  );
-  expect(killed.signal).toBe("SIGKILL");
-  await waitFor(() => processesWith("30.3131").length === 0, "the sandboxed command to die with orca");
-  const events = readLog(sessionLogs(ws)[0]!).events;
-  expect(events.filter((e) => e.type === "tool_finished").map((e) => e.type === "tool_finished" && e.callId)).toEqual(["call_run_b"]);
-  return events[0]!.sessionId;
-}
-
 /** The second run's testers: one more command (proof they work on), then their answer. */
 function testersGoOn(): Record<string, Array<(r: RecordedRequest) => ScriptedReply>> {
   const tester = [
@@ -93,7 +40,8 @@ function testersGoOn(): Record<string, Array<(r: RecordedRequest) => ScriptedRep
 
 describe("a crashed run resumes as a team", () => {
   it("kill -9 with two sub-agents mid-call, then --resume ID -p: both go on from their histories, no call runs twice, the coordinator gets their reports", { timeout: 120_000 }, async () => {
-    const id = await crashWithTwoTesters();
+    ws = tempWorkspace();
+    const id = await crashWithTwoTesters(ws, server);
     const file = sessionLogs(ws!)[0]!;
     // A crash can tear the last line; resume says so in one line and goes on.
     fs.appendFileSync(file, '{"type":"tool_finished","ts":17');
@@ -160,7 +108,8 @@ describe("a crashed run resumes as a team", () => {
   });
 
   it("--no-continue reopens it as before: the delegate calls are interrupted and no sub-agent goes on", { timeout: 120_000 }, async () => {
-    const id = await crashWithTwoTesters();
+    ws = tempWorkspace();
+    const id = await crashWithTwoTesters(ws, server);
     const second = await server(perAgent({ coordinator: [{ text: "I will re-plan" }] }));
     const resumed = await runOrca(["--resume", id, "--no-continue", "-p", "what now?", "--base-url", second.url, "--yes"], { ws: ws! });
     expect(resumed.code, resumed.stderr).toBe(0);
