@@ -5,7 +5,7 @@ import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
 import { crashWithTwoTesters, roles, suiteOf } from "../fixtures/team-crash.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type OrcaRun, type TempWorkspace } from "../fixtures/harness.js";
 
 /**
  * Issue #31, item 4: a run killed (kill -9) while two sub-agents work resumes as a team. Each
@@ -46,13 +46,21 @@ describe("a crashed run resumes as a team", () => {
     // A crash can tear the last line; resume says so in one line and goes on.
     fs.appendFileSync(file, '{"type":"tool_finished","ts":17');
 
-    const second = await server(perAgent({ ...testersGoOn(), coordinator: [{ text: "both suites passed" }] }));
+    // While the team goes on, the session is this orca's: a second resume of it is refused.
+    let concurrent: OrcaRun | undefined;
+    const holdsLock = async (): Promise<ScriptedReply> => {
+      concurrent = await runOrca(["--resume", id, "-p", "me too", "--base-url", "http://127.0.0.1:59/v1"], { ws: ws! });
+      return { text: "both suites passed" };
+    };
+    const second = await server(perAgent({ ...testersGoOn(), coordinator: [holdsLock] }));
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes", "--output-format", "json"], { ws: ws!, timeoutMs: 90_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/skipped \(torn last line\)/);
     expect(resumed.stderr).toContain("orca: the stopped run goes on: coordinator, tester-1, tester-2 continue from their own histories");
     const out = JSON.parse(resumed.stdout) as { result: string; agents: { id: string; label?: string; parent_id: string | null; status: string }[] };
     expect(out.result).toBe("both suites passed");
+    expect(concurrent?.code).toBe(2);
+    expect(concurrent?.stderr).toMatch(/^orca: session \S+ is in use by pid \d+/);
     // The original tree: same ids, labels and parent.
     expect(out.agents.map((a) => [a.id, a.parent_id, a.status])).toEqual([
       ["coordinator", null, "done"],
