@@ -70,16 +70,18 @@ export class TeamResume {
 
   /** A continued sub-agent's run: its own sub-agents and held calls first, then its loop. */
   private async run(agent: AgentState, signal: AbortSignal): Promise<AgentOutcome> {
-    // Its scope while it waits on its sub-agents: a cancel of it (Esc on its pane) reaches them.
+    // Its scope while it waits on its sub-agents (a cancel of it, Esc on its pane, reaches them),
+    // and above its loop's: its background ones it continued hang below it until that loop ends.
     const scope = new CancelScope(signal);
     agent.scope = scope;
     try {
       await this.prepare(agent, scope.signal);
+      agent.scope = undefined;
+      return await this.goOn(agent, scope.signal);
     } finally {
       scope.dispose();
-      agent.scope = undefined;
+      if (agent.scope === scope) agent.scope = undefined;
     }
-    return this.goOn(agent, signal);
   }
 
   /**

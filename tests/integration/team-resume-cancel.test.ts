@@ -3,7 +3,7 @@ import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { createSession, type SessionSetup } from "../../src/orchestrator/create.js";
 import { rebuildSession } from "../../src/sessions/rebuild.js";
-import { planResume } from "../../src/sessions/resume-plan.js";
+import { planResume, type ResumePlan } from "../../src/sessions/resume-plan.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 import { agentOf, expectValidHistories, perAgent, ROOT, TEST_KEY, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
@@ -36,6 +36,26 @@ const HANG: ScriptedReply = { kind: "hang" };
 /** An upper bound for a condition on a loaded machine, not a pace. */
 const WAIT = { timeout: 30_000, interval: 20 };
 
+/** The logged session `id`, resumed in process on `baseUrl` (the team not yet continued). */
+async function resume(w: TempWorkspace, id: string, baseUrl: string): Promise<{ resumed: SessionSetup; plan: ResumePlan }> {
+  const plan = planResume({ dataDir: w.dataDir, resume: id, workspace: w.dir });
+  const resumed = await createSession({
+    workspace: w.dir,
+    overrides: { baseUrl },
+    env: { OPENAI_API_KEY: TEST_KEY, ORCA_DATA_DIR: w.dataDir },
+    home: w.home,
+    packageDir: ROOT,
+    approver: new HeadlessApprover(true),
+    version: "0.0.0-test",
+    resume: plan,
+  });
+  setups.push(resumed);
+  resumed.session.start();
+  return { resumed, plan };
+}
+
+const MID = ["---", "name: mid", "description: Hands a part of its task on.", "tools: [delegate, read_file]", "model: inherit", "---", "You delegate."].join("\n");
+
 describe("a cancelled run resumes as a team", () => {
   it("a background sub-agent and the coordinator's wait_agents go on; the wait gets its result", { timeout: 60_000 }, async () => {
     ws = tempWorkspace();
@@ -62,20 +82,8 @@ describe("a cancelled run resumes as a team", () => {
     await orchestra.session.close("cancelled");
     setups.pop();
 
-    const plan = planResume({ dataDir: ws.dataDir, resume: orchestra.session.id, workspace: ws.dir });
     const second = await server(perAgent({ "explorer-1": [{ text: "three modules: a, b, c" }], coordinator: [{ text: "the map is done" }] }));
-    const resumed = await createSession({
-      workspace: ws.dir,
-      overrides: { baseUrl: second.url },
-      env: { OPENAI_API_KEY: TEST_KEY, ORCA_DATA_DIR: ws.dataDir },
-      home: ws.home,
-      packageDir: ROOT,
-      approver: new HeadlessApprover(true),
-      version: "0.0.0-test",
-      resume: plan,
-    });
-    setups.push(resumed);
-    resumed.session.start();
+    const { resumed, plan } = await resume(ws, orchestra.session.id, second.url);
     expect(resumed.session.continuing).toEqual(["coordinator", "explorer-1"]);
     const result = await resumed.session.run(null);
     expect(result.status).toBe("done");
@@ -104,5 +112,46 @@ describe("a cancelled run resumes as a team", () => {
     const rebuilt = rebuildSession(readLog(plan.file).events);
     const history = rebuilt.agents.find((a) => a.id === "coordinator")!.history;
     expect(history.find((m) => m.role === "tool" && m.toolCallId === "call_wait")?.content).toBe(waited);
+  });
+  it("a three-level tree under max_parallel 1: the leaf goes on, its report answers the middle one's delegate, whose report answers the coordinator's", { timeout: 60_000 }, async () => {
+    ws = tempWorkspace({ ".orca/config.yaml": "agents:\n  max_parallel: 1\n", ".orca/agents/mid.md": MID, "a.txt": "a\n" });
+    const first = await server(
+      perAgent({
+        coordinator: [{ toolCalls: [{ id: "call_mid", name: "delegate", args: { agent: "mid", task: "do the middle part", label: "middle" } }] }],
+        "mid-1": [{ toolCalls: [{ id: "call_leaf", name: "delegate", args: { agent: "explorer", task: "read a.txt", label: "leaf" } }] }],
+        "explorer-1": [() => HANG],
+      }),
+    );
+    const orchestra = await testOrchestra(ws, first.url);
+    setups.push(orchestra);
+    const running = orchestra.session.run("go");
+    await vi.waitFor(() => expect(first.requests.map(agentOf)).toEqual(["coordinator", "mid-1", "explorer-1"]), WAIT);
+    orchestra.session.cancel();
+    expect((await running).status).toBe("cancelled");
+    await orchestra.session.close("cancelled");
+    setups.pop();
+
+    const second = await server(
+      perAgent({
+        "explorer-1": [{ toolCalls: [{ id: "call_read", name: "read_file", args: { path: "a.txt" } }] }, { text: "LEAF: a.txt says a" }],
+        "mid-1": [{ text: "MIDDLE: the leaf read a" }],
+        coordinator: [{ text: "ALL: done" }],
+      }),
+    );
+    const { resumed } = await resume(ws, orchestra.session.id, second.url);
+    expect(resumed.session.continuing).toEqual(["coordinator", "mid-1", "explorer-1"]);
+    const result = await resumed.session.run(null);
+    expect(result.status).toBe("done");
+    expect(result.answer).toBe("ALL: done");
+    expectValidHistories(second.requests);
+    // Leaf first, then each parent once, each seeing its held delegate answered by its child's report.
+    expect(second.requests.map(agentOf)).toEqual(["explorer-1", "explorer-1", "mid-1", "coordinator"]);
+    expect(toolResults(second.requests[2]!).get("call_leaf")).toMatch(/^agent: explorer-1 \(explorer, "leaf"\)\nstatus: done\n[\s\S]*LEAF: a.txt says a/);
+    expect(toolResults(second.requests[3]!).get("call_mid")).toMatch(/^agent: mid-1 \(mid, "middle"\)\nstatus: done\n[\s\S]*MIDDLE: the leaf read a/);
+    expect(resumed.session.agents().map((a) => [a.id, a.parentId, a.status])).toEqual([
+      ["coordinator", undefined, "done"],
+      ["mid-1", "coordinator", "done"],
+      ["explorer-1", "mid-1", "done"],
+    ]);
   });
 });
