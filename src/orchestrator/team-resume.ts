@@ -65,7 +65,8 @@ export class TeamResume {
       if (!state) continue;
       answers.set(kid.id, this.deps.delegator.continueSubagent(state, agent, kid.background, (s) => this.run(state, s), signal));
     }
-    await Promise.all(entry.held.map(async (call) => this.answer(agent, call, await this.result(agent, call, answers, signal))));
+    const since = Date.now();
+    await Promise.all(entry.held.map(async (call) => this.answer(agent, call, await this.result(agent, call, answers, signal), Date.now() - since)));
   }
 
   /** A continued sub-agent's run: its own sub-agents and held calls first, then its loop. */
@@ -114,10 +115,10 @@ export class TeamResume {
   }
 
   /** The held call's answer replaces the interrupted one in the history, and is logged as the call's result. */
-  private answer(agent: AgentState, call: HeldCall, result: ToolResult): void {
+  private answer(agent: AgentState, call: HeldCall, result: ToolResult, durationMs: number): void {
     const message = agent.history.find((m) => m.role === "tool" && m.toolCallId === call.callId);
     if (message?.role === "tool") message.content = result.content;
     const status = result.status ?? (result.ok ? "ok" : "error");
-    this.deps.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId: call.callId, name: call.tool }, { status, content: result.content, error: result.error, durationMs: 0 }));
+    this.deps.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId: call.callId, name: call.tool }, { status, content: result.content, error: result.error, durationMs }));
   }
 }
