@@ -117,6 +117,7 @@ export function parseCli(argv: string[]): CliArgs {
   if (bool("reap") && subcommand !== "sessions") throw new UsageError("--reap only applies to orca sessions", optionUsage("reap"));
   for (const name of ["project", "user"]) if (values.has(name) && subcommand !== "permissions") throw new UsageError(`--${name} only applies to orca permissions remove`, optionUsage(name));
   if (values.has("project") && values.has("user")) throw new UsageError("--project and --user: name one config file", optionUsage("user"));
+  if (bool("no-continue") && resume === undefined && !bool("continue")) throw new UsageError("--no-continue only applies with --resume or --continue", optionUsage("no-continue"));
   for (const name of ["force", "checkpoint"]) if (values.has(name) && subcommand !== "undo") throw new UsageError(`--${name} only applies to orca undo`, optionUsage(name));
 
   return {
@@ -135,6 +136,7 @@ export function parseCli(argv: string[]): CliArgs {
     yes: bool("yes"),
     resume,
     continue: bool("continue"),
+    ...(bool("no-continue") ? { noContinue: true } : {}),
     version: bool("version"),
     help: bool("help"),
     all: bool("all"),

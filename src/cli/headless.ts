@@ -135,6 +135,9 @@ function stderrLine(event: OrcaEvent, rootId: string): string | null {
       if (event.outcome === "error" || event.outcome === "timeout") lines.push(`orca: warning: hook ${event.hookEvent} (${event.command}): ${event.message ?? event.outcome}`);
       return lines.length ? lines.join("\n") : null;
     }
+    case "agent_continued":
+      // Said once, for the team: the coordinator's event names every agent continued.
+      return event.team ? `orca: the stopped run goes on: ${event.team.join(", ")} continue from their own histories` : null;
     default:
       return null;
   }

@@ -59,6 +59,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
       version,
       requireEndpoint: setup.requireEndpoint,
       resume,
+      continueTeam: !args.noContinue,
       trustProject,
       wrapTool: setup.wrapTool,
       // Loaded after the dashboard's first frame (warmUp below), not before it.

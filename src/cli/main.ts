@@ -70,6 +70,7 @@ export async function main(argv: string[], raw: MainIo = defaultIo()): Promise<n
         agentName: args.agent,
         version: packageVersion(),
         resume,
+        continueTeam: !args.noContinue,
       });
       return await runHeadless(started, prompt, args.outputFormat, { stdout: terminalSafeStream(raw.stdout, "tty"), stderr: io.stderr });
     }

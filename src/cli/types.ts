@@ -22,6 +22,8 @@ export interface CliArgs {
   yes: boolean;
   resume?: string | true;
   continue: boolean;
+  /** --no-continue: a resumed run that stopped with sub-agents at work is reopened, not continued. */
+  noContinue?: boolean;
   version: boolean;
   help: boolean;
   /** `orca sessions --all`: also the sessions that never got an answer. */

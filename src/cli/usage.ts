@@ -31,6 +31,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "yes", short: "y", kind: "boolean", help: "headless: approve what would ask (deny rules still apply)" },
   { name: "resume", kind: "optional", arg: "[ID]", help: "resume a session (without an id: pick one, or the latest with -p)" },
   { name: "continue", kind: "boolean", help: "continue the latest session of this workspace" },
+  { name: "no-continue", kind: "boolean", help: "with --resume/--continue: reopen a run that stopped with sub-agents at work without continuing them" },
   { name: "all", kind: "boolean", help: "orca sessions: also list sessions that never got an answer" },
   { name: "reap", kind: "boolean", help: "orca sessions: end the processes crashed runs left running" },
   { name: "checkpoint", kind: "string", arg: "ID", help: "orca undo: restore the files as they were at this checkpoint" },

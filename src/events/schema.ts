@@ -4,6 +4,7 @@ import { inputEventSchemas } from "./schema-input.js";
 import { budgetEventSchemas } from "./schema-budget.js";
 import { evidenceEventSchemas } from "./schema-evidence.js";
 import { reviewEventSchemas } from "./schema-review.js";
+import { teamResumeEventSchemas } from "./schema-team-resume.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -383,6 +384,7 @@ function defineEventSchemas() {
     ...budgetEventSchemas(base),
     ...reviewEventSchemas(base),
     ...evidenceEventSchemas(base, usageSchema),
+    ...teamResumeEventSchemas(base),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

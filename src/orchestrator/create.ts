@@ -25,6 +25,8 @@ import { bpeTokenCounter } from "../model/token-counter.js";
 import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
+import { planTeam } from "../sessions/team-plan.js";
+import { RESUME_RESTORERS } from "./resume-restorers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
 import { Hooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
@@ -53,6 +55,8 @@ export interface CreateSessionOptions {
   secrets?: string[];
   /** Continue a logged session: its agents are rebuilt and it appends to its own log. */
   resume?: ResumePlan;
+  /** Default true: a resumed run that stopped with sub-agents at work goes on as a team (false: --no-continue). */
+  continueTeam?: boolean;
   /**
    * Load the workspace's own settings (.orca/config.yaml, .orca/agents/, .orca/skills/,
    * .agents/skills/, .mcp.json). Default true: headless runs trust the folder they are pointed
@@ -262,6 +266,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       interrupted: resume?.rebuilt.described,
       contents,
       priorEvents: resume?.events,
+      team: resume && opts.continueTeam !== false ? (planTeam(resume.events, resume.rebuilt.rootAgentId) ?? undefined) : undefined,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       evidence,
       secrets,
@@ -302,6 +307,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
         restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
+    for (const restore of RESUME_RESTORERS) warnings.push(...restore(resume.events, restoring));
   }
 
   return {

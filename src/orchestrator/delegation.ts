@@ -203,10 +203,33 @@ export class Delegator {
         content: `${describe(agent)} was moved to the background by the user and keeps running. Its result reaches you as a message when it ends (wait_agents {"ids": ["${agent.id}"]} to wait for it now).`,
       };
     }
+    return this.resultOf(child, outcome);
+  }
+
+  /** What a foreground delegate call returns when its sub-agent has ended. */
+  private resultOf(child: Child, outcome: ChildOutcome): ToolResult {
     const ok = outcome.status === "done" && !outcome.conflict;
     // The parent reads how its sub-agent ended from the status, never from the wording of its result.
     const status = ok ? "ok" : outcome.status === "cancelled" && !outcome.conflict ? "cancelled" : "error";
-    return { ok, status, content: this.children.format(child, outcome), error: ok ? undefined : `${agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+    return { ok, status, content: this.children.format(child, outcome), error: ok ? undefined : `${child.agent.id} ${outcome.conflict ? "merge conflict" : outcome.status}` };
+  }
+
+  /**
+   * A sub-agent a resumed session continues (team-resume.ts), launched as delegate launches one but
+   * running `run` (its own history, no new task). Returns what its parent's held delegate call
+   * answers once it has ended; a background one's result goes to its parent's mailbox instead.
+   */
+  continueSubagent(agent: AgentState, parent: AgentState, background: boolean, run: (signal: AbortSignal) => Promise<AgentOutcome>, signal: AbortSignal): () => Promise<ToolResult> {
+    agent.status = "running";
+    agent.background = background;
+    const parentSignal = parent.scope?.signal ?? signal;
+    const child = this.children.launch(agent, parent, background, this.slotted(agent, () => this.runChild(agent, false, "", parentSignal, run), parentSignal));
+    return async () => this.resultOf(child, await this.slots.whileWaiting(parent.id, child.done, parentSignal));
+  }
+
+  /** wait_agents' answer, for a held wait_agents call of a resumed session. */
+  waitFor(callerId: string, ids: string[], timeoutMs: number, signal: AbortSignal): Promise<ToolResult> {
+    return this.slots.whileWaiting(callerId, this.children.wait(callerId, ids, timeoutMs, signal), signal);
   }
 
   /** Runs `run` in a max_parallel slot of `agent`'s, given back when it ends (see AgentSlots). */
@@ -224,7 +247,7 @@ export class Delegator {
   }
 
   /** The one place a sub-agent's run starts and ends: its worktree, its hooks, its loop, its merge. */
-  private async runChild(agent: AgentState, fresh: boolean, task: string, signal: AbortSignal): Promise<ChildOutcome> {
+  private async runChild(agent: AgentState, fresh: boolean, task: string, signal: AbortSignal, continued?: (signal: AbortSignal) => Promise<AgentOutcome>): Promise<ChildOutcome> {
     // Cancelled while it waited for a free slot: it never starts.
     if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
       agent.status = "cancelled";
@@ -237,6 +260,7 @@ export class Delegator {
     }
     const outcome = await runSubagent(this.deps.hooks, agent, signal, {
       run: (context) => {
+        if (continued) return continued(signal);
         const text = withHookContext(task, context);
         if (fresh) return this.deps.startAgent(agent, text, signal);
         if (agent.background) this.deps.emit({ type: "agent_backgrounded", agentId: agent.id, parentId: agent.parentId, by: "delegate" });

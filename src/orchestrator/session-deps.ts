@@ -5,6 +5,7 @@ import type { Hooks } from "../hooks/index.js";
 import type { ChatMessage, Model, ToolSpec } from "../model/model.js";
 import type { ContentStore } from "../sessions/content-store.js";
 import type { ReapOutcome } from "../sessions/leftovers.js";
+import type { TeamPlan } from "../sessions/team-plan.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
@@ -67,4 +68,6 @@ export interface SessionDeps {
   contents?: ContentStore;
   /** The events of the log a resumed session continues (its change sets span them). */
   priorEvents?: readonly OrcaEvent[];
+  /** A resumed session's run that stopped with sub-agents at work: the team the next run continues (team-resume.ts). */
+  team?: TeamPlan;
 }

@@ -1,6 +1,6 @@
 import type { RuleInForce } from "../tools/permissions/engine.js";
 import crypto from "node:crypto";
-import { RunBudget } from "../agent/budget.js";
+import type { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
 import { processEnded } from "../events/constructors.js";
 import { EventBus } from "../events/bus.js";
@@ -32,6 +32,8 @@ import type { PermissionMode } from "../config/schema.js";
 import type { SessionDeps } from "./session-deps.js";
 import { userInput, type UserInputApi } from "./user-input.js";
 import { describeUnproven } from "../sessions/leftovers.js";
+import { TeamResume } from "./team-resume.js";
+import { openRunBudget } from "./run-budget.js";
 export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
@@ -69,6 +71,8 @@ export class Session implements SessionApi {
   readonly redactor = new Redactor();
   /** `@path` mentions and `!command` from the dashboard's input box. */
   readonly input: UserInputApi;
+  /** The stopped run a resume continues, taken up by the next run before its prompt (team-resume.ts). */
+  private team: TeamResume | null = null;
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -139,6 +143,7 @@ export class Session implements SessionApi {
       evidence: deps.evidence,
       isolation: (this.isolation = sessionIsolation({ deps, sessionId: this.id, scheduler: this.scheduler, emit: this.bus.emit, versions: this.versions, registry: this.registry, permissions: this.permissions })),
     });
+    if (deps.team) this.team = new TeamResume({ plan: deps.team, agents: this.agentRegistry, delegator: this.delegator, emit: this.bus.emit, continueAgent: (a, s) => this.runner.continue(a, s), continueWith: (a, m, s) => this.runner.continueWith(a, m, s) });
     this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
       held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
     for (const tool of deps.tools) this.registry.add(tool);
@@ -266,7 +271,12 @@ export class Session implements SessionApi {
     return this.scheduler.onChange(listener);
   }
 
-  async run(text: string): Promise<RunResult> {
+  /** The agents the next run continues (a resumed session whose run stopped with sub-agents at work); run(null) does it. */
+  get continuing(): string[] {
+    return this.team?.team() ?? [];
+  }
+
+  async run(text: string | null): Promise<RunResult> {
     if (this.runScope) throw new Error("a run is already in progress");
     if (this.closed) throw new Error("the session is closed");
     const logFailure = this.log?.failed;
@@ -278,36 +288,24 @@ export class Session implements SessionApi {
     const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
     this.runScope = scope;
-    const { budget } = this.deps.config;
-    // A limit reached ends what it covers: the whole run, or the agent whose account it is (and what that agent started).
-    this.runBudget = new RunBudget(
-      { maxTokens: budget.max_tokens, maxToolCalls: budget.max_tool_calls, maxDuration: budget.max_duration, maxCostUsd: budget.max_cost_usd },
-      (account, reason) => (account.isRun ? scope : this.agentRegistry.get(account.id)?.scope)?.cancel(reason),
-    );
-    if (budget.max_cost_usd !== undefined || budget.max_tokens !== undefined) {
-      this.bus.emit({ type: "budget_set", agentId: root.id, scope: "run", maxCostUsd: budget.max_cost_usd, maxTokens: budget.max_tokens });
-    }
+    const { budget: runBudget, deadline } = openRunBudget(this.deps.config.budget, { scope, agentScope: (id) => this.agentRegistry.get(id)?.scope, emit: this.bus.emit, rootId: root.id });
+    this.runBudget = runBudget;
     const usageBefore = { ...this.totalUsage() };
-    // The time budget must stop a run that is stuck in a long tool or stream, not only between steps.
-    const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;
-    // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
-    const runBudget = this.runBudget;
-    const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => scope.cancel(runBudget.timeUp()), durationMs) : undefined;
     try {
-      const submitted = await this.lifecycle.submitPrompt(root, text, scope.signal);
+      const submitted = text === null ? { prompt: null } : await this.lifecycle.submitPrompt(root, text, scope.signal);
       if ("blocked" in submitted) return { status: "failed", result: submitted.blocked, answer: "", usage: zeroUsage(), durationMs: Date.now() - startedAt };
       const prompt = submitted.prompt;
-      this.bus.emit(turnCheckpoint(root.id, prompt));
-      this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
+      if (prompt !== null) this.bus.emit(turnCheckpoint(root.id, prompt));
+      if (prompt !== null) this.bus.emit({ type: "user_message", agentId: root.id, text: prompt });
       // MCP servers still connecting must not hold up a cancel.
       await raceAbort(this.deps.ready ?? Promise.resolve(), scope.signal, () => undefined);
+      const team = this.team;
+      this.team = null;
+      await team?.prepare(root, scope.signal);
+      if (prompt !== null && root.history.length) root.history.push({ role: "user", content: prompt });
       let outcome: AgentOutcome;
-      if (root.history.length === 0) {
-        outcome = await this.runner.start(root, prompt, scope.signal);
-      } else {
-        root.history.push({ role: "user", content: prompt });
-        outcome = await this.runner.continue(root, scope.signal);
-      }
+      if (!root.history.length) outcome = await this.runner.start(root, prompt ?? "", scope.signal);
+      else outcome = prompt === null && team ? await team.goOn(root, scope.signal) : await this.runner.continue(root, scope.signal);
       outcome = await this.lifecycle.afterStop(root, outcome, scope.signal, (message) => this.runner.continueWith(root, message, scope.signal));
       await this.deps.evidence?.agentEnded(root, outcome.status, scope.signal);
       const after = this.totalUsage();

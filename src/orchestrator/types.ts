@@ -51,8 +51,13 @@ export interface SessionApi {
   readonly rootAgentId: string;
   /** True while a run (one user turn) is in progress. */
   readonly busy: boolean;
-  /** Runs one user turn on the coordinator. Only one run at a time. */
-  run(text: string): Promise<RunResult>;
+  /**
+   * Runs one user turn on the coordinator. Only one run at a time. Null: no new prompt — a resumed
+   * session continues the run that stopped (`continuing` names who goes on).
+   */
+  run(text: string | null): Promise<RunResult>;
+  /** A resumed session whose run stopped with sub-agents at work: the agents run(null) continues (none after it). */
+  readonly continuing?: readonly string[];
   /**
    * Cancels a scope: no argument or the coordinator's id cancels the whole run (every sub-agent
    * included); a sub-agent's id cancels only that sub-agent and whatever it started.

@@ -81,7 +81,9 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
     if (result !== INTERRUPTED_RESULT) described.push({ callId: call.id, result });
     return result;
   };
-  const flush = (b: Builder): void => flushRound(b, describe);
+  // Each call's result in the history, so a held call's later answer (team-plan.ts) replaces it.
+  const results = new Map<string, ChatMessage>();
+  const flush = (b: Builder): void => flushRound(b, describe, results);
   let writesAnnounced = false;
 
   for (const event of events) {
@@ -135,7 +137,9 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
         break;
       case "tool_finished":
         if (event.versions?.length) fileTouches.push({ agentId: event.agentId, ts: event.ts, touches: event.versions });
-        if (b?.pending && !b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
+        if (b?.pending?.calls.some((c) => c.id === event.callId)) {
+          if (!b.pending.results.has(event.callId)) b.pending.results.set(event.callId, event.content);
+        } else replaceResult(results.get(event.callId), event.content);
         break;
       case "compacted":
         if (!b) break;
@@ -175,8 +179,17 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
   };
 }
 
+/**
+ * A resumed session answers a call its parent was waiting on when the run stopped (a delegate
+ * or wait_agents call held for a continued sub-agent, team-plan.ts) after the round was closed
+ * as interrupted or cancelled: no model had read that answer, the later one stands.
+ */
+function replaceResult(message: ChatMessage | undefined, content: string): void {
+  if (message?.role === "tool") message.content = content;
+}
+
 /** Appends one result per call of the open round, in call order, as the loop does. */
-function flushRound(b: Builder, interrupted: (call: ToolCall, writesAnnounced: boolean) => string): void {
+function flushRound(b: Builder, interrupted: (call: ToolCall, writesAnnounced: boolean) => string, results: Map<string, ChatMessage>): void {
   if (!b.pending) return;
   for (const call of b.pending.calls) {
     let content = b.pending.results.get(call.id);
@@ -184,7 +197,9 @@ function flushRound(b: Builder, interrupted: (call: ToolCall, writesAnnounced: b
       b.agent.interruptedCalls.push(call.id);
       content = interrupted(call, b.pending.writesAnnounced);
     }
-    b.agent.history.push({ role: "tool", toolCallId: call.id, content });
+    const message: ChatMessage = { role: "tool", toolCallId: call.id, content };
+    b.agent.history.push(message);
+    results.set(call.id, message);
   }
   b.pending = null;
 }

@@ -37,6 +37,7 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
   const state =
     ` ${agent.status}` +
     (agent.background ? " · bg" : "") +
+    (agent.continued ? " · continued" : "") +
     (agent.status === "idle" ? "" : ` · ${formatDuration((agent.finishedAt ?? now) - agent.startedAt)}`) +
     (agent.steps ? ` · step ${agent.steps}` : "") +
     (tokens ? ` · ${formatTokens(tokens)} tok` : "") +
@@ -234,7 +235,8 @@ function CollapsedAgentImpl({ agent, focused, frame }: CollapsedProps): React.JS
       <Text color={color("muted")}>
         {" "}
         {agent.status}
-        {agent.background ? " · bg" : ""} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
+        {agent.background ? " · bg" : ""}
+        {agent.continued ? " · continued" : ""} · {agent.steps} step{agent.steps === 1 ? "" : "s"}
         {tokens ? ` · ${formatTokens(tokens)} tok` : ""}
         {withDot(paneCost(agent.tokens))}
         {took ? ` · ${took}` : ""}

@@ -201,6 +201,10 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   useEffect(() => {
     if (initialPrompt?.trim()) submitRef.current(initialPrompt);
   }, [initialPrompt]);
+  // A resumed run that stopped with sub-agents at work goes on as soon as it opens (--no-continue: it does not).
+  useEffect(() => {
+    if (session.continuing?.length) submitRef.current(null);
+  }, [session]);
 
   const head = pending[0];
   const zoomAgent = view.zoom ? state.agents[view.zoom] : undefined;

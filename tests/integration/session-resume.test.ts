@@ -85,7 +85,7 @@ describe("crash and resume", () => {
     expectValidHistories(third.requests);
   });
 
-  it("a sub-agent killed mid-call is rebuilt and continued with delegate {resume}", async () => {
+  it("with --no-continue, a sub-agent killed mid-call is rebuilt and continued by hand with delegate {resume}", async () => {
     ws = tempWorkspace();
     const first = await server(
       perAgent({
@@ -107,7 +107,8 @@ describe("crash and resume", () => {
         "tester-1": [{ text: "ran it again: 12 passed" }],
       }),
     );
-    const resumed = await runOrca(["--continue", "-p", "go on", "--base-url", second.url, "--yes", "--output-format", "json"], { ws });
+    // Without --no-continue the resume would continue tester-1 itself (team-resume.test.ts).
+    const resumed = await runOrca(["--continue", "--no-continue", "-p", "go on", "--base-url", second.url, "--yes", "--output-format", "json"], { ws });
     expect(resumed.stderr).toMatch(/^orca: resuming session \S+ \(/);
     expect(resumed.code).toBe(0);
     const out = JSON.parse(resumed.stdout) as { result: string; agents: { id: string; status: string }[] };

@@ -13,8 +13,11 @@ export interface RunQueue {
   setNotice(notice: string | undefined): void;
   /** How the last run ended (the exit code depends on it). */
   readonly lastStatus: MutableRefObject<SessionStatus | undefined>;
-  /** Runs `text` now, or queues it behind the run in progress; `model` (a custom command's) for that turn only. */
-  submit(text: string, model?: string): void;
+  /**
+   * Runs `text` now, or queues it behind the run in progress; `model` (a custom command's) for that
+   * turn only. Null continues a resumed session's stopped run (SessionApi.continuing), if nothing runs.
+   */
+  submit(text: string | null, model?: string): void;
   /** The coordinator's answer of the last run that gave one (Markdown, as the model wrote it). */
   readonly lastAnswer: MutableRefObject<string>;
   /** Cancels the run and drops the queue. */
@@ -38,8 +41,9 @@ export function useRunQueue(session: SessionApi, stopped: () => boolean, onRunSt
   hooks.current = { stopped, onRunStart };
 
   const submit = useCallback(
-    (text: string, model?: string) => {
+    (text: string | null, model?: string) => {
       if (runningRef.current) {
+        if (text === null) return;
         queueRef.current = [...queueRef.current, { text, model }];
         setQueued(queueRef.current.map((q) => q.text));
         return;

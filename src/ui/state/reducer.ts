@@ -3,6 +3,7 @@ import { changeSetLine, verifyLine } from "../../review/summary-text.js";
 import { BACKGROUND_RESULT } from "../../orchestrator/children.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { addRequest, fanoutNote, runBudgetFrom, withUsage } from "./reduce-budget.js";
+import { onAgentContinued } from "./reduce-team.js";
 import { agentTitle, summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
@@ -303,6 +304,9 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       draft.setAgent({ ...pushEntries(agent, textEntries(draft, "notice", note), max, null), background: true });
       return draft.finish();
     }
+    case "agent_continued":
+      onAgentContinued(draft, event, max);
+      return draft.finish();
     case "agent_waiting": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", `… waiting for background sub-agents: ${event.waitingFor.join(", ")}`), max, null));

@@ -71,6 +71,8 @@ export interface AgentView {
   readonly finishedAt?: number;
   /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
   readonly background?: boolean;
+  /** A resumed session continued it from its history (the run had stopped while it worked). */
+  readonly continued?: boolean;
 }
 
 export interface AgentTokens {
