@@ -108,7 +108,7 @@ export async function run({ json }: { json: boolean }): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) for (const n of COUNTS) runs[n]!.push(await runOnce(n, ws, configFile));
     const driver = await bundleRenderDriver();
     try {
-      for (let round = 0; round < ROUNDS; round++) dashboard.push(measureRender("diff", driver.file, DASHBOARD_PANES));
+      for (let round = 0; round < ROUNDS; round++) dashboard.push(measureRender("diff", driver.file, DASHBOARD_PANES, true));
     } finally {
       fs.rmSync(driver.dir, { recursive: true, force: true });
     }

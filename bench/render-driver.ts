@@ -5,7 +5,8 @@
  * markdown deltas a second, measures its own CPU with process.cpuUsage and /proc, counts the
  * writes (frames), bytes and full-screen clears (ESC[2J) it sends to the terminal, then pumps
  * deltas as fast as the dashboard takes them to read RSS after 1k and 10k deltas per pane.
- * `node driver.mjs --driver OUT MODE [panes]`; it writes its RenderResult as JSON to OUT.
+ * `node driver.mjs --driver OUT MODE [PANES [paced]]`; it writes its RenderResult as JSON to OUT
+ * (with `paced`, or ORCA_BENCH_PACED_ONLY set, only the paced part's figures).
  */
 // Types only: erased at run time, so React still loads after NODE_ENV is set.
 import type { SessionApi } from "../src/orchestrator/types.js";
@@ -105,7 +106,7 @@ function markdownDelta(n: number): string {
 
 // ——— the driver: runs inside tmux ———
 
-async function driver(outFile: string, mode: Mode, panes: number): Promise<void> {
+async function driver(outFile: string, mode: Mode, panes: number, pacedOnly: boolean): Promise<void> {
   if (process.env.NODE_ENV !== "production") throw new Error("the render driver must start with NODE_ENV=production");
   // The V8 flags bin/orca.js sets before it loads anything, so the dashboard measured here is the one users run.
   const { V8_FLAGS } = await import("../bin/v8-flags.js");
@@ -209,9 +210,18 @@ async function driver(outFile: string, mode: Mode, panes: number): Promise<void>
     seconds: wall / 1000,
   };
 
-  // Profiling the paced part alone (node --cpu-prof) is easier without the rest.
-  if (process.env.ORCA_BENCH_PACED_ONLY) {
-    fs.writeFileSync(outFile, JSON.stringify(paced));
+  // The paced part alone: for the fanout bench, and for profiling (node --cpu-prof).
+  if (pacedOnly) {
+    const figures: Partial<RenderResult> = {
+      cpu_pct: round(paced.cpu_pct),
+      cpu_main_pct: round(paced.cpu_main_pct),
+      cpu_other_threads_pct: round(paced.cpu_other_threads_pct),
+      frames: paced.frames,
+      frames_per_s: round(paced.frames / paced.seconds),
+      bytes_per_frame: Math.round(paced.bytes / Math.max(1, paced.frames)),
+      full_clears: paced.full_clears,
+    };
+    fs.writeFileSync(outFile, JSON.stringify(figures));
     process.exit(0);
   }
 
@@ -269,5 +279,5 @@ function round(n: number): number {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--driver") {
   const mode = MODES.find((m) => m === process.argv[4]) ?? "diff";
-  await driver(process.argv[3] ?? path.join(os.tmpdir(), "orca-render-bench.json"), mode, Number(process.argv[5]) || 8);
+  await driver(process.argv[3] ?? path.join(os.tmpdir(), "orca-render-bench.json"), mode, Number(process.argv[5]) || 8, process.argv[6] === "paced" || Boolean(process.env.ORCA_BENCH_PACED_ONLY));
 }

@@ -54,7 +54,7 @@ export async function bundleRenderDriver(): Promise<{ file: string; dir: string 
 }
 
 /** One run of the driver in a fresh tmux of COLUMNS×ROWS. */
-export function measureRender(mode: Mode, driverFile: string, panes = PANES): RenderResult {
+export function measureRender(mode: Mode, driverFile: string, panes = PANES, pacedOnly = false): RenderResult {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-render-"));
   const out = path.join(dir, "result.json");
@@ -62,7 +62,7 @@ export function measureRender(mode: Mode, driverFile: string, panes = PANES): Re
   const exited = path.join(dir, "exited");
   const socket = `orca-bench-render-${process.pid}-${mode}`;
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc ${JSON.stringify(driverFile)} --driver ${JSON.stringify(out)} ${mode} ${panes} 2>${JSON.stringify(path.join(dir, "stderr"))}; touch ${JSON.stringify(exited)}; sleep 30`;
+  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc ${JSON.stringify(driverFile)} --driver ${JSON.stringify(out)} ${mode} ${panes}${pacedOnly ? " paced" : ""} 2>${JSON.stringify(path.join(dir, "stderr"))}; touch ${JSON.stringify(exited)}; sleep 30`;
   try {
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(COLUMNS), "-y", String(ROWS), "-c", root, command);
     const deadline = Date.now() + 120_000;
