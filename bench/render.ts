@@ -68,7 +68,8 @@ export function measureRender(mode: Mode, driverFile: string, panes = PANES, pac
     const deadline = Date.now() + 120_000;
     while (!fs.existsSync(out) || !fs.existsSync(exited)) {
       if (Date.now() > deadline) throw new Error("the render driver did not finish within 120 s");
-      const err = fs.existsSync(path.join(dir, "stderr")) ? fs.readFileSync(path.join(dir, "stderr"), "utf8") : "";
+      // Escapes only (Ink showing the cursor again as the driver exits) are not a failure.
+      const err = fs.existsSync(path.join(dir, "stderr")) ? fs.readFileSync(path.join(dir, "stderr"), "utf8").replace(/\u001B\[[0-9;?]*[A-Za-z]/g, "") : "";
       if (err.trim()) throw new Error(`the render driver failed: ${err.trim().split("\n")[0]}`);
       execFileSync("sleep", ["0.2"]);
     }
