@@ -210,18 +210,19 @@ async function driver(outFile: string, mode: Mode, panes: number, pacedOnly: boo
     seconds: wall / 1000,
   };
 
+  const figures = {
+    cpu_pct: round(paced.cpu_pct),
+    cpu_main_pct: round(paced.cpu_main_pct),
+    cpu_other_threads_pct: round(paced.cpu_other_threads_pct),
+    cpu_pct_per_fps: perFps(paced),
+    frames: paced.frames,
+    frames_per_s: round(paced.frames / paced.seconds),
+    bytes: paced.bytes,
+    bytes_per_frame: Math.round(paced.bytes / Math.max(1, paced.frames)),
+    full_clears: paced.full_clears,
+  };
   // The paced part alone: for the fanout bench, and for profiling (node --cpu-prof).
   if (pacedOnly) {
-    const figures: Partial<RenderResult> = {
-      cpu_pct: round(paced.cpu_pct),
-      cpu_main_pct: round(paced.cpu_main_pct),
-      cpu_other_threads_pct: round(paced.cpu_other_threads_pct),
-      cpu_pct_per_fps: perFps(paced),
-      frames: paced.frames,
-      frames_per_s: round(paced.frames / paced.seconds),
-      bytes_per_frame: Math.round(paced.bytes / Math.max(1, paced.frames)),
-      full_clears: paced.full_clears,
-    };
     fs.writeFileSync(outFile, JSON.stringify(figures));
     process.exit(0);
   }
@@ -246,15 +247,7 @@ async function driver(outFile: string, mode: Mode, panes: number, pacedOnly: boo
   const withTokenizer = memory();
 
   const result: RenderResult = {
-    cpu_pct: round(paced.cpu_pct),
-    cpu_main_pct: round(paced.cpu_main_pct),
-    cpu_other_threads_pct: round(paced.cpu_other_threads_pct),
-    cpu_pct_per_fps: perFps(paced),
-    frames: paced.frames,
-    frames_per_s: round(paced.frames / paced.seconds),
-    bytes: paced.bytes,
-    bytes_per_frame: Math.round(paced.bytes / Math.max(1, paced.frames)),
-    full_clears: paced.full_clears,
+    ...figures,
     rss_mb_start: round(atStart.rss),
     rss_mb_mounted: round(mounted.rss),
     rss_mb_1k: round(at1k.rss),

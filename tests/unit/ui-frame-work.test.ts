@@ -13,6 +13,15 @@ const base = { ts: 1, sessionId: "s" };
 const delta = (agentId: string, text: string): OrcaEvent => ({ ...base, type: "text_delta", agentId, text });
 const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Three flushes, each followed by the macrotask at which the store records the frame's cost. */
+async function threeFrames(store: DashboardStore): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    store.push(delta("a", `t${i} `));
+    store.flush();
+    await nextMacrotask();
+  }
+}
+
 describe("a frame's work", () => {
   it("gives a pane whose agent did not change the very rows it had, and a changed pane new ones", () => {
     const store = new DashboardStore({ rootAgentId: "root" });
@@ -40,11 +49,7 @@ describe("a frame's work", () => {
     // 60 ms of wall time and next to no CPU: what a frame looks like to the wall clock when the
     // machine has no core free for it.
     const off = store.subscribe(() => void Atomics.wait(blocked, 0, 0, 60));
-    for (let i = 0; i < 3; i++) {
-      store.push(delta("a", `t${i} `));
-      store.flush();
-      await nextMacrotask();
-    }
+    await threeFrames(store);
     expect(store.interval).toBe(33);
     off();
     store.dispose();
@@ -60,11 +65,7 @@ describe("a frame's work", () => {
         used = u.user + u.system;
       }
     });
-    for (let i = 0; i < 3; i++) {
-      store.push(delta("a", `t${i} `));
-      store.flush();
-      await nextMacrotask();
-    }
+    await threeFrames(store);
     // 20 ms of CPU a frame at the 8 % budget: 250 ms apart (the longest spacing).
     expect(store.interval).toBe(250);
     off();
