@@ -3,314 +3,73 @@
  * alternate screen) in a real terminal — tmux at a fixed size — with 8 sub-agent panes, each
  * streaming 50 text deltas a second for 5 s, in markdown (paragraphs, emphasis, code blocks).
  *
- * This module has two halves. `run()` (called by bench/run.ts) bundles this same file as the bin
- * is bundled, starts tmux and, inside it, that bundle with `--driver`: a child process with
- * NODE_ENV=production set before React loads, which renders the dashboard on the pty, measures its own CPU with process.cpuUsage, counts the writes
- * (frames), bytes and full-screen clears (ESC[2J) it sends to the terminal, then pumps deltas as
- * fast as the dashboard takes them to read RSS after 1k and 10k deltas per pane, and what holds it.
- * It runs three times, side by side: Ink redrawing the whole screen each frame (the old output
- * stage); orca's default output, writing only what changed (stretches of rows, and terminal scrolls
- * for bands that moved up), with every pane streaming the same text in step; and the same with the
- * panes out of step, so side-by-side panes do not scroll together (the load, 50 deltas a second a
- * pane, is the same).
+ * `run()` (called by bench/run.ts) bundles bench/render-driver.ts as the bin is bundled, starts
+ * tmux and, inside it, that bundle (see there for what it measures). Each round runs, in turns:
+ * orca's default output, writing only what changed (stretches of rows, and terminal scrolls for
+ * bands that moved up), with every pane streaming the same text in step; the Ink floor
+ * (bench/ink-floor.ts) at the same load; the default output with the panes out of step, so
+ * side-by-side panes do not scroll together; and Ink redrawing the whole screen each frame (the
+ * old output stage). ORCA_BENCH_ROUNDS rounds (3); the floor's figures and orca ÷ floor are from
+ * the pairs of one round, so the machine's drift over the run weighs on both.
  */
 import { execFileSync } from "node:child_process";
-// Types only: erased at run time, so React still loads after NODE_ENV is set.
-import type { SessionApi } from "../src/orchestrator/types.js";
 import fs from "node:fs";
-import v8 from "node:v8";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { bundleAsBin } from "./bundle-as-bin.js";
+import { MODES, RATE, SECONDS, type Mode, type RenderResult } from "./render-driver.js";
+import { mmm, spread, vsFloor, type Spread, type VsFloor } from "./stats.js";
 
 const PANES = 8;
-const RATE = 50;
-/** The paced part's length; ORCA_BENCH_RENDER_SECONDS=15 shows the cost once V8 has compiled the hot paths. */
-const SECONDS = Number(process.env.ORCA_BENCH_RENDER_SECONDS) || 5;
 const COLUMNS = 160;
 const ROWS = 48;
-const CLEAR = "\u001B[2J";
-const SYNC_BEGIN = "\u001B[?2026h";
-const SYNC_END = "\u001B[?2026l";
-
-export interface RenderResult {
-  cpu_pct: number;
-  /** Of cpu_pct: the main thread (React, Ink, the diff) and V8's other threads (GC, the compiler); Linux only, else -1. */
-  cpu_main_pct: number;
-  cpu_other_threads_pct: number;
-  /** CPU per frame a second: the frame budget turns cheaper frames into more of them, so this compares builds. */
-  cpu_pct_per_fps: number;
-  frames: number;
-  frames_per_s: number;
-  bytes: number;
-  bytes_per_frame: number;
-  full_clears: number;
-  /** RSS and V8 heap in use, MB: the driver loaded (before the dashboard), mounted, at 1k and 10k deltas per pane. */
-  rss_mb_start: number;
-  rss_mb_mounted: number;
-  rss_mb_1k: number;
-  rss_mb_10k: number;
-  heap_mb_start: number;
-  heap_mb_mounted: number;
-  heap_mb_1k: number;
-  heap_mb_10k: number;
-  /**
-   * Where the RSS at 10k deltas sits, MB: V8's young generation (committed, not used: it grows
-   * with the allocation rate), the rest of the V8 heap committed, and memory outside it (yoga's
-   * WebAssembly memory, Buffers).
-   */
-  young_gen_committed_mb_10k: number;
-  other_heap_committed_mb_10k: number;
-  external_mb_10k: number;
-  /** What loading the o200k tokenizer (which a real session does) adds to RSS and the heap. */
-  tokenizer_rss_mb: number;
-  tokenizer_heap_mb: number;
-}
-
-/**
- * full: Ink redraws every frame whole. diff: orca's output (changed rows, stretches, scrolls).
- * staggered: the same, with each pane's text a few deltas ahead of the last one, so panes side
- * by side start new lines in different frames (as agents do) and do not scroll together.
- */
-type Mode = "full" | "diff" | "staggered" | "ink-floor";
-const MODES: readonly Mode[] = ["full", "diff", "staggered", "ink-floor"];
+const ROUNDS = Number(process.env.ORCA_BENCH_ROUNDS ?? 3);
+/** In each round, the floor right after orca's default so each pair sees the same minute. */
+const ORDER: readonly Mode[] = ["diff", "ink-floor", "staggered", "full"];
+/** ORCA_BENCH_RENDER_MODES=diff (comma-separated): only those modes, e.g. to profile one. */
+const SELECTED = process.env.ORCA_BENCH_RENDER_MODES?.split(",").filter((m): m is Mode => MODES.includes(m as Mode));
 
 const TARGETS: Partial<Record<keyof RenderResult, string>> = {
-  cpu_pct: "≤ 10",
   frames_per_s: "≥ 20",
   bytes_per_frame: "≤ 2048",
   full_clears: "0",
   rss_mb_10k: "≤ 120",
 };
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * CPU time of this process's main thread and of all its other threads, ms (Linux /proc; null
- * elsewhere). The stat fields are in clock ticks of 10 ms (USER_HZ 100 on Linux).
- */
-function threadCpu(): { main: number; other: number } | null {
-  const dir = "/proc/self/task";
-  if (!fs.existsSync(dir)) return null;
-  let main = 0;
-  let other = 0;
-  for (const tid of fs.readdirSync(dir)) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`${dir}/${tid}/stat`, "utf8");
-    } catch {
-      continue; // the thread ended between the listing and the read
-    }
-    // Fields after the command name (which may hold spaces), from its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-    if (Number(tid) === process.pid) main += ms;
-    else other += ms;
-  }
-  return { main, other };
-}
-
-/**
- * The n-th delta of a pane: markdown as agents write it — lines with **bold** and `code`, a blank
- * line every fourth line (a paragraph ends, is parsed and drawn as markdown), a fenced code block
- * now and then (highlighted) — so the render cost includes parsing and highlighting.
- */
-function markdownDelta(n: number): string {
-  if (n % 120 === 0) return "\n```ts\nconst total = items.reduce((sum, x) => sum + x.price, 0);\n```\n\n";
-  if (n % 24 === 0) return `token ${n} ends a **paragraph**.\n\n`;
-  if (n % 6 === 0) return `token ${n} ends a \`line\`\n`;
-  return `token ${n} `;
-}
-
-// ——— the driver: runs inside tmux ———
-
-async function driver(outFile: string, mode: Mode): Promise<void> {
-  if (process.env.NODE_ENV !== "production") throw new Error("the render driver must start with NODE_ENV=production");
-  // The V8 flags bin/orca.js sets before it loads anything, so the dashboard measured here is the one users run.
-  const { V8_FLAGS } = await import("../bin/v8-flags.js");
-  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
-  // Loaded only now, so React reads NODE_ENV at its first import.
-  const { EventBus } = await import("../src/events/bus.js");
-  const { runDashboard } = await import("../src/ui/render.js");
-  const { DialogApprover } = await import("../src/ui/dialog-approver.js");
-  type Session = SessionApi;
-  const gc = (globalThis as { gc?: () => void }).gc;
-  const memory = (): { rss: number; heap: number } => {
-    gc?.();
-    const m = process.memoryUsage();
-    return { rss: m.rss / 1e6, heap: m.heapUsed / 1e6 };
-  };
-  const atStart = memory();
-
-  let frames = 0;
-  let bytes = 0;
-  let clears = 0;
-  const write = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-    // Ink brackets each frame with synchronized-output markers; they are not frames.
-    if (text !== SYNC_BEGIN && text !== SYNC_END) frames++;
-    bytes += Buffer.byteLength(text);
-    clears += text.split(CLEAR).length - 1;
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
-
-  const sent = new Array<number>(PANES).fill(0);
-  const next = (i: number): string => {
-    const n = ++sent[i];
-    return markdownDelta(mode === "staggered" ? n + i * 5 : n);
-  };
-  let delta: (i: number) => void;
-  if (mode === "ink-floor") {
-    const { startInkFloor } = await import("./ink-floor.js");
-    const floor = startInkFloor("SCRIPTED DEMO (Ink floor)", PANES);
-    delta = (i) => floor.delta(i, next(i));
-  } else {
-    const bus = new EventBus("bench");
-    const session: Session = {
-      id: "bench-session",
-      bus,
-      workspaceRoot: "/bench/workspace",
-      modelName: "bench-model",
-      rootAgentId: "root",
-      busy: true,
-      run: () => new Promise(() => {}),
-      cancel: () => {},
-      message: () => ({ ok: true }),
-      background: () => ({ ok: true }),
-      agents: () => [],
-      schedulerCounts: () => ({ running: 0, waiting: 0 }),
-      onSchedulerChange: () => () => {},
-      permissionMode: "default",
-      setPermissionMode: () => {},
-      setModel: () => {},
-      compact: async () => false,
-      mcpServers: () => [],
-      close: async () => {},
-    };
-    void runDashboard({ session, approver: new DialogApprover(), stdout: process.stdout, stdin: process.stdin, fullRedraw: mode === "full" });
-    bus.emit({ type: "user_message", agentId: "root", text: "Stream eight sub-agents at once." });
-    for (let i = 0; i < PANES; i++) {
-      bus.emit({ type: "agent_started", agentId: `a${i}`, parentId: "root", name: `agent-${i}`, label: `pane ${i}`, task: "stream tokens", tools: [], depth: 1, model: "m", system: "" });
-    }
-    delta = (i) => bus.emit({ type: "text_delta", agentId: `a${i}`, text: next(i) });
-  }
-  await sleep(500);
-  const mounted = memory();
-
-  // Paced: 50 deltas a second per pane. Ticks are scheduled against the clock, so a slow
-  // render delays deltas but never drops them.
-  frames = 0;
-  bytes = 0;
-  clears = 0;
-  const cpu = process.cpuUsage();
-  const threadsAtStart = threadCpu();
-  const start = performance.now();
-  const total = RATE * SECONDS;
-  for (let tick = 0; tick < total; tick++) {
-    const due = start + (tick * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    for (let i = 0; i < PANES; i++) delta(i);
-  }
-  await sleep(1000 / RATE);
-  const used = process.cpuUsage(cpu);
-  const threadsAtEnd = threadCpu();
-  const wall = performance.now() - start;
-  const share = (pick: (t: { main: number; other: number }) => number): number => (threadsAtStart && threadsAtEnd ? ((pick(threadsAtEnd) - pick(threadsAtStart)) / wall) * 100 : -1);
-  const paced = {
-    cpu_pct: ((used.user + used.system) / 1000 / wall) * 100,
-    cpu_main_pct: share((t) => t.main),
-    cpu_other_threads_pct: share((t) => t.other),
-    frames,
-    bytes,
-    full_clears: clears,
-    seconds: wall / 1000,
-  };
-
-  // Profiling the paced part alone (node --cpu-prof) is easier without the rest.
-  if (process.env.ORCA_BENCH_PACED_ONLY) {
-    fs.writeFileSync(outFile, JSON.stringify(paced));
-    process.exit(0);
-  }
-
-  // Unpaced: as fast as the store and Ink take them, yielding so flushes and renders happen.
-  const memoryAt = async (perPane: number): Promise<{ rss: number; heap: number }> => {
-    while (sent[0] < perPane) {
-      for (let k = 0; k < 100 && sent[0] < perPane; k++) for (let i = 0; i < PANES; i++) delta(i);
-      await sleep(5);
-    }
-    await sleep(100);
-    return memory();
-  };
-  const at1k = await memoryAt(1_000);
-  const at10k = await memoryAt(10_000);
-  const spaces = v8.getHeapSpaceStatistics();
-  const committed = (young: boolean): number => spaces.filter((sp) => sp.space_name.startsWith("new_") === young).reduce((sum, sp) => sum + sp.space_size, 0) / 1e6;
-  const external = process.memoryUsage().external / 1e6;
-  // A real session also holds the tokenizer's tables (orca loads them while it waits on the model).
-  const { warmTokenizer } = await import("../src/model/tokens.js");
-  warmTokenizer("gpt-4.1-mini");
-  const withTokenizer = memory();
-
-  const result: RenderResult = {
-    cpu_pct: round(paced.cpu_pct),
-    cpu_main_pct: round(paced.cpu_main_pct),
-    cpu_other_threads_pct: round(paced.cpu_other_threads_pct),
-    cpu_pct_per_fps: Math.round((paced.cpu_pct / Math.max(0.1, paced.frames / paced.seconds)) * 100) / 100,
-    frames: paced.frames,
-    frames_per_s: round(paced.frames / paced.seconds),
-    bytes: paced.bytes,
-    bytes_per_frame: Math.round(paced.bytes / Math.max(1, paced.frames)),
-    full_clears: paced.full_clears,
-    rss_mb_start: round(atStart.rss),
-    rss_mb_mounted: round(mounted.rss),
-    rss_mb_1k: round(at1k.rss),
-    rss_mb_10k: round(at10k.rss),
-    heap_mb_start: round(atStart.heap),
-    heap_mb_mounted: round(mounted.heap),
-    heap_mb_1k: round(at1k.heap),
-    heap_mb_10k: round(at10k.heap),
-    young_gen_committed_mb_10k: round(committed(true)),
-    other_heap_committed_mb_10k: round(committed(false)),
-    external_mb_10k: round(external),
-    tokenizer_rss_mb: round(withTokenizer.rss - at10k.rss),
-    tokenizer_heap_mb: round(withTokenizer.heap - at10k.heap),
-  };
-  fs.writeFileSync(outFile, JSON.stringify(result));
-  // The screen's exit handler leaves the alternate screen.
-  process.exit(0);
-}
-
-function round(n: number): number {
-  return Math.round(n * 10) / 10;
-}
-
-// ——— the harness: starts tmux ———
+/** orca ÷ floor: the issue's target for CPU at this load (#32). */
+const CPU_RATIO_TARGET = 1.5;
 
 /**
  * The driver bundled as the bin is (one ESM file with the patched node_modules inside), so the
  * process measured runs the code users run and holds no TypeScript loader: tsx's loader thread
- * and its transforms were ~80 MB of the RSS measured before.
+ * and its transforms were ~80 MB of the RSS measured before. Inside the package (node_modules/.cache),
+ * so the bundle resolves what it leaves out (and the wasm files) from node_modules. The caller
+ * removes `dir`.
  */
-function bundleDriver(dir: string): Promise<string> {
-  return bundleAsBin("driver", fileURLToPath(import.meta.url), dir);
+export async function bundleRenderDriver(): Promise<{ file: string; dir: string }> {
+  const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
+  fs.mkdirSync(cache, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(cache, "orca-bench-render-"));
+  return { file: await bundleAsBin("driver", fileURLToPath(new URL("./render-driver.ts", import.meta.url)), dir), dir };
 }
 
-function measure(mode: Mode, driverFile: string): RenderResult {
+/** One run of the driver in a fresh tmux of COLUMNS×ROWS. */
+export function measureRender(mode: Mode, driverFile: string, panes = PANES, pacedOnly = false): RenderResult {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-render-"));
   const out = path.join(dir, "result.json");
+  // Waited for as well: a driver run with --cpu-prof writes its profile as it exits.
+  const exited = path.join(dir, "exited");
   const socket = `orca-bench-render-${process.pid}-${mode}`;
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc ${JSON.stringify(driverFile)} --driver ${JSON.stringify(out)} ${mode} 2>${JSON.stringify(path.join(dir, "stderr"))}; sleep 30`;
+  const command = `env -u CI NODE_ENV=production node ${process.env.ORCA_BENCH_NODE_ARGS ?? ""} --expose-gc ${JSON.stringify(driverFile)} --driver ${JSON.stringify(out)} ${mode} ${panes}${pacedOnly ? " paced" : ""} 2>${JSON.stringify(path.join(dir, "stderr"))}; touch ${JSON.stringify(exited)}; sleep 30`;
   try {
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(COLUMNS), "-y", String(ROWS), "-c", root, command);
     const deadline = Date.now() + 120_000;
-    while (!fs.existsSync(out)) {
+    while (!fs.existsSync(out) || !fs.existsSync(exited)) {
       if (Date.now() > deadline) throw new Error("the render driver did not finish within 120 s");
-      const err = fs.existsSync(path.join(dir, "stderr")) ? fs.readFileSync(path.join(dir, "stderr"), "utf8") : "";
+      // Escapes only (Ink showing the cursor again as the driver exits) are not a failure.
+      const err = fs.existsSync(path.join(dir, "stderr")) ? fs.readFileSync(path.join(dir, "stderr"), "utf8").replace(/\u001B\[[0-9;?]*[A-Za-z]/g, "") : "";
       if (err.trim()) throw new Error(`the render driver failed: ${err.trim().split("\n")[0]}`);
       execFileSync("sleep", ["0.2"]);
     }
@@ -325,30 +84,53 @@ function measure(mode: Mode, driverFile: string): RenderResult {
   }
 }
 
-export async function run({ json }: { json: boolean }): Promise<void> {
-  // Inside the package, so the bundle resolves what it leaves out (and the wasm files) from node_modules.
-  const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
-  fs.mkdirSync(cache, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(cache, "orca-bench-render-"));
-  let results: Record<Mode, RenderResult>;
-  try {
-    const driverFile = await bundleDriver(dir);
-    results = { full: measure("full", driverFile), diff: measure("diff", driverFile), staggered: measure("staggered", driverFile), "ink-floor": measure("ink-floor", driverFile) };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  if (json) {
-    console.log(JSON.stringify(results));
-    return;
-  }
-  console.log(`tmux ${COLUMNS}×${ROWS}, ${PANES} sub-agent panes × ${RATE} markdown deltas/s for ${SECONDS} s (production React)\n`);
-  console.log("Ink floor: bench/ink-floor.ts, a bare Ink app with the same panes as plain text, redrawn 20 times a second — what any Ink dashboard pays for this load.\n");
-  console.log("| metric | full redraw | changed only (default) | changed only, panes out of step | Ink floor | target |");
-  console.log("|---|---|---|---|---|---|");
-  for (const key of Object.keys(results.diff) as (keyof RenderResult)[]) console.log(`| ${key} | ${results.full[key]} | ${results.diff[key]} | ${results.staggered[key]} | ${results["ink-floor"][key]} | ${TARGETS[key] ?? ""} |`);
+type Spreads = Record<keyof RenderResult, Spread>;
+
+export interface RenderBench {
+  rounds: number;
+  /** Each mode's min / median / max over the rounds. */
+  modes: Partial<Record<Mode, Spreads>>;
+  /** orca's default output against the Ink floor, round by round (absent when either was left out). */
+  vs_floor?: { cpu_pct: VsFloor; cpu_pct_per_fps: VsFloor; frames_per_s: VsFloor };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--driver") {
-  const mode = MODES.find((m) => m === process.argv[4]) ?? "diff";
-  await driver(process.argv[3] ?? path.join(os.tmpdir(), "orca-render-bench.json"), mode);
+export async function run({ json }: { json: boolean }): Promise<void> {
+  const modes = ORDER.filter((m) => !SELECTED || SELECTED.includes(m));
+  const samples: Partial<Record<Mode, RenderResult[]>> = {};
+  const driver = await bundleRenderDriver();
+  try {
+    for (let round = 0; round < ROUNDS; round++) for (const mode of modes) (samples[mode] ??= []).push(measureRender(mode, driver.file));
+  } finally {
+    fs.rmSync(driver.dir, { recursive: true, force: true });
+  }
+  const result: RenderBench = { rounds: ROUNDS, modes: {} };
+  for (const mode of modes) {
+    const runs = samples[mode]!;
+    result.modes[mode] = Object.fromEntries(Object.keys(runs[0]!).map((k) => [k, spread(runs.map((r) => r[k as keyof RenderResult]), 2)])) as Spreads;
+  }
+  const orca = samples.diff;
+  const floor = samples["ink-floor"];
+  if (orca && floor) {
+    const pair = (k: keyof RenderResult): VsFloor => vsFloor(orca.map((r) => r[k]), floor.map((r) => r[k]), 2);
+    result.vs_floor = { cpu_pct: pair("cpu_pct"), cpu_pct_per_fps: pair("cpu_pct_per_fps"), frames_per_s: pair("frames_per_s") };
+  }
+  if (json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  const NAMES: Record<Mode, string> = { diff: "changed only (default)", "ink-floor": "Ink floor", staggered: "changed only, panes out of step", full: "full redraw" };
+  console.log(`tmux ${COLUMNS}×${ROWS}, ${PANES} sub-agent panes × ${RATE} markdown deltas/s for ${SECONDS} s (production React), ${ROUNDS} rounds, the modes in turns; min / median / max\n`);
+  console.log("Ink floor: bench/ink-floor.ts, a bare Ink app with the same panes as plain text, redrawn 20 times a second — what any Ink dashboard pays for this load.\n");
+  console.log(`| metric | ${modes.map((m) => NAMES[m]).join(" | ")} | target |`);
+  console.log(`|---|${modes.map(() => "---|").join("")}---|`);
+  for (const key of Object.keys(result.modes[modes[0]!]!) as (keyof RenderResult)[]) console.log(`| ${key} | ${modes.map((m) => mmm(result.modes[m]![key])).join(" | ")} | ${TARGETS[key] ?? ""} |`);
+  if (result.vs_floor) {
+    const v = result.vs_floor;
+    console.log("\norca (changed only, in step) against the Ink floor, pair by pair in each round:\n");
+    console.log("| | orca | floor | orca ÷ floor | orca − floor | target |");
+    console.log("|---|---|---|---|---|---|");
+    console.log(`| CPU % | ${mmm(v.cpu_pct.orca)} | ${mmm(v.cpu_pct.floor)} | ${mmm(v.cpu_pct.ratio)} | ${mmm(v.cpu_pct.excess)} | ≤ ${CPU_RATIO_TARGET}× at ≥ 20 frames/s |`);
+    console.log(`| CPU % per frame a second | ${mmm(v.cpu_pct_per_fps.orca)} | ${mmm(v.cpu_pct_per_fps.floor)} | ${mmm(v.cpu_pct_per_fps.ratio)} | ${mmm(v.cpu_pct_per_fps.excess)} | |`);
+    console.log(`| frames/s | ${mmm(v.frames_per_s.orca)} | ${mmm(v.frames_per_s.floor)} | ${mmm(v.frames_per_s.ratio)} | ${mmm(v.frames_per_s.excess)} | ≥ 20 |`);
+  }
 }

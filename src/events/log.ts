@@ -13,14 +13,21 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  * next call's start rather than at once, which halves the syncs; losing one to a power cut makes
  * resume report that call as "result unknown", which is the safe answer anyway. A file_write is
  * synced before the file is replaced: resume reads "no file_write" as "the call wrote nothing".
+ * A call the scheduler queued as a pure read (no writes, not a command) changes nothing, so its
+ * start is not synced: with many agents reading at once, a sync per read (3–4 ms each here, on
+ * the event loop) held every agent up; the next call that changes something syncs it all.
  */
 const SYNCED = new Set<OrcaEvent["type"]>(["tool_started", "file_write", "session_finished"]);
+
+const callKey = (e: { agentId: string; callId: string }): string => `${e.agentId}\u0000${e.callId}`;
 
 export class SessionLog {
   private fd: number | null;
   /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
   private failure: LogWriteError | null = null;
   private readonly lock: PidLock;
+  /** Calls queued as pure reads and not yet started: their start needs no sync. */
+  private readonly reads = new Set<string>();
 
   /**
    * Opens the log for appending, holding its lock (`<file>.lock`) until close: two processes never
@@ -54,12 +61,25 @@ export class SessionLog {
       // A write may be partial (a file size limit reached mid-line): what is left is written again,
       // which either completes the line or fails with the reason.
       for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
-      if (SYNCED.has(event.type)) fs.fdatasyncSync(this.fd);
+      const read = this.startsRead(event);
+      if (SYNCED.has(event.type) && !read) fs.fdatasyncSync(this.fd);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
       throw this.failure;
     }
+  }
+
+  /** Notes a pure read when it is queued; true for its start (which then needs no sync). */
+  private startsRead(event: OrcaEvent): boolean {
+    if (event.type === "tool_queued") {
+      const { access } = event;
+      if (access !== "exclusive" && access.writes.length === 0 && !access.command) this.reads.add(callKey(event));
+      return false;
+    }
+    if (event.type === "tool_started") return this.reads.delete(callKey(event));
+    if (event.type === "tool_finished") this.reads.delete(callKey(event));
+    return false;
   }
 
   /** Why the log stopped being written, if it did. */

@@ -90,16 +90,24 @@ export class FanoutGuard {
     if (this.tally.run !== run) this.tally = { run, started: 0, estimateUsd: 0 };
     const tally = this.tally;
     const refused = new Map<string, string>();
-    const planned = calls.flatMap((call) => {
+    const children = calls.flatMap((call) => {
       if (call.name !== "delegate") return [];
       const child = this.deps.plan(caller.id, call.args);
-      return child ? [{ call, child, estimateUsd: this.estimate(child) }] : [];
+      return child ? [{ call, child }] : [];
     });
     const { confirmFanout, confirmCostUsd } = this.deps;
-    const total = sum(planned.map((p) => p.estimateUsd));
-    const count = tally.started + planned.length;
-    const cost = sum([tally.estimateUsd, total]);
+    const count = tally.started + children.length;
     const tooMany = confirmFanout !== false && count > confirmFanout;
+    // The estimate counts each child's first request with its model's tokenizer, whose tables take
+    // ~0.3 s and ~30 MB to load: it is made only when a limit on cost needs it or the person is
+    // asked (the question shows it), not before every sub-agent a run starts within its limits.
+    if (!tooMany && confirmCostUsd === undefined) {
+      tally.started += children.length;
+      return refused;
+    }
+    const planned = children.map((p) => ({ ...p, estimateUsd: this.estimate(p.child) }));
+    const total = sum(planned.map((p) => p.estimateUsd));
+    const cost = sum([tally.estimateUsd, total]);
     const tooDear = confirmCostUsd !== undefined && planned.length > 0 && (cost === null || cost > confirmCostUsd);
     const counted = (n: number | null): void => {
       tally.started += n ?? planned.length;

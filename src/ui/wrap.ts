@@ -169,9 +169,27 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
   return rows;
 }
 
+interface Tail {
+  width: number;
+  height: number;
+  rows: Row[];
+}
+
+// A pane whose transcript did not change keeps its entries array (the reducer copies only the
+// agents an event touched), so its rows come back as the same array and its pane skips the frame.
+const tails: Record<Detail, WeakMap<readonly Entry[], Tail>> = { pane: new WeakMap(), zoom: new WeakMap() };
+
 /** The last `height` rows of a transcript; wraps only the entries it needs. */
 export function tailRows(entries: readonly Entry[], width: number, height: number, detail: Detail = "pane"): Row[] {
   if (height <= 0) return [];
+  const hit = tails[detail].get(entries);
+  if (hit && hit.width === width && hit.height === height) return hit.rows;
+  const rows = wrapTail(entries, width, height, detail);
+  tails[detail].set(entries, { width, height, rows });
+  return rows;
+}
+
+function wrapTail(entries: readonly Entry[], width: number, height: number, detail: Detail): Row[] {
   const out: Row[][] = [];
   let count = 0;
   for (let i = entries.length - 1; i >= 0 && count < height; i--) {

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { OrcaEvent } from "../../src/events/types.js";
+import { DashboardStore } from "../../src/ui/state/store.js";
+import { tailRows } from "../../src/ui/wrap.js";
+
+/**
+ * Issue 32 item 5: what a frame costs. A pane whose transcript did not change gets the same rows
+ * back (so its memoised pane does nothing), and the store spaces its frames by what they cost in
+ * CPU, not by the wall time a busy machine adds to them.
+ */
+
+const base = { ts: 1, sessionId: "s" };
+const delta = (agentId: string, text: string): OrcaEvent => ({ ...base, type: "text_delta", agentId, text });
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Three flushes, each followed by the macrotask at which the store records the frame's cost. */
+async function threeFrames(store: DashboardStore): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    store.push(delta("a", `t${i} `));
+    store.flush();
+    await nextMacrotask();
+  }
+}
+
+describe("a frame's work", () => {
+  it("gives a pane whose agent did not change the very rows it had, and a changed pane new ones", () => {
+    const store = new DashboardStore({ rootAgentId: "root" });
+    for (const id of ["a", "b"]) store.push(delta(id, "line one\n**line** two\nthree"));
+    store.flush();
+    const before = store.getSnapshot();
+    const rowsA = tailRows(before.agents.a!.entries, 40, 5);
+    const rowsB = tailRows(before.agents.b!.entries, 40, 5);
+    store.push(delta("a", " and more"));
+    store.flush();
+    const after = store.getSnapshot();
+    expect(after.agents.b).toBe(before.agents.b);
+    expect(tailRows(after.agents.b!.entries, 40, 5)).toBe(rowsB);
+    const newA = tailRows(after.agents.a!.entries, 40, 5);
+    expect(newA).not.toBe(rowsA);
+    expect(newA.at(-1)!.text).toBe("three and more");
+    // Another size is wrapped anew, not served from the other's rows.
+    expect(tailRows(after.agents.b!.entries, 20, 5)).not.toBe(rowsB);
+    store.dispose();
+  });
+
+  it("spaces flushes by a frame's CPU time: a render that waits without computing leaves the interval at its minimum", async () => {
+    const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 33 });
+    const blocked = new Int32Array(new SharedArrayBuffer(4));
+    // 60 ms of wall time and next to no CPU: what a frame looks like to the wall clock when the
+    // machine has no core free for it.
+    const off = store.subscribe(() => void Atomics.wait(blocked, 0, 0, 60));
+    await threeFrames(store);
+    expect(store.interval).toBe(33);
+    off();
+    store.dispose();
+  });
+
+  it("and a render that computes for long spaces them out", async () => {
+    const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 33 });
+    const off = store.subscribe(() => {
+      const start = process.cpuUsage();
+      let used = 0;
+      while (used < 20_000) {
+        const u = process.cpuUsage(start);
+        used = u.user + u.system;
+      }
+    });
+    await threeFrames(store);
+    // 20 ms of CPU a frame at the 8 % budget: 250 ms apart (the longest spacing).
+    expect(store.interval).toBe(250);
+    off();
+    store.dispose();
+  });
+});
