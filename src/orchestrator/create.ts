@@ -234,7 +234,19 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // The bash tool's options; verify commands run with the same (evidence-setup.ts).
   const bashOptions = { shells, bashTimeoutMs: config.tools.bash_timeout, maxOutputTokens: config.tools.max_output_tokens, tokens: bpeTokenCounter(), readOnlyCommands: config.scheduler.read_only_commands };
   const contents = ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId);
-  const evidence = createAgentEvidence({ bash: bashOptions, contents, workspaceRoot: workspace.root, prior: resume?.events });
+  const evidence = createAgentEvidence({
+    bash: bashOptions,
+    contents,
+    workspaceRoot: workspace.root,
+    prior: resume?.events,
+    policy: async (command, agentId) => {
+      const permissions = session?.permissions;
+      if (!permissions) return { deny: "the session has closed", sandbox: "read-only" };
+      await permissions.ready(agentId);
+      const deny = permissions.commandDenied(command);
+      return { ...(deny ? { deny } : {}), sandbox: permissions.mode === "plan" ? "read-only" : "workspace-write" };
+    },
+  });
   try {
     session = new Session({
       config,

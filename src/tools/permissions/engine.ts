@@ -157,6 +157,11 @@ export class Permissions {
     }
   }
 
+  /** The bash deny rule that matches `command`, or may (a word only known at run time): verify commands, which no dialog asks about. */
+  commandDenied(command: string): string | undefined {
+    return this.deny.find((r) => denyMatch(r, "bash", { kind: "command", value: command }) !== "no")?.text;
+  }
+
   /** The `read_file(PATTERN)` deny rule that hides a workspace-relative path's content, if any. */
   readDenied(relative: string): string | undefined {
     const subject: Subject = { kind: "path", value: relative.startsWith("./") ? relative.slice(2) : relative };
