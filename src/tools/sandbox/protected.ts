@@ -113,6 +113,37 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
     if (isWritable(admin)) out.pins.push(admin);
     protectAdminFiles(admin, protect);
   }
+  // Each submodule's git dir (`modules/<name>`, names may hold slashes): the user's `git status`
+  // runs git inside every submodule, under that dir's config and hooks.
+  // The submodule's `.git` file in the work tree says which git dir that is: it must not change either.
+  for (const module of submoduleGitDirs(path.join(gitDir, "modules"), 0)) {
+    const workTree = submoduleWorkTree(module);
+    if (workTree && lstat(path.join(workTree, ".git"))?.isFile()) protect(path.join(workTree, ".git"), null);
+    protectGitDir(module, isWritable, out, protect, seen);
+  }
+}
+
+/** A submodule git dir's work tree (`core.worktree`, relative to the git dir), or null. */
+function submoduleWorkTree(gitDir: string): string | null {
+  try {
+    const m = /^\s*worktree\s*=\s*"?(.+?)"?\s*$/m.exec(fs.readFileSync(path.join(gitDir, "config"), "utf8"));
+    return m ? path.resolve(gitDir, m[1]!) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The git dirs under a `modules` folder: a folder with a HEAD is one; any other is a name's prefix. */
+function submoduleGitDirs(dir: string, depth: number): string[] {
+  if (depth > 8) return [];
+  const out: string[] = [];
+  for (const name of readdirOrEmpty(dir)) {
+    const sub = path.join(dir, name);
+    if (!lstat(sub)?.isDirectory()) continue;
+    if (lstat(path.join(sub, "HEAD"))) out.push(sub);
+    else out.push(...submoduleGitDirs(sub, depth + 1));
+  }
+  return out;
 }
 
 /** The files of a linked worktree's admin dir that say where its repository and config are. */
