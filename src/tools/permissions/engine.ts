@@ -157,11 +157,6 @@ export class Permissions {
     }
   }
 
-  /** The bash deny rule that matches `command`, or may (a word only known at run time): verify commands, which no dialog asks about. */
-  commandDenied(command: string): string | undefined {
-    return this.deny.find((r) => denyMatch(r, "bash", { kind: "command", value: command }) !== "no")?.text;
-  }
-
   /** The `read_file(PATTERN)` deny rule that hides a workspace-relative path's content, if any. */
   readDenied(relative: string): string | undefined {
     const subject: Subject = { kind: "path", value: relative.startsWith("./") ? relative.slice(2) : relative };
@@ -287,6 +282,8 @@ export class Permissions {
    */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
     if (subject.kind === "path") return protectedReason(subject.value, ws);
+    // No sandbox keeps them read-only: a command that names one asks, whatever a prefix rule covers.
+    if (subject.kind === "command") return this.sandbox.available ? null : protectedProblem(analyseCommand(subject.value), ws);
     if (subject.kind === "none") {
       const outside = outsidePaths(args, ws)[0];
       if (outside !== undefined) return `${tool.name} names a path outside the workspace: ${outside}`;
