@@ -201,4 +201,26 @@ describe("a submodule's git config is as protected as the workspace's own", () =
     expect(result.status).toBe("done");
     expect(fs.readFileSync(ws.file("sub/.git"), "utf8")).toBe(dotGit);
   });
+
+  it("nor in a submodule checked out with its git dir inside it (not absorbed into .git/modules)", async () => {
+    ws = tempWorkspace({ "a.txt": "a\n", "vendor/lib/l.txt": "l\n", ".gitmodules": '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./vendor/lib\n' });
+    git(ws.file("vendor/lib"), "init", "-q");
+    git(ws.file("vendor/lib"), "add", "-A");
+    git(ws.file("vendor/lib"), "commit", "-qm", "lib");
+    git(ws.dir, "init", "-q");
+    git(ws.dir, "add", "-A");
+    git(ws.dir, "commit", "-qm", "start");
+    expect(git(ws.dir, "ls-files", "-s", "vendor/lib")).toMatch(/^160000 /);
+    const config = ws.file("vendor/lib/.git/config");
+    const marker = path.join(ws.home, "fsmonitor-ran");
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "bash", args: { command: `git -C vendor/lib config core.fsmonitor 'touch ${marker}; false'` } }] },
+      { text: "done" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { approver: new HeadlessApprover(false), config: AUTO });
+    expect((await orchestra.session.run("go")).status).toBe("done");
+    expect(fs.readFileSync(config, "utf8")).not.toContain("fsmonitor");
+    execFileSync("git", ["status"], { cwd: ws.dir, stdio: "ignore" });
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isDirectory, realpathOr } from "../../util/fs.js";
 import { PROTECTED_AT_ROOT, PROTECTED_NAMES } from "../permissions/protected-paths.js";
+import { isInside } from "../workspace.js";
 
 /**
  * Paths a sandboxed command may not change even inside the workspace: each one makes something
@@ -74,15 +75,36 @@ function protectGit(root: string, isWritable: (p: string) => boolean, out: Prote
     protect(dotGit, { kind: "dir" });
     return;
   }
+  const seen = new Set<string>();
+  protectDotGit(dotGit, stat, isWritable, out, protect, seen);
+  // A submodule checked out with its git dir inside it (not absorbed into .git/modules): the user's
+  // `git status` here runs git in it, under its own config and hooks.
+  for (const sub of submodulePaths(root)) {
+    const inner = path.join(root, sub, ".git");
+    const innerStat = isInside(root, realpathOr(path.join(root, sub))) ? lstat(inner) : null;
+    if (innerStat && !innerStat.isSymbolicLink()) protectDotGit(inner, innerStat, isWritable, out, protect, seen);
+  }
+}
+
+function protectDotGit(dotGit: string, stat: fs.Stats, isWritable: (p: string) => boolean, out: Protection, protect: Protect, seen: Set<string>): void {
   if (stat.isFile()) {
     // A worktree or submodule: the file says where the git dir is, so it must not change.
     protect(dotGit, null);
     const gitDir = gitDirOf(dotGit);
-    if (gitDir) protectGitDir(gitDir, isWritable, out, protect, new Set());
+    if (gitDir) protectGitDir(gitDir, isWritable, out, protect, seen);
     return;
   }
   const gitDir = stat.isSymbolicLink() ? realpathOr(dotGit) : dotGit;
-  protectGitDir(gitDir, isWritable, out, protect, new Set());
+  protectGitDir(gitDir, isWritable, out, protect, seen);
+}
+
+/** The submodule paths `.gitmodules` names (a protected file: a sandboxed command cannot add one). */
+function submodulePaths(root: string): string[] {
+  try {
+    return [...fs.readFileSync(path.join(root, ".gitmodules"), "utf8").matchAll(/^\s*path\s*=\s*"?(.+?)"?\s*$/gm)].map((m) => m[1]!);
+  } catch {
+    return [];
+  }
 }
 
 function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, seen: Set<string>): void {
