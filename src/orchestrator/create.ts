@@ -237,8 +237,23 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
 
   // The bash tool's options; verify commands run with the same (evidence-setup.ts).
   const bashOptions = { shells, bashTimeoutMs: config.tools.bash_timeout, maxOutputTokens: config.tools.max_output_tokens, tokens: bpeTokenCounter(), readOnlyCommands: config.scheduler.read_only_commands };
+  const tools = builtinTools(bashOptions);
   const contents = ContentStore.forSession(dataDir(config, loadedEnv.home), sessionId);
-  const evidence = createAgentEvidence({ bash: bashOptions, contents, workspaceRoot: workspace.root, prior: resume?.events });
+  const evidence = createAgentEvidence({
+    bash: bashOptions,
+    contents,
+    workspaceRoot: workspace.root,
+    prior: resume?.events,
+    policy: async (command, agentId) => {
+      const permissions = session?.permissions;
+      if (!permissions) return { deny: "the session has closed", sandbox: "read-only" };
+      await permissions.ready(agentId);
+      // A deny rule that matches, or may (a word only known at run time), as it would for the bash tool.
+      const bash = tools.find((t) => t.name === "bash");
+      const deny = config.permissions.deny.find((rule) => !bash || permissions.ruleMatches(bash, { command }, rule));
+      return { ...(deny ? { deny } : {}), sandbox: permissions.mode === "plan" ? "read-only" : "workspace-write" };
+    },
+  });
   try {
     session = new Session({
       config,
@@ -248,7 +263,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       modelFor,
       approver: opts.approver,
       sandbox,
-      tools: [...builtinTools(bashOptions).map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)), getSkill],
+      tools: [...tools.map((tool) => (opts.wrapTool ? opts.wrapTool(tool) : tool)), getSkill],
       personCommand: (command, mode, signal) => runPersonCommand(command, workspace.root, mode, signal, session?.rootAgentId ?? "", bashOptions),
       toolSources: mcp ? { mcp: () => mcp.tools() } : {},
       mcp: mcp ?? undefined,

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { InputOf, OrcaEvent, Usage } from "../events/types.js";
-import type { ContentSource } from "../sessions/content-store.js";
+import { MAX_FILE_BYTES, type ContentSource } from "../sessions/content-store.js";
+import { isInside } from "../tools/workspace.js";
 import { ChangeSetBuilder, type AgentChangeSet, type FileChange } from "./change-set.js";
 import { ActivityLedger, type AgentActivity } from "./commands.js";
 import { evidenceFlags, type EvidenceFlag } from "./evidence.js";
@@ -110,15 +111,34 @@ export function agentReport(activity: AgentActivity, changeSet: AgentChangeSet, 
 
 function reportFile(change: FileChange, sources: ReportSources): ReportFile {
   const root = change.worktree ?? sources.workspaceRoot;
-  const diff = fileDiff(change, sources.contents, readNow(path.resolve(root, change.path)));
+  const diff = fileDiff(change, sources.contents, readNow(root, change.path));
   return { path: change.path, status: change.status, diff: diff.text, ...lineCounts(diff), ...(diff.binary ? { note: "binary" } : diff.unavailable ? { note: diff.unavailable } : {}) };
 }
 
-function readNow(file: string): Version {
+/**
+ * The file now, read as a file tool would: never through a symlink or out of the workspace (a
+ * command may have swapped the changed file for a link to a secret, or to /dev/zero), never a
+ * FIFO (its open would wait for a writer and hold the process) or a file larger than the store
+ * keeps. Such a file has no "now" to diff against; a missing one is deleted.
+ */
+function readNow(root: string, relative: string): Version {
+  const file = path.resolve(root, relative);
+  let fd: number;
   try {
-    return fs.readFileSync(file);
+    const folder = fs.realpathSync(path.dirname(file));
+    // A path in an additional dir is named absolute: the log's own, checked when it was written.
+    if (!path.isAbsolute(relative) && !isInside(fs.realpathSync(root), folder)) return "not-kept";
+    fd = fs.openSync(path.join(folder, path.basename(file)), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : "not-kept";
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    return stat.isFile() && stat.size <= MAX_FILE_BYTES ? fs.readFileSync(fd) : "not-kept";
   } catch {
-    return null;
+    return "not-kept";
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -20,7 +20,8 @@ const blank: DocLine = { text: "" };
 
 /** A diff's lines, each coloured by what it is; hunks numbered as /review reject counts them. */
 export function diffLines(diff: FileDiff): DocLine[] {
-  const what = `${diff.status} ${diff.path}`;
+  // An agent names its files: a path may carry escape sequences.
+  const what = displayLine(`${diff.status} ${diff.path}`);
   if (diff.binary) return [muted(`${what}: binary, no diff shown`)];
   if (diff.unavailable) return [muted(`${what}: no diff — ${diff.unavailable}`)];
   if (!diff.hunks.length) return [muted(`${what}: as it was (nothing left of the change)`)];
@@ -62,7 +63,8 @@ export async function reviewDoc(review: ReviewApi, only?: string): Promise<DocLi
     if (held.has(a.agentId)) out.push(muted(`  held for review (review: ask): /review accept ${a.agentId} merges it`));
     for (const f of a.files) {
       const clash = overlaps.get(f.path)?.filter((id) => id !== a.agentId);
-      if (clash?.length) out.push({ text: `  ⚠ ${f.path} is also changed in the worktree of ${clash.join(", ")}: merging both conflicts`, styled: paint("warn", `  ⚠ ${f.path} is also changed in the worktree of ${clash.join(", ")}: merging both conflicts`) });
+      const warning = displayLine(`  ⚠ ${f.path} is also changed in the worktree of ${clash?.join(", ")}: merging both conflicts`);
+      if (clash?.length) out.push({ text: warning, styled: paint("warn", warning) });
       out.push(...diffLines(await review.diff(f)));
     }
     out.push(blank);

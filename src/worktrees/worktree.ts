@@ -318,7 +318,13 @@ async function snapshot(repo: Repository, main: RepoPaths, skip: Skip, message: 
   const tooMany = repo.untracked > UNTRACKED_LIMIT;
   const privateIndex = `${repo.indexFile}.orca-${crypto.randomBytes(4).toString("hex")}`;
   try {
-    if (fs.existsSync(repo.indexFile)) fs.copyFileSync(repo.indexFile, privateIndex);
+    if (fs.existsSync(repo.indexFile)) {
+      fs.copyFileSync(repo.indexFile, privateIndex);
+      // The copy keeps the index's mtime: git content-checks an entry as old as the index ("racy"),
+      // and a newer copy would make it trust the stat of a same-size change made in that second.
+      const { atime, mtime } = fs.statSync(repo.indexFile);
+      fs.utimesSync(privateIndex, atime, mtime);
+    }
     await stageWorkTree(main, { index: privateIndex, untracked: !tooMany, skip, signal });
     const tree = await git(["write-tree"], { cwd: repo.repo, repo: main, env: { GIT_INDEX_FILE: privateIndex }, signal });
     const note = tooMany ? `its worktree has none of the ${repo.untracked} untracked files of the main tree (more than ${UNTRACKED_LIMIT}; add them to .gitignore or commit them)` : undefined;

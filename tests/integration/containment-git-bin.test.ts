@@ -188,14 +188,13 @@ describe("orca's own git runs nothing a sandboxed command wrote", () => {
     const marker = path.join(outside.dir, "filter-ran");
     ws = repo();
     // The user's own config includes a file in the tree (writable to commands): the agent defines a driver there.
-    // a.txt changes size ("one" → "second"): a same-size change within the index's timestamp second
-    // can be missed by the worktree's snapshot (racy git; open, see the stop's note), which makes the
-    // merge a conflict — the safe direction, but not what this test is about.
+    // a.txt keeps its size ("one" → "two"): the snapshot's copy of the index keeps the index's mtime,
+    // so a change in the index's own second is content-checked, not trusted to stat (racy git).
     git(ws.dir, "config", "include.path", "../shared.gitconfig");
     server = await startScriptedServer(
       perAgent({
         coordinator: [
-          bash(`printf '[filter "x"]\\n\\tclean = "touch ${marker}; cat"\\n\\tsmudge = "touch ${marker}; cat"\\n' > shared.gitconfig && echo '* filter=x' > .gitattributes && echo second > a.txt`),
+          bash(`printf '[filter "x"]\\n\\tclean = "touch ${marker}; cat"\\n\\tsmudge = "touch ${marker}; cat"\\n' > shared.gitconfig && echo '* filter=x' > .gitattributes && echo two > a.txt`),
           { toolCalls: [delegate("wt-shell", "change a file")] },
           { text: "done" },
         ],

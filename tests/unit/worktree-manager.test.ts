@@ -146,4 +146,20 @@ describe("WorktreeManager", () => {
     expect(done.head).not.toBeNull();
     expect(fs.existsSync(marker)).toBe(false);
   });
+  it("a same-size change in the index's own timestamp second (racy git) is in the snapshot, as git status sees it", async () => {
+    const { root, manager } = repo({ "a.txt": "one\n" });
+    // ctime cannot be set from a test; with trustctime off, stat data is size and mtime, both set below.
+    git(root, "config", "core.trustctime", "false");
+    const index = path.join(root, ".git", "index");
+    const t = Math.floor(fs.statSync(index).mtimeMs / 1000) - 100;
+    fs.utimesSync(path.join(root, "a.txt"), t, t);
+    git(root, "add", "a.txt");
+    // Same size, same inode, same mtime as the index entry, in the second the index was written.
+    fs.writeFileSync(path.join(root, "a.txt"), "two\n");
+    fs.utimesSync(path.join(root, "a.txt"), t, t);
+    fs.utimesSync(index, t, t);
+    expect(git(root, "--no-optional-locks", "status", "--porcelain")).toBe("M a.txt");
+    const { wt } = await open(manager, "editor-1");
+    expect(fs.readFileSync(path.join(wt.path, "a.txt"), "utf8")).toBe("two\n");
+  });
 });

@@ -33,12 +33,19 @@ export interface Ask {
   personOnly?: boolean;
   /** "Always" covers this exact call only (a protected path: only an "always" for that very path quiets it). */
   exactOnly?: boolean;
+  /**
+   * A session rule answers this question (the engine asked after finding none): another call's
+   * "always" may release it while it waits. Unset: only the person answers it — leaving the
+   * sandbox, a protected path, a hook's ask, a deny rule that may apply.
+   */
+  releasable?: boolean;
 }
 
 interface PendingAsk {
   tool: string;
   subject: PermissionSubject;
   scope: CancelScope;
+  releasable: boolean;
   releasedBy?: string;
 }
 
@@ -120,7 +127,7 @@ export class Asker {
   /** Waiting asks that a session rule now covers are withdrawn from the approver and allowed. */
   private releasePending(): void {
     for (const pending of this.pending) {
-      if (pending.releasedBy) continue;
+      if (pending.releasedBy || !pending.releasable) continue;
       const rules = allowedBy(this.session, pending.tool, pending.subject);
       if (!rules) continue;
       pending.releasedBy = rules.map((r) => r.text).join(" + ");
@@ -157,7 +164,7 @@ export class Asker {
       void hooks.notification(callerOf(call), { message: `orca needs your permission to use ${call.tool.name}`, title: "Permission needed", type: "permission_prompt" });
     }
     let answer: PermissionAnswer | "cancelled";
-    const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal) };
+    const pending: PendingAsk = { tool: call.tool.name, subject, scope: new CancelScope(signal), releasable: a.releasable === true && !a.personOnly && !a.exactOnly };
     this.pending.add(pending);
     try {
       const request = { callId: call.callId, agentId: call.agentId, agentName: call.agentName, tool: call.tool.name, args: call.args, rule, preview, always: alwaysOffer(call.tool.name, subject, a.personOnly || a.exactOnly), ...(a.personOnly ? { outsideSandbox: true as const } : {}) };

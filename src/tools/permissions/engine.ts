@@ -196,6 +196,9 @@ export class Permissions {
     const command = cmd !== null;
     const ask = (rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write", personOnly = false) =>
       this.asker.ask({ call, subject, rule, signal, sandbox: command ? this.level(level) : undefined, personOnly });
+    // Asked after the session's rules were checked: one added while it waits answers it.
+    const askUncovered = (rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write") =>
+      this.asker.ask({ call, subject, rule, signal, sandbox: command ? this.level(level) : undefined, releasable: true });
     const allowed = (by: DecidedBy, rule: string, level: Exclude<SandboxRequest, "none"> = "workspace-write") =>
       this.asker.allowed(call, by, rule, command ? this.level(level) : undefined);
 
@@ -228,10 +231,10 @@ export class Permissions {
       const approved = allowedBy(this.asker.session, name, subject);
       if (approved) return allowed("rule", `allow: ${ruleTexts(approved)}`, "read-only");
       const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
-      if (asked) return ask(`ask: ${asked.text}`, "read-only");
-      if (!this.sandbox.available) return ask("mode:plan (no sandbox to keep the command read-only)", "read-only");
+      if (asked) return askUncovered(`ask: ${asked.text}`, "read-only");
+      if (!this.sandbox.available) return askUncovered("mode:plan (no sandbox to keep the command read-only)", "read-only");
       const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: false });
-      if (problem) return ask(`mode:plan (${problem})`, "read-only");
+      if (problem) return askUncovered(`mode:plan (${problem})`, "read-only");
       return allowed("mode", "mode:plan", "read-only");
     }
 
@@ -249,7 +252,7 @@ export class Permissions {
     const approved = allowedBy(this.asker.session, name, subject);
     if (approved) return allowed("rule", `allow: ${ruleTexts(approved)}`);
     const asked = this.askRules.find((r) => denyMatch(r, name, subject) !== "no");
-    if (asked) return ask(`ask: ${asked.text}`);
+    if (asked) return askUncovered(`ask: ${asked.text}`);
     const byRule = allowedBy(this.allow, name, subject);
     if (byRule) return allowed("rule", `allow: ${ruleTexts(byRule)}`);
     // A chain may need both: `git status && node …/changed-files.mjs`.
@@ -261,16 +264,16 @@ export class Permissions {
     if (cmd) {
       if (!readOnly) {
         const why = this.autoSandboxedProblem(cmd.value, ws);
-        return why === null ? allowed("mode", `${modeRule} (sandboxed_commands: auto)`) : ask(why ? `${modeRule} (${why})` : modeRule);
+        return why === null ? allowed("mode", `${modeRule} (sandboxed_commands: auto)`) : askUncovered(why ? `${modeRule} (${why})` : modeRule);
       }
-      if (!this.sandbox.available) return ask(`${modeRule} (no sandbox to run it read-only)`);
+      if (!this.sandbox.available) return askUncovered(`${modeRule} (no sandbox to run it read-only)`);
       const problem = autoApprovalProblem(analyseCommand(cmd.value), { workspace: ws, readDenied: (p) => this.readDenied(p), knownWordsOnly: true });
-      if (problem) return ask(`${modeRule} (${problem})`);
+      if (problem) return askUncovered(`${modeRule} (${problem})`);
       return allowed("mode", modeRule, "read-only");
     }
     if (readOnly) return silent(modeRule);
     if (this.mode === "accept-edits" && subject.kind === "path") return silent(modeRule);
-    return ask(modeRule);
+    return askUncovered(modeRule);
   }
 
   /**
@@ -279,6 +282,8 @@ export class Permissions {
    */
   private protectedWrite(tool: AnyTool, args: unknown, subject: Subject, ws: Workspace): string | null {
     if (subject.kind === "path") return protectedReason(subject.value, ws);
+    // No sandbox keeps them read-only: a command that names one asks, whatever a prefix rule covers.
+    if (subject.kind === "command") return this.sandbox.available ? null : protectedProblem(analyseCommand(subject.value), ws);
     if (subject.kind === "none") {
       const outside = outsidePaths(args, ws)[0];
       if (outside !== undefined) return `${tool.name} names a path outside the workspace: ${outside}`;

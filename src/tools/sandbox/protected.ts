@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isDirectory, realpathOr } from "../../util/fs.js";
 import { PROTECTED_AT_ROOT, PROTECTED_NAMES } from "../permissions/protected-paths.js";
+import { isInside } from "../workspace.js";
 
 /**
  * Paths a sandboxed command may not change even inside the workspace: each one makes something
@@ -74,15 +75,36 @@ function protectGit(root: string, isWritable: (p: string) => boolean, out: Prote
     protect(dotGit, { kind: "dir" });
     return;
   }
+  const seen = new Set<string>();
+  protectDotGit(dotGit, stat, isWritable, out, protect, seen);
+  // A submodule checked out with its git dir inside it (not absorbed into .git/modules): the user's
+  // `git status` here runs git in it, under its own config and hooks.
+  for (const sub of submodulePaths(root)) {
+    const inner = path.join(root, sub, ".git");
+    const innerStat = isInside(root, realpathOr(path.join(root, sub))) ? lstat(inner) : null;
+    if (innerStat && !innerStat.isSymbolicLink()) protectDotGit(inner, innerStat, isWritable, out, protect, seen);
+  }
+}
+
+function protectDotGit(dotGit: string, stat: fs.Stats, isWritable: (p: string) => boolean, out: Protection, protect: Protect, seen: Set<string>): void {
   if (stat.isFile()) {
     // A worktree or submodule: the file says where the git dir is, so it must not change.
     protect(dotGit, null);
     const gitDir = gitDirOf(dotGit);
-    if (gitDir) protectGitDir(gitDir, isWritable, out, protect, new Set());
+    if (gitDir) protectGitDir(gitDir, isWritable, out, protect, seen);
     return;
   }
   const gitDir = stat.isSymbolicLink() ? realpathOr(dotGit) : dotGit;
-  protectGitDir(gitDir, isWritable, out, protect, new Set());
+  protectGitDir(gitDir, isWritable, out, protect, seen);
+}
+
+/** The submodule paths `.gitmodules` names (a protected file: a sandboxed command cannot add one). */
+function submodulePaths(root: string): string[] {
+  try {
+    return [...fs.readFileSync(path.join(root, ".gitmodules"), "utf8").matchAll(/^\s*path\s*=\s*"?(.+?)"?\s*$/gm)].map((m) => m[1]!);
+  } catch {
+    return [];
+  }
 }
 
 function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, seen: Set<string>): void {
@@ -113,6 +135,37 @@ function protectGitDir(gitDir: string, isWritable: (p: string) => boolean, out: 
     if (isWritable(admin)) out.pins.push(admin);
     protectAdminFiles(admin, protect);
   }
+  // Each submodule's git dir (`modules/<name>`, names may hold slashes): the user's `git status`
+  // runs git inside every submodule, under that dir's config and hooks.
+  // The submodule's `.git` file in the work tree says which git dir that is: it must not change either.
+  for (const module of submoduleGitDirs(path.join(gitDir, "modules"), 0)) {
+    const workTree = submoduleWorkTree(module);
+    if (workTree && lstat(path.join(workTree, ".git"))?.isFile()) protect(path.join(workTree, ".git"), null);
+    protectGitDir(module, isWritable, out, protect, seen);
+  }
+}
+
+/** A submodule git dir's work tree (`core.worktree`, relative to the git dir), or null. */
+function submoduleWorkTree(gitDir: string): string | null {
+  try {
+    const m = /^\s*worktree\s*=\s*"?(.+?)"?\s*$/m.exec(fs.readFileSync(path.join(gitDir, "config"), "utf8"));
+    return m ? path.resolve(gitDir, m[1]!) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The git dirs under a `modules` folder: a folder with a HEAD is one; any other is a name's prefix. */
+function submoduleGitDirs(dir: string, depth: number): string[] {
+  if (depth > 8) return [];
+  const out: string[] = [];
+  for (const name of readdirOrEmpty(dir)) {
+    const sub = path.join(dir, name);
+    if (!lstat(sub)?.isDirectory()) continue;
+    if (lstat(path.join(sub, "HEAD"))) out.push(sub);
+    else out.push(...submoduleGitDirs(sub, depth + 1));
+  }
+  return out;
 }
 
 /** The files of a linked worktree's admin dir that say where its repository and config are. */
