@@ -32,6 +32,7 @@ import type { PermissionMode } from "../config/schema.js";
 import type { SessionDeps } from "./session-deps.js";
 import { userInput, type UserInputApi } from "./user-input.js";
 import { describeUnproven } from "../sessions/leftovers.js";
+import { TaskBoard } from "./task-board.js";
 export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
@@ -69,6 +70,8 @@ export class Session implements SessionApi {
   readonly redactor = new Redactor();
   /** `@path` mentions and `!command` from the dashboard's input box. */
   readonly input: UserInputApi;
+  /** The team's task board, restored from a resumed log's events (orchestrator/task-board.ts). */
+  readonly board: TaskBoard;
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -83,6 +86,7 @@ export class Session implements SessionApi {
       if (event.type === "usage") this.runBudget?.addUsage(event);
     });
     const { config } = deps;
+    this.board = new TaskBoard(this.bus.emit, deps.priorEvents);
     this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
     this.permissions = new Permissions({
       mode: config.permissions.mode,
@@ -137,6 +141,7 @@ export class Session implements SessionApi {
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
       evidence: deps.evidence,
+      team: { board: this.board, workspaceRoot: deps.workspace.root, onOverlap: config.agents.on_overlap, approver: deps.approver },
       isolation: (this.isolation = sessionIsolation({ deps, sessionId: this.id, scheduler: this.scheduler, emit: this.bus.emit, versions: this.versions, registry: this.registry, permissions: this.permissions })),
     });
     this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
@@ -158,9 +163,7 @@ export class Session implements SessionApi {
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
   }
 
-  get permissionMode(): PermissionMode {
-    return this.permissions.mode;
-  }
+  get permissionMode(): PermissionMode { return this.permissions.mode; }
 
   // /permissions and the header's "sandboxed cmds: auto".
   readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
@@ -201,9 +204,7 @@ export class Session implements SessionApi {
     return this.agentRegistry.get(this.rootAgentId)!.model.name;
   }
 
-  get workspaceRoot(): string {
-    return this.workspace.root;
-  }
+  get workspaceRoot(): string { return this.workspace.root; }
 
   /** The budget of the run in progress (null between runs): compaction checks its summary request against it. */
   get budget(): RunBudget | null {

@@ -1,5 +1,6 @@
 import type { AgentStatus } from "../../events/types.js";
 import type { MdScan } from "./blocks.js";
+import type { BoardState } from "../../orchestrator/task-board.js";
 
 /** A tool call's life as the dashboard shows it. */
 export type ToolState = "queued" | "waiting" | "asking" | "running" | "ok" | "failed" | "denied" | "cancelled";
@@ -71,6 +72,8 @@ export interface AgentView {
   readonly finishedAt?: number;
   /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
   readonly background?: boolean;
+  /** The board task it owns, "t2 fix subtract" (its pane's title shows it). */
+  readonly boardTask?: string;
 }
 
 export interface AgentTokens {
@@ -138,4 +141,6 @@ export interface DashboardState {
   readonly scheduler: { readonly running: number; readonly waiting: number };
   /** Writes refused because the file had changed since the agent saw it (write_conflict events). */
   readonly conflicts: number;
+  /** The team's task board, once a task exists (/tasks shows it). */
+  readonly tasks?: BoardState;
 }
