@@ -160,4 +160,42 @@ describe("the task board (orca -p)", () => {
     // A refused delegation starts nothing and leaves the task pending.
     expect(requestsOf(server, "explorer-2")).toHaveLength(decision === "approved" ? 1 : 0);
   });
+
+  it("a resumed session restores the board from its log: the list is as it was, and new tasks number on", async () => {
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [call("task_create", { title: "map the code", scope: ["src/**"] }), call("task_create", { title: "summarise", depends_on: ["t1"] })] },
+          { toolCalls: [call("delegate", { agent: "explorer", task: "map src", task_id: "t1" })] },
+          { text: "first run done" },
+        ],
+        "explorer-1": [{ toolCalls: [call("my_task_update", { notes: "a and b" })] }, { text: "mapped" }],
+      }),
+    );
+    ws = tempWorkspace(WS);
+    const first = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    await server.close();
+
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [
+          { toolCalls: [call("task_list", {}), call("task_create", { title: "review", depends_on: ["t2"] })] },
+          { toolCalls: [call("delegate", { agent: "explorer", task: "summarise", task_id: "t2" })] },
+          { text: "second run done" },
+        ],
+        "explorer-2": [{ text: "summary" }],
+      }),
+    );
+    const second = await runOrca(["--resume", id, "-p", "go on", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 60_000 });
+    expect(second.code, second.stderr).toBe(0);
+    const [list, created] = resultsAt(server, 1);
+    expect(list).toBe("t1 [done] map the code · owner explorer-1 · scope src/** · notes: a and b\nt2 [pending] summarise · no owner · depends on t1");
+    expect(created).toBe('created t3 "review" (pending)');
+    // t1 is done on the restored board, so t2 may be delegated now.
+    expect(resultsAt(server, 2)[0]).not.toMatch(/^Error/);
+    const out = JSON.parse(second.stdout) as { tasks: { id: string; status: string }[] };
+    expect(out.tasks.map((t) => `${t.id}:${t.status}`)).toEqual(["t1:done", "t2:done", "t3:pending"]);
+  });
 });
