@@ -13,8 +13,8 @@ const run = (events: EventInput[], state: DashboardState = initialState("coordin
 const texts = (s: DashboardState, id: string) => s.agents[id]!.entries.map((e) => ("text" in e ? e.text : `[${e.kind}]`));
 
 const TEAM: EventInput[] = [
-  { type: "agent_started", agentId: "editor-1", parentId: "coordinator", name: "editor", label: "fix", task: "fix it", tools: [], depth: 1 },
-  { type: "agent_started", agentId: "tester-1", parentId: "coordinator", name: "tester", task: "test it", tools: [], depth: 1 },
+  { type: "agent_started", agentId: "editor-1", parentId: "coordinator", name: "editor", label: "fix", task: "fix it", tools: [], depth: 1, model: "m", system: "" },
+  { type: "agent_started", agentId: "tester-1", parentId: "coordinator", name: "tester", task: "test it", tools: [], depth: 1, model: "m", system: "" },
   { type: "task_created", agentId: "coordinator", taskId: "t1", title: "fix subtract", dependsOn: [], scope: ["src/math.js"] },
   { type: "task_created", agentId: "coordinator", taskId: "t2", title: "run tests", dependsOn: ["t1"], scope: [] },
   { type: "task_updated", agentId: "coordinator", taskId: "t1", owner: "editor-1", status: "in_progress", by: "orca" },
