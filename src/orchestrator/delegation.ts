@@ -62,6 +62,7 @@ export class Delegator {
   /** Sub-agents cancelled while they waited for a max_parallel slot. */
   private readonly cancelledWhileQueued = new Set<string>();
   readonly children: ChildResults;
+  private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DelegatorDeps) {
     this.slots = new AgentSlots(deps.maxParallel);
@@ -200,12 +201,19 @@ export class Delegator {
   private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal, callId: string): Promise<ToolResult> {
     const parent = this.deps.agents.get(parentId);
     if (!parent) return refused(`unknown calling agent ${parentId}`);
-    const claim = await this.claim(parent, args, callId, signal);
-    if (claim && "refused" in claim) return refused(claim.refused);
-    const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
-    if ("refused" in picked) return refused(picked.refused);
-    const { agent, fresh } = picked;
-    claim?.bind(agent);
+    // One delegation at a time picks its agent and claims its task: a second call of the same turn
+    // then sees the first's task running (its scope overlap, its owner).
+    const claiming = this.claiming.then(async () => {
+      const claim = await this.claim(parent, args, callId, signal);
+      if (claim && "refused" in claim) return claim;
+      const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
+      if (!("refused" in picked)) claim?.bind(picked.agent);
+      return { ...picked, claim };
+    });
+    this.claiming = claiming.catch(() => undefined);
+    const started = await claiming;
+    if ("refused" in started) return refused(started.refused);
+    const { agent, fresh, claim } = started;
     const noted = (result: ToolResult): ToolResult => (claim?.note ? { ...result, content: `${claim.note}\n\n${result.content}` } : result);
     return noted(await this.run(parent, agent, fresh, claim ? { ...args, task: claim.taskText } : args, signal));
   }

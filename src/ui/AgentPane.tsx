@@ -45,8 +45,8 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
     paint(role, `${icon} `) +
     paint(focused ? "focus" : null, agent.id, { bold: true }) +
     (agent.label ? paint("label", ` [${agent.label}]`) : "") +
-    (agent.boardTask ? paint("label", ` ▸ ${agent.boardTask}`) : "") +
     paint("muted", state) +
+    (agent.boardTask ? paint("label", ` ▸ ${agent.boardTask}`) : "") +
     (tool && agent.status === "running" ? paint("running", ` ${SPINNER[frame % SPINNER.length]} ${tool.name}${tool.summary ? ` ${tool.summary}` : ""}`) : "") +
     (note ? paint("warn", ` ${note}`) : "")
   );
