@@ -34,8 +34,11 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
   const { icon, role } = agentIcon(agent.status, frame);
   const tool = agent.currentTool;
   const tokens = agent.tokens.input + agent.tokens.output;
+  // The board task right after the state, so a narrow pane still shows it (its title only when the label does not say it).
+  const task = agent.boardTask ? ` ▸ ${agent.boardTask.id}${agent.boardTask.title === agent.label ? "" : ` ${agent.boardTask.title}`}` : "";
   const state =
     ` ${agent.status}` +
+    task +
     (agent.background ? " · bg" : "") +
     (agent.status === "idle" ? "" : ` · ${formatDuration((agent.finishedAt ?? now) - agent.startedAt)}`) +
     (agent.steps ? ` · step ${agent.steps}` : "") +
@@ -46,7 +49,6 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
     paint(focused ? "focus" : null, agent.id, { bold: true }) +
     (agent.label ? paint("label", ` [${agent.label}]`) : "") +
     paint("muted", state) +
-    (agent.boardTask ? paint("label", ` ▸ ${agent.boardTask}`) : "") +
     (tool && agent.status === "running" ? paint("running", ` ${SPINNER[frame % SPINNER.length]} ${tool.name}${tool.summary ? ` ${tool.summary}` : ""}`) : "") +
     (note ? paint("warn", ` ${note}`) : "")
   );

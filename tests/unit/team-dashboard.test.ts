@@ -35,7 +35,7 @@ describe("the team on the dashboard", () => {
   it("keeps the board, titles an owner's pane with its task, and /tasks lists status, owner and blockers", () => {
     const s = run(TEAM);
     expect(s.tasks?.tasks.map((t) => `${t.id}:${t.status}:${t.owner ?? "-"}`)).toEqual(["t1:in_progress:editor-1", "t2:pending:-"]);
-    expect(stripAnsi(titleLine(s.agents["editor-1"]!, 0, ts, false))).toMatch(/^. editor-1 \[fix\] running .*▸ t1 fix subtract$/);
+    expect(stripAnsi(titleLine(s.agents["editor-1"]!, 0, ts, false))).toMatch(/^. editor-1 \[fix\] running ▸ t1 fix subtract · /);
     const doc = tasksDocument(s).lines.map((l) => l.text);
     expect(doc).toContain("● t1 in_progress fix subtract · editor-1 [fix]");
     expect(doc).toContain("○ t2 pending     run tests · no owner · blocked by t1 in_progress");

@@ -24,9 +24,9 @@ function reduceTask(draft: Draft, state: DashboardState, e: EventOf<"task_create
   const tasks = reduceBoard(state.tasks ?? EMPTY_BOARD, e);
   const task = tasks.tasks.find((t) => t.id === e.taskId);
   if (task?.owner) {
-    const owner = draft.agents[task.owner];
-    const title = `${task.id} ${task.title}`;
-    if (owner && owner.boardTask !== title) draft.setAgent({ ...owner, boardTask: title });
+    // Its owner's pane may not exist yet: a delegation names the owner before the agent starts.
+    const owner = draft.agent(task.owner, e.ts);
+    if ((owner.boardTask?.id !== task.id || owner.boardTask.title !== task.title)) draft.setAgent({ ...owner, boardTask: { id: task.id, title: task.title } });
   }
   return draft.finish({ tasks });
 }

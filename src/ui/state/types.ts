@@ -72,8 +72,8 @@ export interface AgentView {
   readonly finishedAt?: number;
   /** Its parent's delegate call returned at once (background: true, or Ctrl+B). */
   readonly background?: boolean;
-  /** The board task it owns, "t2 fix subtract" (its pane's title shows it). */
-  readonly boardTask?: string;
+  /** The board task it owns (its pane's title shows it). */
+  readonly boardTask?: { readonly id: string; readonly title: string };
 }
 
 export interface AgentTokens {
