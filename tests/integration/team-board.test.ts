@@ -5,9 +5,9 @@
  * meets a running task's warns, asks (agents.on_overlap: ask) or refuses.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import { acks, events, gate, requestsOf } from "../fixtures/team.js";
+import { expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -19,17 +19,7 @@ afterEach(async () => {
   ws = undefined;
 });
 
-function gate(): { open: () => void; opened: Promise<void> } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, opened };
-}
-
-type Reply = ScriptedReply | ((r: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
-const acks = (replies: Reply[]): Reply[] => [...replies, ...Array.from({ length: 8 }, () => ({ text: "ack" }))];
 const call = (name: string, args: object) => ({ name, args });
-const events = (stdout: string): OrcaEvent[] => stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
-const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
 /** The results of the last round a request carried (those after its last assistant message), in call order. */
 function lastRound(request: RecordedRequest): string[] {
   const messages = request.body.messages;

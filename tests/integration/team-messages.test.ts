@@ -7,8 +7,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import { acks, events, gate, requestsOf } from "../fixtures/team.js";
+import { expectValidHistories, perAgent, runOrca, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -20,18 +21,8 @@ afterEach(async () => {
   ws = undefined;
 });
 
-function gate(): { open: () => void; opened: Promise<void> } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, opened };
-}
-
-type Reply = ScriptedReply | ((r: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
-const acks = (replies: Reply[]): Reply[] => [...replies, ...Array.from({ length: 8 }, () => ({ text: "ack" }))];
 const bg = (agent: string, task: string) => ({ name: "delegate", args: { agent, task, background: true } });
 const message = (id: string, text: string) => ({ name: "message_agent", args: { id, text } });
-const events = (stdout: string): OrcaEvent[] => stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
-const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
 /** Every result the agent's requests carried, joined. */
 const resultsOf = (s: ScriptedServer, id: string) => requestsOf(s, id).flatMap((r) => [...toolResults(r).values()]).join("\n");
 const LEAD = ["---", "name: lead", "description: Leads a part.", "tools: [delegate, read_file]", "model: inherit", "---", "You lead."].join("\n");
