@@ -12,6 +12,8 @@ import { eventSchema } from "../src/events/types.js";
 import { bpeTokenCounter } from "../src/model/token-counter.js";
 import { createControlTools } from "../src/orchestrator/control-tools.js";
 import { createDelegateTool } from "../src/orchestrator/delegate.js";
+import { TaskBoard } from "../src/orchestrator/task-board.js";
+import { createTaskTools, OWNER_TASK_TOOLS } from "../src/orchestrator/task-tools.js";
 import { createGetSkillTool } from "../src/skills/get-skill.js";
 import { builtinTools, ShellManager } from "../src/tools/builtin/index.js";
 import type { AnyTool } from "../src/tools/tool.js";
@@ -37,7 +39,11 @@ export function registeredTools(): { tool: AnyTool; who: string }[] {
   return [
     ...builtin.map((tool) => ({ tool, who: "if listed" })),
     { tool: createGetSkillTool({ skills: () => [] }), who: "if listed" },
-    ...delegating.map((tool) => ({ tool, who: "with `delegate`" })),
+    ...delegating.map((tool) => ({ tool, who: tool.name === "message_agent" ? "with `delegate`, or `can_message`" : "with `delegate`" })),
+    ...createTaskTools({ board: new TaskBoard(never), isAgent: never }).map((tool) => ({
+      tool,
+      who: (OWNER_TASK_TOOLS as readonly string[]).includes(tool.name) ? "owning a task" : "with `delegate`",
+    })),
   ];
 }
 

@@ -34,6 +34,11 @@ export interface AgentDefinition {
    * matter): their exit codes and test counts join its change set as evidence.
    */
   verify: string[];
+  /**
+   * `can_message:` whom message_agent may reach: `parent`, `siblings`, `children` and agent
+   * definition names (orchestrator/agent-messages.ts); unset: parent, siblings and children.
+   */
+  canMessage?: string[];
   /** `ask`: an isolated agent's merge waits for a person's acceptance; unset: config's agents.review. */
   review?: "ask" | "auto";
   /** The body: the agent's system prompt. */
@@ -69,6 +74,7 @@ const frontmatterSchema = z.strictObject({
   instructions: z.boolean().optional(),
   verify: z.union([z.string().min(1).transform((c) => [c]), z.array(z.string().min(1))]).default([]),
   review: z.enum(["ask", "auto"], { error: "ask or auto" }).optional(),
+  can_message: z.union([z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean)), z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "parent, siblings, children or agent names"))]).optional(),
 });
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
@@ -134,6 +140,7 @@ export function parseAgentFile(file: string): AgentDefinition | { reason: string
     ...(fm.data.instructions !== undefined ? { instructions: fm.data.instructions } : {}),
     verify: fm.data.verify,
     ...(fm.data.review ? { review: fm.data.review } : {}),
+    ...(fm.data.can_message ? { canMessage: fm.data.can_message } : {}),
     prompt,
     file,
   };

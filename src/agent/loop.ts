@@ -62,7 +62,7 @@ export interface AgentRuntime {
 
 export interface AgentInbox {
   /** The messages queued since the last request, oldest first; they leave the queue. */
-  take(): string[];
+  take(): { text: string; from?: string }[];
   /**
    * Called when the agent ends a turn without tool calls. Resolves true once there is a message
    * to answer (the turn goes on), false at once when none can come (nothing pending in the
@@ -124,9 +124,9 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
 
   // Queued messages join the history only here, before a request: never between a call and its result.
   const deliver = (): void => {
-    for (const text of agent.inbox?.take() ?? []) {
+    for (const { text, from } of agent.inbox?.take() ?? []) {
       agent.history.push({ role: "user", content: text });
-      agent.emit({ ...base, type: "user_message", text });
+      agent.emit({ ...base, type: "user_message", text, ...(from ? { from } : {}) });
     }
   };
 

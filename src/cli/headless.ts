@@ -103,6 +103,7 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
         duration_ms: result.durationMs,
         log: session.logFile,
         ...(report ? { report: { agents: report } } : {}),
+        ...(session.board.state.tasks.length ? { tasks: session.board.state.tasks } : {}),
       }))}\n`,
     );
   }
@@ -126,6 +127,8 @@ function stderrLine(event: OrcaEvent, rootId: string): string | null {
       return `orca: ${event.agentId === rootId ? "" : `${event.agentId}: `}${event.message}`;
     case "process_ended":
       return event.reaped ? `orca: ${describeReaped({ pgid: event.pgid, group: event.group, kind: event.kind ?? "bash", command: event.command ?? "" })}` : null;
+    case "task_overlap":
+      return `orca: warning: scope overlap: ${event.taskId} and ${event.otherTaskId} (${event.otherAgentId}) both match ${event.files.join(", ")} — ${event.decision}`;
     case "mcp_status":
       return event.state === "failed" ? `orca: warning: MCP server ${event.server} failed: ${event.reason ?? "unknown reason"}` : null;
     case "hook_finished": {

@@ -174,6 +174,8 @@ export const configSchema = z.strictObject({
       confirm_cost_usd: z.number().positive().optional(),
       /** ask: an isolated (worktree) agent's merge waits for a person's acceptance in /review. */
       review: z.enum(["ask", "auto"]).default("auto"),
+      /** A delegated board task whose scope meets a running task's: warn (the result and a notice say so), ask the person, or refuse. */
+      on_overlap: z.enum(["warn", "ask", "refuse"]).default("warn"),
     })
     .prefault({}),
   scheduler: z

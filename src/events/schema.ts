@@ -4,7 +4,7 @@ import { inputEventSchemas } from "./schema-input.js";
 import { budgetEventSchemas } from "./schema-budget.js";
 import { evidenceEventSchemas } from "./schema-evidence.js";
 import { reviewEventSchemas } from "./schema-review.js";
-import { teamResumeEventSchemas } from "./schema-team-resume.js";
+import { teamEventSchemas } from "./schema-team.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -132,7 +132,8 @@ function defineEventSchemas() {
        */
       interrupted: z.array(z.object({ callId: z.string(), result: z.string() })).optional(),
     }),
-    z.object({ ...base, type: z.literal("user_message"), text: z.string() }),
+    /** `from`: another agent's message_agent, delivered (shown when sent, as agent_message), never the person's words. */
+    z.object({ ...base, type: z.literal("user_message"), text: z.string(), from: z.string().optional() }),
     z.object({
       ...base,
       type: z.literal("agent_started"),
@@ -384,7 +385,7 @@ function defineEventSchemas() {
     ...budgetEventSchemas(base),
     ...reviewEventSchemas(base),
     ...evidenceEventSchemas(base, usageSchema),
-    ...teamResumeEventSchemas(base),
+    ...teamEventSchemas(base),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

@@ -3,9 +3,10 @@ import type { RecordedRequest, ScriptedReply, ScriptHandler } from "./scripted.j
 
 /**
  * The scenario `orca --demo` plays on the scripted server. It shows the product: the coordinator
- * plans and delegates to three sub-agents at once; two of them edit the same file (the scheduler
- * serialises those writes); one asks permission to write a new file; a tester runs the tests; the
- * coordinator verifies and reports. Replies are chosen per agent and step, and the later ones read
+ * plans on the task board (owners, a dependency) and delegates to three sub-agents at once; two of
+ * them edit the same file (their scopes overlap: a notice; the scheduler serialises those writes),
+ * and one tells the other so with a message; one asks permission to write a new file; a tester
+ * runs the tests once both edits are done; the coordinator verifies and reports. Replies are chosen per agent and step, and the later ones read
  * the tool results and sub-agents' reports they answer, so whatever the user does (deny the
  * write, cancel a pane, answer the dialog late) nobody claims what did not happen.
  */
@@ -51,13 +52,23 @@ const SCRIPTS: Record<string, Step[]> = {
       ...slow,
       text:
         "Plan: an explorer maps the project while two editors work in parallel — one fixes `subtract`, one adds " +
-        "`multiply` (both in src/math.js, so orca queues their writes), then a tester runs the suite.",
+        "`multiply` (both in src/math.js, so orca queues their writes), then a tester runs the suite. On the board:",
+      toolCalls: [
+        { name: "task_create", args: { title: "map the project" } },
+        { name: "task_create", args: { title: FIX, scope: [MATH] } },
+        { name: "task_create", args: { title: MULTIPLY, scope: [MATH, CHANGELOG] } },
+        { name: "task_create", args: { title: "run the tests", depends_on: ["t2", "t3"] } },
+      ],
+    },
+    {
+      ...think(300),
       toolCalls: [
         {
           name: "delegate",
           args: {
             agent: "explorer",
             label: "map project",
+            task_id: "t1",
             task: "Map the tiny-calc project: list its modules and what each exports, with file:line for each function. Return a short list.",
           },
         },
@@ -66,6 +77,7 @@ const SCRIPTS: Record<string, Step[]> = {
           args: {
             agent: "editor",
             label: FIX,
+            task_id: "t2",
             task: "In src/math.js, subtract(a, b) returns b - a; it must return a - b. Change only that line. Report what you changed.",
           },
         },
@@ -74,6 +86,7 @@ const SCRIPTS: Record<string, Step[]> = {
           args: {
             agent: "editor",
             label: MULTIPLY,
+            task_id: "t3",
             task:
               "Add `multiply(a, b)` with a one-line JSDoc to src/math.js, just above subtract; do not touch other functions. " +
               "Then add a CHANGELOG.md entry for it. Report the files you changed.",
@@ -91,7 +104,10 @@ const SCRIPTS: Record<string, Step[]> = {
       const text = missed.length
         ? `Not every edit landed (${missed.map(missing).join(", ")}). Let me run the tests to see where things stand.`
         : "Both edits landed. Now the tests.";
-      return { ...slow, text, toolCalls: [{ name: "delegate", args: { agent: "tester", label: "run tests", task: "Run the project's tests (npm test) and report passed/failed with causes." } }] };
+      // The board's t4 waits for both edits; with one not done it is not delegable, and the tester runs anyway.
+      const task = { agent: "tester", label: "run tests", task: "Run the project's tests (npm test) and report passed/failed with causes." };
+      const done = [FIX, MULTIPLY].every((label) => reports.get(label)?.status === "done");
+      return { ...slow, text, toolCalls: [{ name: "delegate", args: done ? { ...task, task_id: "t4" } : task }] };
     },
     { ...slow, ...think(400), text: "Let me check the final file myself.", toolCalls: [{ name: "read_file", args: { path: MATH } }] },
     (request) => ({ ...slow, ...think(300), text: finalReport(request) }),
@@ -114,7 +130,14 @@ const SCRIPTS: Record<string, Step[]> = {
     },
   ],
   "editor-2": [
-    { ...think(600), toolCalls: [{ name: "read_file", args: { path: MATH } }] },
+    {
+      ...think(600),
+      toolCalls: [
+        { name: "read_file", args: { path: MATH } },
+        // A sibling working on the same file is told first: the message shows in both panes.
+        { name: "message_agent", args: { id: "editor-1", text: "I'm adding multiply just above subtract in src/math.js; re-read it before you edit." } },
+      ],
+    },
     {
       // A beat after editor-1, so its edit of src/math.js reaches the scheduler second and waits.
       ...think(1500),

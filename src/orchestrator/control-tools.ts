@@ -43,11 +43,12 @@ export function createControlTools(host: ControlHost): AnyTool[] {
   const message: Tool<MessageArgs> = {
     name: "message_agent",
     description:
-      "Send a message to one of your running sub-agents (foreground or background): it reads it before its next model " +
-      "request, in its own history. Use it to steer (narrow the scope, add a constraint, ask it to wrap up). A finished " +
+      "Send a message to another running agent of this run — a sub-agent of yours (to steer it: narrow the scope, add a " +
+      "constraint, ask it to wrap up), your parent, or a sibling working beside you (to coordinate: who edits what, a finding " +
+      "it needs) — as your can_message allows. It reads it before its next model request, marked as from you. A finished " +
       "sub-agent is continued with delegate {resume} instead.",
     params: z.object({
-      id: z.string().min(1).describe("The sub-agent's id, e.g. explorer-1."),
+      id: z.string().min(1).describe("The agent's id (e.g. editor-2), or its label or agent name when that names one agent."),
       text: z.string().min(1).describe("What to tell it."),
     }),
     ...unscheduled,

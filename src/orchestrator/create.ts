@@ -26,7 +26,6 @@ import { ContentStore } from "../sessions/content-store.js";
 import { describeSkipped, type ResumePlan } from "../sessions/resume-plan.js";
 import { reapProcesses, unendedProcesses } from "../sessions/leftovers.js";
 import { planTeam } from "../sessions/team-plan.js";
-import { RESUME_RESTORERS } from "./resume-restorers.js";
 import { removeLeftoverTemps } from "./leftover-temps.js";
 import { Hooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
@@ -322,7 +321,6 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
         restoreVersions: (agentId, touches, ts) => restoring.versions.replay(agentId, touches, ts),
       }),
     );
-    for (const restore of RESUME_RESTORERS) warnings.push(...restore(resume.events, restoring));
   }
 
   return {

@@ -7,6 +7,8 @@ export interface DelegateArgs {
   label?: string;
   resume?: string;
   background?: boolean;
+  /** A task of the board (task_create) this delegation works on: the sub-agent becomes its owner. */
+  task_id?: string;
   budget?: { max_cost_usd?: number; max_tokens?: number; max_steps?: number };
 }
 
@@ -25,6 +27,11 @@ const params = z
       .string()
       .optional()
       .describe("The id of a finished or cancelled sub-agent to continue with its own history (instead of `agent`)."),
+    task_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The board task (task_create) this is, e.g. t2: the sub-agent becomes its owner. Refused while a task it depends on is not done."),
     background: z
       .boolean()
       .optional()
@@ -51,7 +58,7 @@ const params = z
  */
 export function createDelegateTool(host: {
   agentNames(): string[];
-  delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult>;
+  delegate(parentId: string, args: DelegateArgs, signal: AbortSignal, callId: string): Promise<ToolResult>;
 }): Tool<DelegateArgs> {
   return {
     name: "delegate",
@@ -65,6 +72,6 @@ export function createDelegateTool(host: {
     readOnly: () => true,
     access: () => ({ reads: [], writes: [] }),
     permissionSubject: () => ({ kind: "none" }),
-    execute: (args, ctx) => host.delegate(ctx.agentId, args, ctx.signal),
+    execute: (args, ctx) => host.delegate(ctx.agentId, args, ctx.signal, ctx.callId),
   };
 }

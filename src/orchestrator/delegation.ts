@@ -15,6 +15,9 @@ import { createDelegateTool, type DelegateArgs } from "./delegate.js";
 import type { Isolation } from "./isolation.js";
 import type { ControlResult } from "./types.js";
 import { runSubagent, withHookContext } from "./lifecycle.js";
+import { mayMessageAnyone, resolveRecipient } from "./agent-messages.js";
+import { claimTask, ownerEnded, type TaskClaim, type TaskDelegationDeps } from "./task-delegation.js";
+import { createTaskTools, LEAD_TASK_TOOLS, OWNER_TASK_TOOLS } from "./task-tools.js";
 import { AgentSlots } from "./slots.js";
 
 export interface DelegatorDeps {
@@ -40,6 +43,8 @@ export interface DelegatorDeps {
   evidence?: Pick<AgentEvidence, "agentEnded">;
   /** `isolation: worktree`; null when worktrees are off (the agent then shares the workspace). */
   isolation: Isolation | null;
+  /** The task board and agents.on_overlap (issue #31); absent: no board tools. */
+  team?: Omit<TaskDelegationDeps, "agents" | "emit">;
 }
 
 /**
@@ -57,6 +62,7 @@ export class Delegator {
   /** Sub-agents cancelled while they waited for a max_parallel slot. */
   private readonly cancelledWhileQueued = new Set<string>();
   readonly children: ChildResults;
+  private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DelegatorDeps) {
     this.slots = new AgentSlots(deps.maxParallel);
@@ -71,10 +77,12 @@ export class Delegator {
   tools(): AnyTool[] {
     const delegate = createDelegateTool({
       agentNames: () => [...this.deps.definitions.keys()].filter((name) => name !== this.deps.rootAgentId),
-      delegate: (parentId, args, signal) => this.delegate(parentId, args, signal),
+      delegate: (parentId, args, signal, callId) => this.delegate(parentId, args, signal, callId),
     });
+    const team = this.deps.team;
     return [
       delegate,
+      ...(team ? createTaskTools({ board: team.board, isAgent: (id) => Boolean(this.deps.agents.get(id)) }) : []),
       ...createControlTools({
         message: (callerId, id, text) => this.messageFrom(callerId, id, text),
         status: (callerId, id) => this.children.status(callerId, id),
@@ -92,12 +100,19 @@ export class Delegator {
 
   /** delegate and the tools that come with it: on the whitelist (the others come with delegate) and able to delegate. */
   allowsControlTool(agent: AgentState, toolName: string): boolean {
+    if ((OWNER_TASK_TOOLS as readonly string[]).includes(toolName)) {
+      return allowsTool(agent.definition, toolName) || Boolean(this.deps.team?.board.ownedBy(agent.id).length);
+    }
     const listed = allowsTool(agent.definition, toolName) || allowsTool(agent.definition, "delegate");
-    return listed && this.delegatesFor(agent).length > 0;
+    const leads = listed && this.delegatesFor(agent).length > 0;
+    // Any agent may message the agents its can_message names (by default its parent and siblings).
+    if (toolName === "message_agent") return leads || mayMessageAnyone(agent);
+    if ((LEAD_TASK_TOOLS as readonly string[]).includes(toolName)) return leads || allowsTool(agent.definition, toolName);
+    return leads;
   }
 
   static isControlTool(name: string): boolean {
-    return name === "delegate" || (CONTROL_TOOLS as readonly string[]).includes(name);
+    return name === "delegate" || [...CONTROL_TOOLS, ...LEAD_TASK_TOOLS, ...OWNER_TASK_TOOLS].includes(name as never);
   }
 
   /** Cancels a sub-agent that runs, or one still waiting for a slot (it will then never start). */
@@ -133,7 +148,7 @@ export class Delegator {
   /** What the loop reads between requests, and where it sleeps while background work is pending. */
   inboxFor(agent: AgentState): AgentInbox {
     return {
-      take: () => agent.mailbox.drain().map((letter) => letter.text),
+      take: () => agent.mailbox.drain().map((letter) => ({ text: letter.text, ...(letter.from ? { from: letter.from } : {}) })),
       idle: async (signal) => {
         for (;;) {
           if (agent.mailbox.size) return true;
@@ -162,12 +177,20 @@ export class Delegator {
     await Promise.all(mine.map((child) => child.done));
   }
 
-  private messageFrom(callerId: string, id: string, text: string): ToolResult {
-    const target = this.deps.agents.get(id);
-    if (!target || !this.isAncestor(callerId, target)) return refused(`no sub-agent "${id}" of yours`);
-    const sent = this.message(id, `[message from ${callerId}]\n${text}`);
-    if (!sent.ok) return refused(sent.error);
-    return { ok: true, content: `queued for ${id}: it reads it before its next model request` };
+  /** message_agent: to an agent of this session that the sender's can_message permits, said under the sender's id. */
+  private messageFrom(callerId: string, target: string, text: string): ToolResult {
+    const caller = this.deps.agents.get(callerId);
+    if (!caller) return refused(`unknown calling agent ${callerId}`);
+    const found = resolveRecipient(caller, target, this.deps.agents);
+    if ("error" in found) return refused(found.error);
+    const to = found.agent;
+    if (to.status !== "running") {
+      const hint = this.isAncestor(callerId, to) ? ` (continue it with delegate {"resume": "${to.id}"})` : "";
+      return refused(`${to.id} has ended (${to.status}) and reads no more messages; nothing was sent${hint}`);
+    }
+    this.deps.emit({ type: "agent_message", agentId: callerId, parentId: caller.parentId, to: to.id, text });
+    to.mailbox.post({ text: `[message from ${callerId}]\n${text}`, from: callerId });
+    return { ok: true, content: `queued for ${to.id}: it reads it before its next model request` };
   }
 
   private isAncestor(ancestorId: string, agent: AgentState): boolean {
@@ -175,12 +198,34 @@ export class Delegator {
     return false;
   }
 
-  private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult> {
+  private async delegate(parentId: string, args: DelegateArgs, signal: AbortSignal, callId: string): Promise<ToolResult> {
     const parent = this.deps.agents.get(parentId);
     if (!parent) return refused(`unknown calling agent ${parentId}`);
-    const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
-    if ("refused" in picked) return refused(picked.refused);
-    const { agent, fresh } = picked;
+    // One delegation at a time picks its agent and claims its task: a second call of the same turn
+    // then sees the first's task running (its scope overlap, its owner).
+    const claiming = this.claiming.then(async () => {
+      const claim = await this.claim(parent, args, callId, signal);
+      if (claim && "refused" in claim) return claim;
+      const picked = args.resume ? this.pickResumed(parent, args.resume) : this.addFresh(parent, args);
+      if (!("refused" in picked)) claim?.bind(picked.agent);
+      return { ...picked, claim };
+    });
+    this.claiming = claiming.catch(() => undefined);
+    const started = await claiming;
+    if ("refused" in started) return refused(started.refused);
+    const { agent, fresh, claim } = started;
+    const noted = (result: ToolResult): ToolResult => (claim?.note ? { ...result, content: `${claim.note}\n\n${result.content}` } : result);
+    return noted(await this.run(parent, agent, fresh, claim ? { ...args, task: claim.taskText } : args, signal));
+  }
+
+  private async claim(parent: AgentState, args: DelegateArgs, callId: string, signal: AbortSignal): Promise<TaskClaim | null> {
+    if (args.task_id === undefined) return null;
+    if (!this.deps.team) return { refused: "there is no task board in this session" };
+    return claimTask({ ...this.deps.team, agents: this.deps.agents, emit: this.deps.emit }, parent, args, callId, signal);
+  }
+
+  private async run(parent: AgentState, agent: AgentState, fresh: boolean, args: DelegateArgs, signal: AbortSignal): Promise<ToolResult> {
+    const parentId = parent.id;
     agent.budget = args.budget ? accountLimits(args.budget) : undefined;
     const background = Boolean(args.background);
     const parentSignal = parent.scope?.signal ?? signal;
@@ -268,6 +313,7 @@ export class Delegator {
       },
       continueWith: (message) => this.deps.continueWith(agent, message, signal),
     });
+    if (this.deps.team) ownerEnded(this.deps.team.board, agent, outcome.status);
     // Verified in its own workspace, before a worktree's merge-back.
     const report = await this.deps.evidence?.agentEnded(agent, outcome.status, signal);
     const merged = (await this.deps.isolation?.leave(agent, outcome.status, signal)) ?? { note: "", conflict: false };

@@ -6,6 +6,8 @@
  */
 export interface Letter {
   text: string;
+  /** Set for another agent's message_agent: its id (the loop logs the delivery as from it, not the person). */
+  from?: string;
   /** Set for a background sub-agent's result: the sub-agent's id, so a join can take it back. */
   resultOf?: string;
 }

@@ -34,6 +34,7 @@ import { userInput, type UserInputApi } from "./user-input.js";
 import { describeUnproven } from "../sessions/leftovers.js";
 import { TeamResume } from "./team-resume.js";
 import { openRunBudget } from "./run-budget.js";
+import { TaskBoard } from "./task-board.js";
 export type { SessionDeps };
 
 export function newSessionId(now = new Date()): string {
@@ -73,6 +74,8 @@ export class Session implements SessionApi {
   readonly input: UserInputApi;
   /** The stopped run a resume continues, taken up by the next run before its prompt (team-resume.ts). */
   private team: TeamResume | null = null;
+  /** The team's task board, restored from a resumed log's events (orchestrator/task-board.ts). */
+  readonly board: TaskBoard;
 
   constructor(private readonly deps: SessionDeps) {
     this.id = deps.sessionId ?? newSessionId();
@@ -87,6 +90,7 @@ export class Session implements SessionApi {
       if (event.type === "usage") this.runBudget?.addUsage(event);
     });
     const { config } = deps;
+    this.board = new TaskBoard(this.bus.emit, deps.priorEvents);
     this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
     this.permissions = new Permissions({
       mode: config.permissions.mode,
@@ -141,6 +145,7 @@ export class Session implements SessionApi {
       continueWith: (agent, message, signal) => this.runner.continueWith(agent, message, signal),
       hooks: deps.hooks,
       evidence: deps.evidence,
+      team: { board: this.board, workspaceRoot: deps.workspace.root, onOverlap: config.agents.on_overlap, approver: deps.approver },
       isolation: (this.isolation = sessionIsolation({ deps, sessionId: this.id, scheduler: this.scheduler, emit: this.bus.emit, versions: this.versions, registry: this.registry, permissions: this.permissions })),
     });
     if (deps.team) this.team = new TeamResume({ plan: deps.team, agents: this.agentRegistry, delegator: this.delegator, emit: this.bus.emit, continueAgent: (a, s) => this.runner.continue(a, s), continueWith: (a, m, s) => this.runner.continueWith(a, m, s) });
@@ -163,9 +168,7 @@ export class Session implements SessionApi {
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;
   }
 
-  get permissionMode(): PermissionMode {
-    return this.permissions.mode;
-  }
+  get permissionMode(): PermissionMode { return this.permissions.mode; }
 
   // /permissions and the header's "sandboxed cmds: auto".
   readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
@@ -206,9 +209,7 @@ export class Session implements SessionApi {
     return this.agentRegistry.get(this.rootAgentId)!.model.name;
   }
 
-  get workspaceRoot(): string {
-    return this.workspace.root;
-  }
+  get workspaceRoot(): string { return this.workspace.root; }
 
   /** The budget of the run in progress (null between runs): compaction checks its summary request against it. */
   get budget(): RunBudget | null {

@@ -34,8 +34,11 @@ export function titleLine(agent: AgentView, frame: number, now: number, focused:
   const { icon, role } = agentIcon(agent.status, frame);
   const tool = agent.currentTool;
   const tokens = agent.tokens.input + agent.tokens.output;
+  // The board task right after the state, so a narrow pane still shows it (its title only when the label does not say it).
+  const task = agent.boardTask ? ` ▸ ${agent.boardTask.id}${agent.boardTask.title === agent.label ? "" : ` ${agent.boardTask.title}`}` : "";
   const state =
     ` ${agent.status}` +
+    task +
     (agent.background ? " · bg" : "") +
     (agent.continued ? " · continued" : "") +
     (agent.status === "idle" ? "" : ` · ${formatDuration((agent.finishedAt ?? now) - agent.startedAt)}`) +

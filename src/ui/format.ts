@@ -26,8 +26,10 @@ export function summarizeArgs(name: string, args: unknown): string {
     const who = str("agent") ?? (str("resume") ? `resume ${str("resume")}` : "");
     const label = str("label");
     const what = label ? `"${displayLine(label)}"` : displayLine(str("task") ?? "");
-    return clipSummary(displayLine([who, what].filter(Boolean).join(" ")));
+    return clipSummary(displayLine([who, what, str("task_id") ? `as ${str("task_id")}` : ""].filter(Boolean).join(" ")));
   }
+  const team = teamSummary(name, a, str);
+  if (team !== null) return clipSummary(displayLine(team));
   const primary = str("command") ?? str("path") ?? str("file_path") ?? str("pattern") ?? str("query") ?? str("name") ?? str("url");
   if (primary !== undefined) {
     const extra = str("pattern") && primary !== str("pattern") ? ` ${str("pattern")}` : "";
@@ -40,6 +42,15 @@ export function summarizeArgs(name: string, args: unknown): string {
     json = "";
   }
   return clipSummary(displayLine(json));
+}
+
+/** The board's tools and message_agent, in a few words: `"fix subtract" after t1`, `t2 done`, `→ editor-1: …`. */
+function teamSummary(name: string, a: Record<string, unknown>, str: (k: string) => string | undefined): string | null {
+  const after = Array.isArray(a.depends_on) && a.depends_on.length ? ` after ${a.depends_on.join(", ")}` : "";
+  if (name === "task_create") return `"${str("title") ?? ""}"${after}`;
+  if (name === "task_update" || name === "my_task_update") return [str("id"), str("status"), str("owner"), str("notes") ? `notes: ${str("notes")}` : ""].filter(Boolean).join(" ");
+  if (name === "message_agent") return `→ ${str("id") ?? "?"}: ${str("text") ?? ""}`;
+  return null;
 }
 
 /**

@@ -77,6 +77,7 @@ export type SlashHandlers = { readonly [N in SlashName]: (run: CommandRun) => vo
 export const SLASH_HANDLERS: SlashHandlers = {
   help: ({ ctx, open }) => open("help", helpDoc(ctx.keymap, ctx.custom)),
   agents: ({ ctx, open }) => open("agents", agentsDoc(ctx.store.getSnapshot(), ctx.host)),
+  tasks: ({ ctx }) => ctx.dispatchView({ type: "open", target: { kind: "tasks" } }),
   cost: ({ ctx, open }) => open("cost", costDoc(ctx.store.getSnapshot())),
   compact: ({ ctx, say }) => {
     if (ctx.busy) return say("✗ /compact: a run is in progress; compact when it ends");

@@ -5,6 +5,7 @@
 export const SLASH_COMMANDS = [
   { name: "help", args: "", help: "keys and commands" },
   { name: "agents", args: "", help: "agent definitions and the sub-agents of this session" },
+  { name: "tasks", args: "", help: "the team's task board: each task's status, owner pane and what blocks it" },
   { name: "cost", args: "", help: "tokens (in / out / cached) and cost of each agent, as a tree, and the run's budget" },
   { name: "compact", args: "", help: "summarise the coordinator's older history now" },
   { name: "clear", args: "", help: "start a new session (this one stays in the log: /resume)" },

@@ -12,6 +12,7 @@ import type { OrcaEvent } from "../../src/events/types.js";
 import { createDemoScript, DEMO_CONFIG, DEMO_PROMPT } from "../../src/model/demo-script.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import { createSession } from "../../src/orchestrator/create.js";
+import { boardFromEvents } from "../../src/orchestrator/task-board.js";
 import type { Approver, PermissionAnswer, PermissionRequest } from "../../src/tools/approver.js";
 import { ROOT, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 
@@ -97,6 +98,18 @@ describe("the demo scenario follows what happens", () => {
     const one = queued.find((e) => e.agentId === "editor-1")!;
     const other = queued.find((e) => e.agentId === "editor-2")!;
     expect(other.waitsFor.includes(one.callId) || one.waitsFor.includes(other.callId), JSON.stringify([one, other])).toBe(true);
+
+    // The board: four tasks with owners, the tests' task after both edits, all done.
+    expect(boardFromEvents(events).tasks.map((t) => `${t.id} ${t.title}: ${t.status} (${t.owner ?? "-"})`)).toEqual([
+      "t1 map the project: done (explorer-1)",
+      "t2 fix subtract: done (editor-1)",
+      "t3 add multiply: done (editor-2)",
+      "t4 run the tests: done (tester-1)",
+    ]);
+    // The two editors' scopes meet on src/math.js: said when the second was delegated.
+    expect(events.filter((e) => e.type === "task_overlap")).toEqual([expect.objectContaining({ taskId: "t3", otherTaskId: "t2", otherAgentId: "editor-1", files: ["src/math.js"], decision: "warned" })]);
+    // And one sibling told the other.
+    expect(events.filter((e) => e.type === "agent_message").map((e) => `${e.agentId} → ${"to" in e ? e.to : ""}`)).toEqual(["editor-2 → editor-1"]);
   });
 
   it("an approved write is reported as written", { timeout: 60_000 }, async () => {

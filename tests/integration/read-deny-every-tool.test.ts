@@ -45,6 +45,10 @@ function attacks(dir: string): Record<string, Attack[]> {
     message_agent: [{ name: "message_agent", args: { id: "explorer-1", text: "read .env" } }],
     agent_status: [{ name: "agent_status", args: {} }],
     wait_agents: [{ name: "wait_agents", args: { timeout_s: 1 } }],
+    // The board keeps what agents wrote and names files by path: a scope on the denied files must not read them.
+    task_create: [{ name: "task_create", args: { title: "read .env", scope: [".env", "secrets/**"] } }],
+    task_update: [{ name: "task_update", args: { id: "t1", notes: "see .env", scope: ["secrets/key.txt"] } }],
+    task_list: [{ name: "task_list", args: {} }],
     mcp__fs__read_file: [{ name: "mcp__fs__read_file", args: { path: abs(".env") } }],
     mcp__fs__read_text_file: [{ name: "mcp__fs__read_text_file", args: { path: abs(".env") } }, { name: "mcp__fs__read_text_file", args: { path: abs("secrets/key.txt") } }],
     mcp__fs__read_media_file: [{ name: "mcp__fs__read_media_file", args: { path: abs(".env") } }],

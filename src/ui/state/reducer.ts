@@ -3,7 +3,7 @@ import { changeSetLine, verifyLine } from "../../review/summary-text.js";
 import { BACKGROUND_RESULT } from "../../orchestrator/children.js";
 import type { EventOf, OrcaEvent } from "../../events/types.js";
 import { addRequest, fanoutNote, runBudgetFrom, withUsage } from "./reduce-budget.js";
-import { onAgentContinued } from "./reduce-team.js";
+import { onAgentContinued } from "./reduce-continued.js";
 import { agentTitle, summarizeArgs } from "../format.js";
 import { terminalSafe, terminalSafeDeep } from "../../util/terminal-text.js";
 import { activeKey, Draft, findTool, pushEntries, textEntries, updateTool } from "./draft.js";
@@ -12,6 +12,7 @@ import { zeroUsage } from "../../events/usage.js";
 import { settleMarkdown } from "./blocks.js";
 import { boundOutputs, keptOutput } from "./outputs.js";
 import { toolStatusOf } from "../../util/errors.js";
+import { isTeamEvent, reduceTeam } from "./reduce-team.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
@@ -170,12 +171,15 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
   const event = terminalSafeDeep(raw);
   const draft = new Draft(state);
   const max = state.maxLines;
+  if (isTeamEvent(event)) return reduceTeam(draft, state, event, max);
   switch (event.type) {
     case "session_started":
       return draft.finish({ session: { ...state.session, id: event.sessionId, model: event.model, workspace: event.workspace, startedAt: state.session.startedAt ?? event.ts } });
     case "session_finished":
       return draft.finish({ session: { ...state.session, status: event.status } });
     case "user_message": {
+      // Another agent's message was shown in both panes when it was sent (agent_message).
+      if (event.from !== undefined) return state;
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
       // A background sub-agent's result reaches its parent as a message; the person did not type it.
       const background = BACKGROUND_RESULT.exec(event.text);

@@ -1,5 +1,6 @@
 import type { AgentStatus } from "../../events/types.js";
 import type { MdScan } from "./blocks.js";
+import type { BoardState } from "../../orchestrator/task-board.js";
 
 /** A tool call's life as the dashboard shows it. */
 export type ToolState = "queued" | "waiting" | "asking" | "running" | "ok" | "failed" | "denied" | "cancelled";
@@ -73,6 +74,8 @@ export interface AgentView {
   readonly background?: boolean;
   /** A resumed session continued it from its history (the run had stopped while it worked). */
   readonly continued?: boolean;
+  /** The board task it owns (its pane's title shows it). */
+  readonly boardTask?: { readonly id: string; readonly title: string };
 }
 
 export interface AgentTokens {
@@ -140,4 +143,6 @@ export interface DashboardState {
   readonly scheduler: { readonly running: number; readonly waiting: number };
   /** Writes refused because the file had changed since the agent saw it (write_conflict events). */
   readonly conflicts: number;
+  /** The team's task board, once a task exists (/tasks shows it). */
+  readonly tasks?: BoardState;
 }
