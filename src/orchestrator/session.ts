@@ -10,6 +10,7 @@ import type { SessionStatus, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
+import { configRuleSource, removeSavedRule } from "../tools/permissions/save-rule.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import { FileVersions } from "../tools/versions.js";
@@ -96,6 +97,7 @@ export class Session implements SessionApi {
       sandbox: deps.sandbox,
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
+      ruleSource: configRuleSource(config),
     });
     const inputDeps = { workspace: deps.workspace, run: deps.personCommand, emit: this.bus.emit, agentId: () => this.rootAgentId };
     this.input = userInput({ ...inputDeps, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode });
@@ -165,6 +167,8 @@ export class Session implements SessionApi {
   // /permissions and the header's "sandboxed cmds: auto".
   readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
   readonly removeSessionRule = (text: string): boolean => this.permissions.removeSessionRule(text);
+  /** Takes an allow rule out of the project's or your config file, and out of force now; `line` says what happened. */
+  readonly removeSavedRule = (text: string, scope: "project" | "user") => removeSavedRule(scope, text, this.deps.workspace.root, () => this.permissions.removeConfigRule(text));
   readonly sandboxedCommandsAuto = (): boolean => this.permissions.autoSandboxed();
 
   setPermissionMode(mode: PermissionMode): void {

@@ -1,3 +1,4 @@
+import type { RuleOrigin } from "../../config/your-rules.js";
 import type { Rule } from "./rules.js";
 
 /** What /permissions and `orca permissions` list: every rule in force and where it came from. */
@@ -5,11 +6,16 @@ import type { Rule } from "./rules.js";
 export interface RuleInForce {
   kind: "allow" | "ask" | "deny" | "mode";
   rule: string;
-  /** config, dialog (agent), session, skill (agent), mode. */
+  /** The config file (or "config" when unknown), dialog (agent), session, skill (agent), mode. */
   origin: string;
   /** A session rule: /permissions remove takes it away. */
   removable?: boolean;
+  /** An allow rule of the project's or your config file: /permissions remove RULE --project / --user takes it out. */
+  scope?: "project" | "user";
 }
+
+/** Where a config rule came from: its file, and whether that is the project's or your own rule file. */
+export type RuleSource = (kind: "allow" | "ask" | "deny", rule: string) => RuleOrigin | undefined;
 
 /** In the order they are checked: deny, ask, this session's answers, allow, skills, then the mode. */
 export function rulesInForce(parts: {
@@ -21,12 +27,17 @@ export function rulesInForce(parts: {
   skills: ReadonlyMap<string, readonly Rule[]>;
   mode: string;
   autoSandboxed: boolean;
+  source?: RuleSource;
 }): RuleInForce[] {
   const out: RuleInForce[] = [];
-  for (const r of parts.deny) out.push({ kind: "deny", rule: r.text, origin: "config" });
-  for (const r of parts.ask) out.push({ kind: "ask", rule: r.text, origin: "config" });
+  const fromConfig = (kind: "allow" | "ask" | "deny", rule: string): RuleInForce => {
+    const source = parts.source?.(kind, rule);
+    return { kind, rule, origin: source?.file ?? "config", ...(kind === "allow" && source?.scope ? { scope: source.scope } : {}) };
+  };
+  for (const r of parts.deny) out.push(fromConfig("deny", r.text));
+  for (const r of parts.ask) out.push(fromConfig("ask", r.text));
   for (const r of parts.session) out.push({ kind: "allow", rule: r.text, origin: parts.origins.get(r) ?? "session", removable: true });
-  for (const r of parts.allow) out.push({ kind: "allow", rule: r.text, origin: "config" });
+  for (const r of parts.allow) out.push(fromConfig("allow", r.text));
   for (const [agentId, rules] of parts.skills) for (const r of rules) out.push({ kind: "allow", rule: r.text, origin: `skill (${agentId})` });
   out.push({ kind: "mode", rule: `mode:${parts.mode}`, origin: "mode" });
   if (parts.autoSandboxed) out.push({ kind: "allow", rule: "bash in the sandbox, no network (sandboxed_commands: auto)", origin: "config / mode" });
