@@ -2,10 +2,9 @@ import path from "node:path";
 import { loadConfig } from "../config/load.js";
 import { sandboxedCommandsAuto } from "../tools/permissions/command-policy.js";
 import { Permissions } from "../tools/permissions/engine.js";
+import { withSources } from "../tools/permissions/in-force.js";
 import { configRuleSource, removeSavedRule } from "../tools/permissions/save-rule.js";
 import { Workspace } from "../tools/workspace.js";
-import { ConfigError } from "../util/errors.js";
-import { errorLine } from "../util/text.js";
 import type { CliArgs, MainIo } from "./types.js";
 
 /**
@@ -29,10 +28,9 @@ export async function permissionsCommand(args: CliArgs, io: MainIo, packageDir: 
   const { config, path: file } = loadConfig({ workspace: args.workspace, configFile: args.configFile, env: io.env, packageDir });
   const source = file && file !== path.join(packageDir, "config.yaml") ? file : "built-in defaults";
   const p = config.permissions;
-  const ruleSource = configRuleSource(config);
-  const permissions = new Permissions({ mode: p.mode, allow: p.allow, ask: p.ask, deny: p.deny, approver: { request: async () => ({ decision: "deny" }) }, emit: () => undefined, workspace, ruleSource });
+  const permissions = new Permissions({ mode: p.mode, allow: p.allow, ask: p.ask, deny: p.deny, approver: { request: async () => ({ decision: "deny" }) }, emit: () => undefined, workspace });
   const shown = (origin: string) => (origin === "config" || origin === path.join(packageDir, "config.yaml") ? source : origin);
-  for (const r of permissions.rulesInForce()) out(`${r.kind.padEnd(5)} ${r.rule}  (${shown(r.origin)})`);
+  for (const r of withSources(permissions.rulesInForce(), configRuleSource(config))) out(`${r.kind.padEnd(5)} ${r.rule}  (${shown(r.origin)})`);
   const auto = sandboxedCommandsAuto(p.sandboxed_commands, p.mode);
   out(`sandboxed commands: ${auto ? "auto (run unasked in the sandbox with no network)" : "ask"}  (${p.sandboxed_commands ? source : `mode ${p.mode}`})`);
   return 0;

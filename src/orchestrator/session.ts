@@ -1,4 +1,3 @@
-import type { RuleInForce } from "../tools/permissions/engine.js";
 import crypto from "node:crypto";
 import { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
@@ -10,6 +9,7 @@ import type { SessionStatus, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
+import { withSources, type RuleInForce } from "../tools/permissions/in-force.js";
 import { configRuleSource, removeSavedRule } from "../tools/permissions/save-rule.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
@@ -97,7 +97,6 @@ export class Session implements SessionApi {
       sandbox: deps.sandbox,
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
-      ruleSource: configRuleSource(config),
     });
     const inputDeps = { workspace: deps.workspace, run: deps.personCommand, emit: this.bus.emit, agentId: () => this.rootAgentId };
     this.input = userInput({ ...inputDeps, readDenied: (rel) => this.permissions.readDenied(rel), mode: () => this.permissions.mode });
@@ -165,9 +164,8 @@ export class Session implements SessionApi {
   }
 
   // /permissions and the header's "sandboxed cmds: auto".
-  readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
+  readonly permissionRules = (): RuleInForce[] => withSources(this.permissions.rulesInForce(), configRuleSource(this.deps.config));
   readonly removeSessionRule = (text: string): boolean => this.permissions.removeSessionRule(text);
-  /** Takes an allow rule out of the project's or your config file, and out of force now; `line` says what happened. */
   readonly removeSavedRule = (text: string, scope: "project" | "user") => removeSavedRule(scope, text, this.deps.workspace.root, () => this.permissions.removeConfigRule(text));
   readonly sandboxedCommandsAuto = (): boolean => this.permissions.autoSandboxed();
 

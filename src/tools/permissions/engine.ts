@@ -11,7 +11,7 @@ import { Asker } from "./ask.js";
 import { autoApprovalProblem, protectedProblem, sandboxedCommandsAuto, sandboxFor } from "./command-policy.js";
 import { namedPaths, outsidePaths, protectedReason } from "./protected-paths.js";
 import { allowedBy, denyMatch, parseRule, type Rule } from "./rules.js";
-import { rulesInForce, type RuleInForce, type RuleSource } from "./in-force.js";
+import { rulesInForce, type RuleInForce } from "./in-force.js";
 
 export type { RuleInForce } from "./in-force.js";
 
@@ -74,8 +74,6 @@ export interface PermissionsOptions {
   hooks?: ToolHooks;
   /** A PermissionRequest hook's `interrupt`: the run ends. */
   stopRun?: StopRun;
-  /** The config file a rule came from (/permissions says which), when known. */
-  ruleSource?: RuleSource;
 }
 
 type Subject = PermissionSubject;
@@ -93,7 +91,6 @@ export class Permissions {
   private readonly sandboxedCommands: "ask" | "auto" | undefined;
   private readonly asker: Asker;
   private readonly emit: EmitFn;
-  private readonly ruleSource: RuleSource | undefined;
 
   constructor(opts: PermissionsOptions) {
     this.emit = opts.emit;
@@ -104,21 +101,18 @@ export class Permissions {
     this.workspace = opts.workspace;
     this.sandbox = opts.sandbox ?? { available: false };
     this.sandboxedCommands = opts.sandboxedCommands;
-    this.ruleSource = opts.ruleSource;
     this.asker = new Asker({ approver: opts.approver, emit: opts.emit, workspace: opts.workspace, hooks: opts.hooks, stopRun: opts.stopRun, recheck: (call, args, hookRule, signal) => this.checkRewritten(call, args, hookRule, signal) });
   }
 
   /** Every rule in force and where it came from (/permissions). */
   rulesInForce(): RuleInForce[] {
-    return rulesInForce({ deny: this.deny, ask: this.askRules, session: this.asker.session, origins: this.asker.origins, allow: this.allow, skills: this.skills, mode: this.mode, autoSandboxed: this.autoSandboxed(), source: this.ruleSource });
+    return rulesInForce({ deny: this.deny, ask: this.askRules, session: this.asker.session, origins: this.asker.origins, allow: this.allow, skills: this.skills, mode: this.mode, autoSandboxed: this.autoSandboxed() });
   }
 
-  /** Stops applying a config allow rule (taken out of its file by /permissions remove); false when none is written so. */
-  removeConfigRule(text: string): boolean {
+  /** Stops applying a config allow rule (/permissions remove took it out of its file). */
+  removeConfigRule(text: string): void {
     const at = this.allow.findIndex((r) => r.text === text.trim());
-    if (at === -1) return false;
-    this.allow.splice(at, 1);
-    return true;
+    if (at !== -1) this.allow.splice(at, 1);
   }
 
   /** Removes a session rule (an "always" answer); false when none is written so. */

@@ -27,19 +27,23 @@ export function rulesInForce(parts: {
   skills: ReadonlyMap<string, readonly Rule[]>;
   mode: string;
   autoSandboxed: boolean;
-  source?: RuleSource;
 }): RuleInForce[] {
   const out: RuleInForce[] = [];
-  const fromConfig = (kind: "allow" | "ask" | "deny", rule: string): RuleInForce => {
-    const source = parts.source?.(kind, rule);
-    return { kind, rule, origin: source?.file ?? "config", ...(kind === "allow" && source?.scope ? { scope: source.scope } : {}) };
-  };
-  for (const r of parts.deny) out.push(fromConfig("deny", r.text));
-  for (const r of parts.ask) out.push(fromConfig("ask", r.text));
+  for (const r of parts.deny) out.push({ kind: "deny", rule: r.text, origin: "config" });
+  for (const r of parts.ask) out.push({ kind: "ask", rule: r.text, origin: "config" });
   for (const r of parts.session) out.push({ kind: "allow", rule: r.text, origin: parts.origins.get(r) ?? "session", removable: true });
-  for (const r of parts.allow) out.push(fromConfig("allow", r.text));
+  for (const r of parts.allow) out.push({ kind: "allow", rule: r.text, origin: "config" });
   for (const [agentId, rules] of parts.skills) for (const r of rules) out.push({ kind: "allow", rule: r.text, origin: `skill (${agentId})` });
   out.push({ kind: "mode", rule: `mode:${parts.mode}`, origin: "mode" });
   if (parts.autoSandboxed) out.push({ kind: "allow", rule: "bash in the sandbox, no network (sandboxed_commands: auto)", origin: "config / mode" });
   return out;
+}
+
+/** Names the config file of each rule from config (the loader noted them), and whether it is the project's or yours. */
+export function withSources(rules: readonly RuleInForce[], source: RuleSource): RuleInForce[] {
+  return rules.map((r) => {
+    if (r.origin !== "config" || r.kind === "mode") return r;
+    const from = source(r.kind, r.rule);
+    return from ? { ...r, origin: from.file, ...(r.kind === "allow" && from.scope ? { scope: from.scope } : {}) } : r;
+  });
 }
