@@ -6,13 +6,10 @@ import { startScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { SLASH_HANDLERS, type CommandContext } from "../../src/ui/slash-commands.js";
 import type { DocLine } from "../../src/ui/state/ui.js";
-import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
 
-/**
- * Saved "always" rules: the project's `.orca/config.yaml` and your own config both count (deny
- * wins), /permissions names the file each rule came from, and takes a project rule out of its file.
- */
+/** /permissions in the dashboard: the config file each rule came from, and a project rule taken out of its file. */
 
 let ws: TempWorkspace | undefined;
 let orchestra: SessionSetup | undefined;
@@ -29,29 +26,6 @@ function writeUserConfig(home: string, text: string): string {
   fs.writeFileSync(file, text);
   return file;
 }
-
-it("a rule you saved applies in a project with its own config, and your deny wins over the project's allow (headless)", async () => {
-  ws = tempWorkspace({ ".orca/config.yaml": "permissions:\n  mode: default\n  allow:\n    - bash(touch *)\n", "package.json": '{"scripts":{"test":"true"}}\n' });
-  writeUserConfig(ws.home, "permissions:\n  allow:\n    - bash(npm test *)\n  deny:\n    - bash(touch *)\n");
-  const calls = ["npm test src", "touch hit"].map((command) => ({ toolCalls: [{ name: "bash", args: { command } }] }));
-  const server = await startScriptedServer([...calls, { text: "done" }]);
-  try {
-    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
-    expect(run.code, run.stderr).toBe(0);
-    const decisions = run.stdout
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { type: string; decision?: string; rule?: string })
-      .filter((e) => e.type === "permission_decided");
-    expect(decisions.map((d) => [d.decision, d.rule])).toEqual([
-      ["allow", "allow: bash(npm test *)"],
-      ["deny", "deny: bash(touch *)"],
-    ]);
-    expect(fs.existsSync(path.join(ws.dir, "hit"))).toBe(false);
-  } finally {
-    await server.close();
-  }
-});
 
 it("/permissions names each rule's config file, and `remove RULE --project` takes it out of the file and out of force", async () => {
   ws = tempWorkspace({ ".orca/config.yaml": "# the team's\npermissions:\n  allow:\n    - bash(npm test *)\n" });
