@@ -20,9 +20,10 @@ import { spread, type Spread } from "./stats.js";
 /**
  * `npm run bench -- flow`: whether parallel agents wait on a person or a lock they do not need
  * (issue 27). Two explorers read while a tester runs a 2 s command, through the real executor,
- * scheduler, read versions and tools: the readers' total wait on the command, before (a command
- * takes the workspace exclusively — still bash's access) and after (the scheduler's command access,
- * given to bash here: bash does not use it yet, see docs/tools.md). And a tester's usual commands through the real permission engine with a scripted person
+ * scheduler, read versions and tools: the readers' total wait on the command, before (a command took
+ * the workspace exclusively, as main did — selected here by giving bash that access) and after
+ * (bash's own access: a command waits for writes and commands, never for reads). And a tester's
+ * usual commands through the real permission engine with a scripted person
  * who always picks "always" as the dialog offers it: the dialogs shown with exact rules (before),
  * with the suggested rules (after), and with sandboxed_commands: auto.
  */
@@ -70,11 +71,8 @@ async function readersWait(exclusiveCommands: boolean): Promise<WaitRun> {
     };
     const registry = new ToolRegistry();
     for (const tool of builtinTools({ shells, bashTimeoutMs: 10_000, maxOutputTokens: 8_000, readOnlyCommands: DEFAULT_READ_ONLY_COMMANDS, tokens: bpeTokenCounter() })) {
-      // Before: a command that may write takes the whole workspace (what bash still does). After: the
-      // scheduler's command access, which waits for writes and commands only (not bash's yet, tools.md).
-      const access: AnyTool["access"] = (args, ws) =>
-        tool.readOnly(args) ? tool.access(args, ws) : exclusiveCommands ? "exclusive" : { reads: [], writes: [ws.root, ...ws.additionalDirs], command: true };
-      registry.add(tool.name === "bash" ? ({ ...tool, access } as AnyTool) : tool);
+      // Main's old rule: a command that may write takes the whole workspace.
+      registry.add(exclusiveCommands && tool.name === "bash" ? ({ ...tool, access: (args, ws) => (tool.readOnly(args) ? tool.access(args, ws) : "exclusive") } as AnyTool) : tool);
     }
     const permissions = new Permissions({ mode: "bypass", allow: [], ask: [], deny: [], approver: new HeadlessApprover(false), emit, workspace });
     const executor = new ToolExecutor({ registry, scheduler: new Scheduler({ maxConcurrency: 8, emit }), permissions, workspace, emit, versions: new FileVersions(workspace) });

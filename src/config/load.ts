@@ -9,6 +9,7 @@ import { ConfigError } from "../util/errors.js";
 import { interpolate } from "./interpolate.js";
 import { didYouMeanKey } from "./known-keys.js";
 import { holdYourLimits } from "./project-limits.js";
+import { keepYourRules, noteRuleSources, type RuleOrigin } from "./your-rules.js";
 import { packageConfigSnapshot } from "../util/package-snapshot.js";
 import { configSchema, type Config, type PermissionMode } from "./schema.js";
 import { readSettingFile } from "./safe-read.js";
@@ -67,12 +68,16 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   }
 
   const config = readLayer(file, opts.packageDir, env);
+  noteRuleSources(config, ruleOrigin(file, opts));
   let overrides = opts.overrides ?? {};
-  // The folder's own file: your limits (--max-cost among them) still hold (project-limits.ts).
+  // The folder's own file: your limits (--max-cost among them) still hold (project-limits.ts), and
+  // your permission rules count beside its own (your-rules.ts).
   if (!opts.configFile && file === configSearchPath(opts)[0] && opts.project !== false) {
-    const yours = readLayer(configSearchPath({ ...opts, project: false }).find((candidate) => fs.existsSync(candidate)) ?? null, opts.packageDir, env);
+    const yourFile = configSearchPath({ ...opts, project: false }).find((candidate) => fs.existsSync(candidate)) ?? null;
+    const yours = readLayer(yourFile, opts.packageDir, env);
     if (overrides.maxCostUsd !== undefined) yours.budget.max_cost_usd = overrides.maxCostUsd;
     holdYourLimits(config, yours);
+    keepYourRules(config, yours, ruleOrigin(yourFile, opts));
     overrides = { ...overrides, maxCostUsd: undefined };
   }
   applyOverrides(config, env, overrides);
@@ -83,6 +88,13 @@ export function loadConfig(opts: LoadConfigOptions): LoadedConfig {
   ];
   checkWritableAreas(writable, opts.workspace, home, codePaths({ env, home, dataDir: dataDir(config, home), packageDir: opts.packageDir }));
   return { config, path: file };
+}
+
+/** A config file as the origin of its rules: the project's or yours (what /permissions remove edits), or neither. */
+function ruleOrigin(file: string | null, opts: LoadConfigOptions): RuleOrigin {
+  if (!file) return { file: "built-in defaults" };
+  const [project, user] = configSearchPath({ ...opts, project: true });
+  return { file, ...(file === project ? { scope: "project" as const } : file === user ? { scope: "user" as const } : {}) };
 }
 
 /** One config file (or none: the defaults), parsed and checked. */

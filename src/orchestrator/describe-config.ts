@@ -4,8 +4,8 @@ import { describeHooks } from "../config/hooks.js";
 /**
  * What a folder's `.orca/config.yaml` would change, one line per key that widens what runs
  * without asking or where data goes, or touches what you spend — for the trust prompt. While the folder is trusted this file
- * is *the* config (it replaces your own), so lists are shown as they are, empty ones included:
- * `permissions.deny: (none)` drops deny rules you may have. Values as written, `${VAR}` unexpanded.
+ * is *the* config (it replaces your own, but for your permission rules, which count beside its own),
+ * so lists are shown as they are, empty ones included. Values as written, `${VAR}` unexpanded.
  */
 export function describeConfig(text: string): string[] {
   const doc = parseDocument(text, { prettyErrors: false });

@@ -1,4 +1,3 @@
-import type { RuleInForce } from "../tools/permissions/engine.js";
 import crypto from "node:crypto";
 import type { RunBudget } from "../agent/budget.js";
 import type { AgentOutcome } from "../agent/loop.js";
@@ -10,6 +9,8 @@ import type { SessionStatus, Usage } from "../events/types.js";
 import { zeroUsage } from "../events/usage.js";
 import { ToolExecutor } from "../tools/executor.js";
 import { Permissions } from "../tools/permissions/engine.js";
+import { withSources, type RuleInForce } from "../tools/permissions/in-force.js";
+import { configRuleSource, removeSavedRule } from "../tools/permissions/save-rule.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { Scheduler } from "../tools/scheduler.js";
 import { FileVersions } from "../tools/versions.js";
@@ -171,8 +172,9 @@ export class Session implements SessionApi {
   get permissionMode(): PermissionMode { return this.permissions.mode; }
 
   // /permissions and the header's "sandboxed cmds: auto".
-  readonly permissionRules = (): RuleInForce[] => this.permissions.rulesInForce();
+  readonly permissionRules = (): RuleInForce[] => withSources(this.permissions.rulesInForce(), configRuleSource(this.deps.config));
   readonly removeSessionRule = (text: string): boolean => this.permissions.removeSessionRule(text);
+  readonly removeSavedRule = (text: string, scope: "project" | "user") => removeSavedRule(scope, text, this.deps.workspace.root, () => this.permissions.removeConfigRule(text));
   readonly sandboxedCommandsAuto = (): boolean => this.permissions.autoSandboxed();
 
   setPermissionMode(mode: PermissionMode): void {

@@ -81,6 +81,8 @@ export interface SessionApi {
   permissionRules?(): RuleInForce[];
   /** Removes a session rule ("always" answer); false when there is none so written. */
   removeSessionRule?(text: string): boolean;
+  /** Takes an allow rule out of the project's or your config file (and out of force); `line` says what happened. */
+  removeSavedRule?(text: string, scope: "project" | "user"): { removed: boolean; line: string };
   setPermissionMode(mode: PermissionMode): void;
   /** Switches the coordinator (and sub-agents that inherit) to another model; throws a one-line error for one that cannot be used. */
   setModel(name: string): void;

@@ -17,8 +17,8 @@ export interface CallInfo {
 export class CallVersions {
   /** What this call saw and changed, for tool_finished (and so for resume). */
   readonly touches: FileTouch[] = [];
-  /** The command epoch when the call was made: a change it finds after a command moved it is the command's. */
-  private readonly since: number;
+  /** The command epoch when the call started (or, until then, was made): see CommandWindow. */
+  private since: number;
 
   constructor(
     private readonly store: FileVersions,
@@ -27,16 +27,23 @@ export class CallVersions {
     this.since = store.epoch();
   }
 
+  /** The scheduler started the call: a read is the session's version only if no command ran since. */
+  begin(): void {
+    this.since = this.store.epoch();
+  }
+
   private rel(abs: string): string {
     return this.store.workspace.relative(abs);
   }
 
-  /** read_file saw this content (whole or a window of it: either way, this version). */
+  /**
+   * read_file saw this content (whole or a window of it: either way, this version). The agent knows
+   * what it saw; the session takes it as the file's version only if no command ran meanwhile.
+   */
   read(abs: string, statBeforeRead: Stats, data: Buffer): void {
     const hash = contentHash(data);
-    this.store.observe(abs, statBeforeRead, hash, this.touches, this.since);
+    if (this.store.quietSince(this.since)) this.store.observe(abs, statBeforeRead, hash, this.touches);
     this.store.seen(this.call.agentId).set(abs, { hash });
-    this.store.readBeside(this.call.agentId, abs, hash);
     this.touches.push({ path: this.rel(abs), hash, change: "read" });
     this.store.contents?.keep(data, hash);
   }

@@ -158,8 +158,10 @@ export class ToolExecutor {
       ? undefined
       : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
     const readDenied = (relative: string) => this.deps.permissions.readDenied(relative);
-    const execute = (signal: AbortSignal) =>
-      tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
+    const execute = (signal: AbortSignal) => {
+      versions?.begin();
+      return tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
+    };
     // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
     // its signal die with the call instead of piling up on the agent's long-lived one.
     const scope = new CancelScope(caller.signal);

@@ -13,17 +13,17 @@ import { CallVersions, type CallInfo } from "./call-versions.js";
  * Read versions: no agent's write lands on a file version it has not seen.
  *
  * Each agent keeps, per path, the version (content hash) it last saw: recorded when its read_file,
- * write_file or edit_file touched the file, and when its own exclusive bash command changed it.
+ * write_file or edit_file touched the file, and when its own bash command changed it.
  * The session keeps the latest version it knows of each path and who changed it last, so a
  * refusal can say who and when.
  *
  * Atomicity: a check and the write after it run inside one scheduled call, and the scheduler
  * serialises every call that writes a path with every other call that reads or writes it, and a
  * command with every write and command, so no other orca tool can change the file between the two.
- * Reads run beside a command: what a read sees while one runs is recorded as usual, a change it
- * finds is the command's (not from outside), and the scan after the command compares each file with
- * its version when the command started — so a write based on a version the command then changed is
- * refused as stale.
+ * Reads run beside a command: the agent knows what it read (the file before the command, after it,
+ * or halfway), but the session's versions move only with reads during which no command ran
+ * (CommandWindow), so the scan after a command compares each file with its version when the command
+ * started, and a write based on a version the command then changed is refused as stale.
  * Programs outside orca (an editor, a background shell, an MCP server) are not serialised: their
  * change is caught by the next check, but one landing between a check and its write is not.
  *
@@ -68,9 +68,6 @@ export interface EditBasis {
 const SCAN_BATCH = 64;
 
 const VIA_OF: Record<"write" | "edit" | "bash", ChangeVia> = { write: "write_file", edit: "edit_file", bash: "bash" };
-
-/** Matches no content hash. */
-const UNKNOWN_VERSION = "unknown";
 
 /** The session's read versions: one per session, shared by every agent's calls. */
 export class FileVersions {
@@ -158,14 +155,14 @@ export class FileVersions {
     return this.commands.epoch();
   }
 
-  /** An agent read a version (beside its own running command, it then knows it whole). */
-  readBeside(agentId: string, abs: string, hash: string): void {
-    this.commands.read(agentId, abs, hash);
+  /** No command started, ran or ended since the epoch was `since`. */
+  quietSince(since: number): boolean {
+    return this.commands.quietSince(since);
   }
 
-  /** Whose change a file tool found: a running command's (or one since `since`) in the workspace, else outside orca's. */
-  private changedBy(abs: string, since: number | undefined): Change["by"] {
-    return this.workspace.contains(abs) ? this.commands.changedBy(since) : { kind: "outside" };
+  /** Whose change a file tool found: a running command's in the workspace, else outside orca's. */
+  private changedBy(abs: string): Change["by"] {
+    return this.workspace.contains(abs) ? this.commands.changedBy() : { kind: "outside" };
   }
 
   lastChange(abs: string): Change | undefined {
@@ -177,11 +174,11 @@ export class FileVersions {
    * racing the read makes the stat disagree rather than vouch for the wrong content). A version
    * that differs from the one the session knew was changed outside orca's tools.
    */
-  observe(abs: string, stat: Stats | null, hash: string, touches: FileTouch[], since?: number): void {
+  observe(abs: string, stat: Stats | null, hash: string, touches: FileTouch[]): void {
     const prior = this.known.get(abs);
     const now = this.now();
     if (prior && prior.hash !== hash) {
-      const by = this.changedBy(abs, since);
+      const by = this.changedBy(abs);
       this.changes.set(abs, { by, at: stat ? Math.min(stat.mtimeMs, now) : now });
       // A command's change is logged once, by the command's own scan after it.
       if (by.kind === "outside") touches.push({ path: this.workspace.relative(abs), hash, change: "outside" });
@@ -190,9 +187,9 @@ export class FileVersions {
   }
 
   /** A file the session knew is gone, and no orca tool removed it. */
-  observeMissing(abs: string, touches: FileTouch[], since?: number): void {
+  observeMissing(abs: string, touches: FileTouch[]): void {
     if (!this.known.delete(abs)) return;
-    const by = this.changedBy(abs, since);
+    const by = this.changedBy(abs);
     this.changes.set(abs, { by, at: this.now(), deleted: true });
     if (by.kind === "outside") touches.push({ path: this.workspace.relative(abs), hash: null, change: "outside" });
   }
@@ -235,23 +232,20 @@ export class FileVersions {
       if (now.kind === "missing") this.observeMissing(abs, touches);
       else this.observe(abs, now.stat, now.hash, touches);
     });
-    if (!command) return;
-    const baseline = new Map<string, string>();
-    for (const [abs, v] of this.known) baseline.set(abs, v.hash);
-    this.commands.open(command.key, command.agentId, baseline);
+    if (command) this.commands.open(command.key, command.agentId);
   }
 
   /**
-   * After an exclusive call: every file the session knows whose stat moved is hashed; those whose
-   * content changed were changed by that call, since nothing else of orca's ran beside it and the
-   * scan before it took what had changed until then. No directory walk: only known files matter,
-   * as only they can have been seen by an agent.
+   * After an exclusive call or a command: every file the session knows whose stat moved is hashed;
+   * those whose content changed were changed by that call, since no other orca tool wrote beside
+   * it, the scan before it took what had changed until then, and no read during it moved the
+   * session's versions (CommandWindow). No directory walk: only known files matter, as only they
+   * can have been seen by an agent.
    */
   async scanAfterExclusive(agentId: string, touches: FileTouch[], key?: object): Promise<string[]> {
     const changed: string[] = [];
-    const command = this.commands.isOpen(key) ? key : undefined;
     try {
-      await this.eachKnown((abs) => this.rescan(agentId, abs, touches, changed, command));
+      await this.eachKnown((abs) => this.rescan(agentId, abs, touches, changed));
     } finally {
       if (key) this.commands.close(key);
     }
@@ -283,37 +277,22 @@ export class FileVersions {
     return { kind: "same" };
   }
 
-  /**
-   * `before` is the file's version when the command started, when known then: a read beside the
-   * command may have recorded the command's change since, and it is still the command's.
-   */
-  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[], command?: object): Promise<void> {
-    const before = this.commands.before(command, abs);
+  private async rescan(agentId: string, abs: string, touches: FileTouch[], changed: string[]): Promise<void> {
     const prior = this.known.get(abs);
-    const probed = await this.probe(abs);
-    if (!prior || probed === null) return;
-    let after: string | null;
-    if (probed.kind === "same") {
-      // Unchanged since a read beside the command recorded it: the command's all the same if that moved it.
-      const current = this.known.get(abs)?.hash;
-      if (before === undefined || current === undefined || current === before) return;
-      after = current;
-    } else after = probed.kind === "missing" ? null : probed.hash;
+    const now = await this.probe(abs);
+    if (!prior || now === null || now.kind === "same") return;
     const rel = this.workspace.relative(abs);
-    if (after === null) {
+    if (now.kind === "missing") {
       this.recordChange(agentId, abs, null, "bash", null);
       touches.push({ path: rel, hash: null, change: "bash" });
       changed.push(abs);
       return;
     }
     const seen = this.seen(agentId).get(abs);
-    // The agent read the command's result beside it: it knows that version whole.
-    const readIt = seen?.hash === after && this.commands.ownRead(command, abs, after);
-    // A file first seen beside the command: its version at the start is unknown, so nobody knew it whole.
-    const start = before ?? (command ? UNKNOWN_VERSION : prior.hash);
-    const next = readIt && seen ? seen : afterChange(seen, start, after, this.changes.get(abs));
-    this.recordChange(agentId, abs, after, "bash", next);
-    touches.push({ path: rel, hash: after, change: "bash", ...(next.partial ? { partial: true } : {}) });
+    // It read the very result whole (beside its own command): it knows what it saw.
+    const next = seen && !seen.partial && seen.hash === now.hash ? seen : afterChange(seen, prior.hash, now.hash, this.changes.get(abs));
+    this.recordChange(agentId, abs, now.hash, "bash", next);
+    touches.push({ path: rel, hash: now.hash, change: "bash", ...(next.partial ? { partial: true } : {}) });
     changed.push(abs);
   }
 }

@@ -148,6 +148,6 @@ export function memoryDoc(host: DashboardHost | undefined): DocLine[] {
 
 /** /permissions: every rule in force, what it does and where it came from. */
 export function permissionsDoc(rules: readonly RuleInForce[]): DocLine[] {
-  const rows = rules.map((r) => [r.kind, r.rule, r.origin + (r.removable ? " — /permissions remove <rule>" : "")]);
+  const rows = rules.map((r) => [r.kind, r.rule, r.origin + (r.removable ? " — /permissions remove <rule>" : r.scope ? ` — /permissions remove <rule> --${r.scope}` : "")]);
   return [heading("Permission rules in force (deny, then ask, then allow, then the mode)"), ...table(rows, ["", "rule", "from"])];
 }

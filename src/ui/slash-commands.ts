@@ -107,12 +107,20 @@ export const SLASH_HANDLERS: SlashHandlers = {
     setMode(ctx, mode);
   },
   permissions: ({ arg, ctx, say, open }) => {
-    const remove = /^remove\s+(.+)$/s.exec(arg.trim());
+    const remove = /^remove\s+(.+?)(?:\s+--(project|user))?$/s.exec(arg.trim());
     if (remove) {
+      const rule = remove[1]!;
+      const scope = remove[2] as "project" | "user" | undefined;
+      // --project / --user: out of that config file, as `orca permissions remove RULE --project` does.
+      if (scope) {
+        if (!ctx.session.removeSavedRule) return say("✗ /permissions: this session cannot change its rules");
+        const { removed, line } = ctx.session.removeSavedRule(rule, scope);
+        return say(removed ? line : `✗ /permissions: ${line}`);
+      }
       if (!ctx.session.removeSessionRule) return say("✗ /permissions: this session cannot change its rules");
-      return say(ctx.session.removeSessionRule(remove[1]!) ? `removed the session rule ${remove[1]!.trim()}` : `✗ /permissions: no session rule ${remove[1]!.trim()} (see /permissions)`);
+      return say(ctx.session.removeSessionRule(rule) ? `removed the session rule ${rule.trim()}` : `✗ /permissions: no session rule ${rule.trim()} (see /permissions)`);
     }
-    if (arg.trim()) return say(`✗ /permissions: "${arg.trim()}" — use /permissions or /permissions remove <rule>`);
+    if (arg.trim()) return say(`✗ /permissions: "${arg.trim()}" — use /permissions or /permissions remove <rule> [--project|--user]`);
     open("permissions", permissionsDoc(ctx.session.permissionRules?.() ?? []));
   },
   mcp: ({ ctx, open }) => open("mcp", mcpDoc(ctx.store.getSnapshot(), ctx.session.mcpServers())),

@@ -11,7 +11,7 @@ export const SLASH_COMMANDS = [
   { name: "clear", args: "", help: "start a new session (this one stays in the log: /resume)" },
   { name: "model", args: "[name]", help: "show or switch the model (provider/name works)" },
   { name: "mode", args: "[default|accept-edits|plan|bypass]", help: "show or switch the permission mode (also Shift+Tab)" },
-  { name: "permissions", args: "[remove <rule>]", help: "every permission rule in force and where it came from; remove a session rule" },
+  { name: "permissions", args: "[remove <rule> [--project|--user]]", help: "every permission rule in force and where it came from; remove a session, project or user rule" },
   { name: "mcp", args: "", help: "MCP servers: state, tools, why one failed" },
   { name: "skills", args: "", help: "the skills agents can load" },
   { name: "memory", args: "", help: "the instruction files (AGENTS.md, CLAUDE.md…) in the system prompt" },

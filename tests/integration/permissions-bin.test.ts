@@ -59,22 +59,43 @@ it("remove --user edits ~/.config/orca/config.yaml; a symlinked project file is 
 it("a project rule bash(npm test *) saved by the dialog's writer does not approve `npm test; rm -rf x` headless", async () => {
   ws = tempWorkspace({ "x/marker": "keep\n", "package.json": '{"scripts":{"test":"true"}}\n' });
   addAllowRules(path.join(ws.dir, ".orca", "config.yaml"), ["bash(npm test *)"]);
-  const calls = ["npm test src", "npm test; rm -rf x"].map((command) => ({ toolCalls: [{ name: "bash", args: { command } }] }));
-  const server = await startScriptedServer([...calls, { text: "done" }]);
+  expect(await headlessDecisions(ws, ["npm test src", "npm test; rm -rf x"])).toEqual([
+    ["allow", "allow: bash(npm test *)"],
+    ["deny", "mode:default"],
+  ]);
+  expect(ws.read("x/marker")).toBe("keep\n");
+});
+
+it("a rule you saved applies in a project with its own config, and your deny wins over the project's allow (headless)", async () => {
+  ws = tempWorkspace({ ".orca/config.yaml": "permissions:\n  mode: default\n  allow:\n    - bash(touch *)\n", "package.json": '{"scripts":{"test":"true"}}\n' });
+  writeUserConfig(ws.home, "permissions:\n  allow:\n    - bash(npm test *)\n  deny:\n    - bash(touch *)\n");
+  expect(await headlessDecisions(ws, ["npm test src", "touch hit"])).toEqual([
+    ["allow", "allow: bash(npm test *)"],
+    ["deny", "deny: bash(touch *)"],
+  ]);
+  expect(fs.existsSync(path.join(ws.dir, "hit"))).toBe(false);
+});
+
+/** A headless run whose scripted model asks for each command in turn: what each permission_decided said, [decision, rule]. */
+async function headlessDecisions(ws: TempWorkspace, commands: string[]): Promise<[string | undefined, string | undefined][]> {
+  const server = await startScriptedServer([...commands.map((command) => ({ toolCalls: [{ name: "bash", args: { command } }] })), { text: "done" }]);
   try {
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
-    const decisions = run.stdout
+    return run.stdout
       .split("\n")
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as { type: string; decision?: string; rule?: string })
-      .filter((e) => e.type === "permission_decided");
-    expect(decisions.map((d) => [d.decision, d.rule])).toEqual([
-      ["allow", "allow: bash(npm test *)"],
-      ["deny", "mode:default"],
-    ]);
-    expect(ws.read("x/marker")).toBe("keep\n");
+      .filter((e) => e.type === "permission_decided")
+      .map((d) => [d.decision, d.rule]);
   } finally {
     await server.close();
   }
-});
+}
+
+function writeUserConfig(home: string, text: string): string {
+  const file = path.join(home, ".config", "orca", "config.yaml");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}

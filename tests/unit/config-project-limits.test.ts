@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
+import { ruleSource } from "../../src/config/your-rules.js";
 import { priceFor } from "../../src/model/pricing.js";
 import { Providers } from "../../src/model/providers.js";
 import { describeConfig } from "../../src/orchestrator/describe-config.js";
@@ -46,6 +47,22 @@ describe("a project config and your limits", () => {
     expect(providers.create(providers.main).price).toMatchObject({ input: 0, output: 0 });
     expect(config.budget.max_cost_usd).toBe(0.5);
     expect(config.agents.confirm_fanout).toBe(2);
+  });
+
+  it("your permission rules count beside the project's: its deny: [] keeps yours, and each rule names its file", () => {
+    ws = tempWorkspace();
+    const user = path.join(ws.home, ".config", "orca", "config.yaml");
+    const project = path.join(ws.dir, ".orca", "config.yaml");
+    write(user, "permissions:\n  allow: [\"bash(npm test *)\", \"read_file\"]\n  deny: [\"read_file(.env*)\"]\n");
+    write(project, "permissions:\n  mode: default\n  allow: [\"read_file\"]\n  deny: []\n");
+    const config = load();
+    expect(config.permissions.deny).toEqual(["read_file(.env*)"]);
+    expect(config.permissions.allow).toEqual(["read_file", "bash(npm test *)"]);
+    expect(ruleSource(config, "deny", "read_file(.env*)")).toEqual({ file: user, scope: "user" });
+    expect(ruleSource(config, "allow", "read_file")).toEqual({ file: project, scope: "project" });
+    // An untrusted folder's file is not read at all: only yours.
+    const untrusted = loadConfig({ workspace: ws.dir, home: ws.home, packageDir: path.join(ws.home, "no-package"), env: {}, project: false }).config;
+    expect(untrusted.permissions.allow).toEqual(["bash(npm test *)", "read_file"]);
   });
 
   it("the trust prompt lists the price, budget and fan-out keys it sets", () => {

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { EventOf } from "../../src/events/types.js";
+import type { EventOf, FileTouch } from "../../src/events/types.js";
 import type { ToolResult } from "../../src/tools/tool.js";
+import { contentHash } from "../../src/util/content-hash.js";
 import { toolRig, type ToolRig } from "../fixtures/tool-rig.js";
 
 /**
@@ -12,7 +13,12 @@ import { toolRig, type ToolRig } from "../fixtures/tool-rig.js";
  * nothing. The reference below is the rule, written without the implementation's maps: an agent
  * knows a file's content whole when it read it, wrote it, or changed content it knew whole;
  * write_file of an existing file needs that. A change from outside is nobody's: no later command
- * makes an agent know it.
+ * makes an agent know it. Reads run beside a command (DESIGN §14): a read that overlapped one saw
+ * the file at some moment of its run (or halfway through its write), and its agent knows what it
+ * saw — never more. Where the events cannot show an order (such a read against its own agent's
+ * command; whether the session knew a file when a command started), the reference keeps every
+ * state the rule allows and narrows them by what each call told its agent; a whole-file write is
+ * accepted only if one of them permits it.
  */
 
 const AGENTS = ["x", "y", "z"];
@@ -89,17 +95,37 @@ type Step = Ran | { op: Extract<Op, { kind: "outside" }> };
 const INITIAL = content(["p", "q"]);
 
 /**
+ * What an agent may know of a file: the hash of the content it knows and whether it knows it whole;
+ * null when it knows nothing. The reference keeps every state the rule allows (a read beside the
+ * agent's own command may land before or after the command's scan), and narrows them by what the
+ * agent was told: a write accepted or refused, an edit's note, the versions each call logged.
+ */
+type Know = { hash: string; whole: boolean } | null;
+
+const same = (a: Know, b: Know) => a === b || (a !== null && b !== null && a.hash === b.hash && a.whole === b.whole);
+const union = (xs: readonly Know[], ys: readonly Know[]) => [...xs, ...ys.filter((y) => !xs.some((x) => same(x, y)))];
+/** Whether the session's versions hold a path: "maybe" after a read that ran beside a command. */
+type Tracked = "yes" | "no" | "maybe";
+
+/**
  * Replays the steps on the reference and checks every result, refusal and the files at the end.
- * Calls on one path never overlap (and bash excludes every writer), so per path the start order
- * is the order they happened in.
+ * Writes on one path never overlap (and a command waits for every writer), so per path the start
+ * order is the order they happened in; a read may overlap a command, and then saw the file at some
+ * moment of its run.
  */
 function checkReference(order: readonly Step[], rig: ToolRig): void {
   const conflicts = new Set(rig.events.filter((e) => e.type === "write_conflict").map((e) => (e as EventOf<"write_conflict">).callId));
+  const span = spans(rig);
+  const overlap = (a: string, b: string) => span.get(a)![0] < span.get(b)![1] && span.get(b)![0] < span.get(a)![1];
+  const ran = order.filter((s): s is Ran => "id" in s);
+  const commands = ran.filter((r) => r.op.kind === "bash" || r.op.kind === "command");
   const disk = new Map<string, string | null>(PATHS.map((p) => [p, p === "a.txt" ? INITIAL : null]));
-  /** Paths some file tool has looked at: only those can a bash command be caught changing. */
-  const tracked = new Set<string>();
-  const knows = new Map<string, { text: string; whole: boolean }>();
+  const tracked = new Map<string, Tracked>(PATHS.map((p) => [p, "no"]));
+  const knows = new Map<string, Know[]>();
+  /** Each bash command's file before it, once the reference has reached it. */
+  const before = new Map<string, string | null>();
   const key = (agent: string, p: string) => `${agent}\0${p}`;
+  const H = (text: string) => contentHash(text);
 
   for (const step of order) {
     const { op } = step;
@@ -109,25 +135,45 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
     }
     const { id, agent, result } = step as Ran;
     const current = disk.get(op.path)!;
-    const seen = knows.get(key(agent, op.path));
-    const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content}`;
+    const k = key(agent, op.path);
+    const states = knows.get(k) ?? [null];
+    const where = `${id} ${agent} ${JSON.stringify(op)}: ${result.content} [knows ${JSON.stringify(states)}, tracked ${tracked.get(op.path)}]`;
+    const bashOn = (r: Ran) => r.op.kind === "bash" && r.op.path === op.path;
     switch (op.kind) {
-      case "read":
-        expect(result.ok, where).toBe(current !== null);
-        if (current !== null) {
-          knows.set(key(agent, op.path), { text: current, whole: true });
-          tracked.add(op.path);
+      case "read": {
+        const saw = touchOf(rig, id, "read")?.hash ?? undefined;
+        const beside = commands.filter((c) => overlap(c.id, id));
+        const besideOnPath = beside.filter(bashOn);
+        if (besideOnPath.length === 0) {
+          expect(result.ok, where).toBe(current !== null);
+          if (current !== null) expect(saw, where).toBe(H(current));
+        } else {
+          // Before, during or after the commands it ran beside: any version the file had meanwhile, or
+          // one a command was halfway through writing (`>` empties the file, printf may write in parts).
+          const written = besideOnPath.map((c) => content((c.op as { words: string[] }).words));
+          const versions: (string | null)[] = [current, ...besideOnPath.map((c) => (before.has(c.id) ? before.get(c.id)! : current)), ...written.flatMap(prefixes)];
+          if (saw === undefined) expect(result.ok || !versions.includes(null), where).toBe(false);
+          else expect(versions.some((v) => v !== null && H(v) === saw), where).toBe(true);
         }
+        if (saw === undefined) break;
+        const know = { hash: saw, whole: true };
+        // Beside its own command on the file, the read may land before or after the command's scan.
+        knows.set(k, besideOnPath.some((c) => c.agent === agent) ? union(states, [know]) : [know]);
+        // A read during which a command ran tells its agent, not the session.
+        tracked.set(op.path, beside.length === 0 || tracked.get(op.path) === "yes" ? "yes" : "maybe");
         break;
+      }
       case "write": {
         const next = content(op.words);
-        const basedOnCurrent = current === null || (seen?.whole === true && seen.text === current);
-        expect(result.ok, where).toBe(basedOnCurrent);
-        tracked.add(op.path);
-        if (basedOnCurrent) {
+        const permits = (s: Know) => current === null || (s !== null && s.whole && s.hash === H(current));
+        tracked.set(op.path, "yes");
+        if (result.ok) {
+          expect(states.some(permits), where).toBe(true);
           disk.set(op.path, next);
-          knows.set(key(agent, op.path), { text: next, whole: true });
+          knows.set(k, [{ hash: H(next), whole: true }]);
         } else {
+          expect(states.some((s) => !permits(s)), where).toBe(true);
+          knows.set(k, states.filter((s) => !permits(s)));
           // Refused, and the agent is told: the result it reads, and a write_conflict event.
           expect(result.content, where).toMatch(/^Error: write_file: .*(read it again|read it first)/);
           expect(conflicts.has(id), where).toBe(true);
@@ -139,24 +185,52 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
           expect(result.ok, where).toBe(false);
           break;
         }
-        tracked.add(op.path);
-        const changedUnder = seen !== undefined && seen.text !== current;
+        tracked.set(op.path, "yes");
+        const changedUnder = (s: Know) => s !== null && s.hash !== H(current);
         const matches = count(current, `${op.from}\n`);
         expect(result.ok, where).toBe(matches === 1);
-        // A refused edit on a changed file is a conflict too; one on an unchanged file is not.
-        expect(conflicts.has(id), where).toBe(matches !== 1 && changedUnder);
-        if (matches !== 1) break;
+        if (matches !== 1) {
+          // A refused edit on a changed file is a conflict too; one on an unchanged file is not.
+          const told = states.filter((s) => changedUnder(s) === conflicts.has(id));
+          expect(told.length, where).toBeGreaterThan(0);
+          knows.set(k, told);
+          break;
+        }
+        expect(conflicts.has(id), where).toBe(false);
         const next = current.replace(`${op.from}\n`, `${op.to}\n`);
-        expect(result.content.includes("had changed since you last read it"), where).toBe(changedUnder);
+        const told = states.filter((s) => changedUnder(s) === result.content.includes("had changed since you last read it"));
+        expect(told.length, where).toBeGreaterThan(0);
+        // Whole only on top of content it knew whole.
+        const knewWhole = (s: Know) => s !== null && s.whole && s.hash === H(current);
+        const edit = touchOf(rig, id, "edit");
+        expect(edit?.hash, where).toBe(H(next));
+        expect(told.some((s) => knewWhole(s) === !edit?.partial), where).toBe(true);
         disk.set(op.path, next);
-        knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+        knows.set(k, [{ hash: H(next), whole: !edit?.partial }]);
         break;
       }
       case "bash": {
         expect(result.ok, where).toBe(true);
         const next = content(op.words);
-        if (tracked.has(op.path) && next !== current) {
-          knows.set(key(agent, op.path), { text: next, whole: seen?.whole === true && seen.text === current });
+        before.set(id, current);
+        const found = bashTouches(rig, id);
+        // A command is caught changing only the files the session knew when it started.
+        expect(found.filter((t) => t.path !== op.path), where).toEqual([]);
+        const touch = found.find((t) => t.path === op.path);
+        if (next === current || tracked.get(op.path) === "no") expect(touch, where).toBe(undefined);
+        else if (tracked.get(op.path) === "yes") expect(touch, where).toBeDefined();
+        if (touch) {
+          expect(touch.hash, where).toBe(H(next));
+          // Its agent knows the result whole only if it knew the file whole before it, or read the
+          // result itself (a read beside its own command counts, landed before the scan or not).
+          const ownReads = ran
+            .filter((r) => r.op.kind === "read" && r.agent === agent && r.op.path === op.path && r.result.ok && overlap(r.id, id))
+            .map((r): Know => ({ hash: touchOf(rig, r.id, "read")!.hash!, whole: true }));
+          const knewWhole = (s: Know) => s !== null && s.whole && (s.hash === H(next) || (current !== null && s.hash === H(current)));
+          expect(union(states, ownReads).some((s) => knewWhole(s) === !touch.partial), where).toBe(true);
+          // Such a read may also land after the scan: then it is what the agent knows.
+          knows.set(k, union([{ hash: H(next), whole: !touch.partial }], ownReads));
+          tracked.set(op.path, "yes");
         }
         disk.set(op.path, next);
         break;
@@ -164,6 +238,7 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
       case "command":
         // It changed nothing, so it taught no agent anything.
         expect(result.ok, where).toBe(true);
+        expect(bashTouches(rig, id), where).toEqual([]);
         break;
     }
   }
@@ -174,6 +249,34 @@ function checkReference(order: readonly Step[], rig: ToolRig): void {
   }
   // Only writes the reference refused were refused: no conflict without a reason.
   for (const id of conflicts) expect(order.find((s): s is Ran => "id" in s && s.id === id)!.result.ok).toBe(false);
+}
+
+/** The text and every part of it a writer may have written so far. */
+const prefixes = (text: string) => Array.from({ length: text.length + 1 }, (_, i) => text.slice(0, i));
+
+/** Each call's run, as positions in the event log: from tool_started to tool_finished. */
+function spans(rig: ToolRig): Map<string, [number, number]> {
+  const span = new Map<string, [number, number]>();
+  rig.events.forEach((e, i) => {
+    if (e.type === "tool_started") span.set(e.callId, [i, Infinity]);
+    if (e.type === "tool_finished" && span.has(e.callId)) span.get(e.callId)![1] = i;
+  });
+  return span;
+}
+
+function versionsOf(rig: ToolRig, callId: string): readonly FileTouch[] {
+  const finished = rig.events.find((e): e is EventOf<"tool_finished"> => e.type === "tool_finished" && e.callId === callId);
+  return finished?.versions ?? [];
+}
+
+/** What a call logged of one kind: a read's version, an edit's result. */
+function touchOf(rig: ToolRig, callId: string, change: FileTouch["change"]): FileTouch | undefined {
+  return versionsOf(rig, callId).find((t) => t.change === change);
+}
+
+/** The changes a command's scan found and gave its agent. */
+function bashTouches(rig: ToolRig, callId: string): FileTouch[] {
+  return versionsOf(rig, callId).filter((t) => t.change === "bash");
 }
 
 /** One assistant message of `agent`: its calls run together; each is recorded in `ran` under a fresh id. */

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { eventSchema, type EventOf, type OrcaEvent } from "../../src/events/types.js";
 import { conflictReport } from "../../src/orchestrator/conflict-report.js";
 import { restoreAgents } from "../../src/orchestrator/agents.js";
 import { rebuildSession } from "../../src/sessions/rebuild.js";
-import { statKey } from "../../src/tools/file-version.js";
+import { contentHash, statKey } from "../../src/tools/file-version.js";
 import { FileVersions } from "../../src/tools/versions.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { conflictMark } from "../../src/ui/state/reducer.js";
@@ -250,6 +250,53 @@ describe("changes from outside the file tools", () => {
     const coarse = (age: number) => ({ size: 5, ino: 7, mtimeMs: 1_700_000_000_000 - age * 1000, ctimeMs: 1_700_000_000_000 - age * 1000 });
     expect(statKey(coarse(1), 1_700_000_000_000)).toBeNull();
     expect(statKey(coarse(3), 1_700_000_000_000)).not.toBeNull();
+  });
+});
+
+describe("reads beside a command", () => {
+  it("a read runs while a command runs; a write based on what it saw is refused once the command changed the file", async () => {
+    const r = setup({ "f.txt": "v1\n" });
+    await read(r, "tester-1", "f.txt");
+    // The command holds until the test lets it go: the read below can only finish if it does not wait for it.
+    const command = r.call("tester-1", "bash", { command: "while [ ! -e go ]; do sleep 0.01; done; printf 'v2\\n' > f.txt" });
+    await vi.waitFor(() => expect(r.events.some((e) => e.type === "tool_started" && e.name === "bash")).toBe(true));
+    expect((await read(r, "explorer", "f.txt")).content).toContain("v1");
+    fs.writeFileSync(r.file("go"), "");
+    expect((await command).ok).toBe(true);
+    expect((await write(r, "explorer", "f.txt", "from v1\n")).error).toMatch(/^write_file: f\.txt changed since you read it \(changed by a bash command of tester-1 \[run tests\]/);
+    // The command's own agent knew v1 whole and changed it: it may rewrite.
+    expect((await write(r, "tester-1", "f.txt", "v3\n")).ok).toBe(true);
+    expect(r.read("f.txt")).toBe("v3\n");
+  });
+
+  it("a read that overlapped a command tells its agent what it saw, never the session: a version from before the command is not put back after its scan", async () => {
+    const r = setup({ "f.txt": "v0\n" });
+    await read(r, "tester-1", "f.txt");
+    const abs = r.file("f.txt");
+    const call = (agentId: string, tool: string) => r.versions.forCall({ agentId, callId: `${agentId}-${tool}`, tool, emit: () => undefined });
+    // The explorer's read starts and reads v0…
+    const late = call("explorer", "read_file");
+    late.begin();
+    const stat = fs.statSync(abs);
+    const data = fs.readFileSync(abs);
+    // …editor-1's command changes the file and is scanned…
+    const editorCommand = call("editor-1", "bash");
+    await editorCommand.beforeExclusive();
+    fs.writeFileSync(abs, "v1 by editor-1\n");
+    await editorCommand.afterExclusive();
+    // …and only then does the read record what it saw (read_file awaits between reading and recording).
+    late.read(abs, stat, data);
+    // Before: the session took v0 back as the file's version, and a command starting then was scanned
+    // from v0 — crediting tester-1, who knew v0 whole, with knowing a result built on v1.
+    expect(r.versions.knownHashes().get(abs)).toBe(contentHash("v1 by editor-1\n"));
+    const testerCommand = call("tester-1", "bash");
+    await testerCommand.beforeExclusive();
+    fs.appendFileSync(abs, "tested\n");
+    await testerCommand.afterExclusive();
+    expect(testerCommand.touches).toEqual([{ path: "f.txt", hash: contentHash("v1 by editor-1\ntested\n"), change: "bash", partial: true }]);
+    expect((await write(r, "tester-1", "f.txt", "rewrite\n")).ok).toBe(false);
+    expect((await write(r, "explorer", "f.txt", "rewrite\n")).ok).toBe(false);
+    expect(r.read("f.txt")).toBe("v1 by editor-1\ntested\n");
   });
 });
 

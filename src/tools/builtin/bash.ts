@@ -60,10 +60,8 @@ export function bashTool(opts: BashOptions): Tool<BashArgs> {
       (sandbox.available ? ` ${sandboxNote(sandbox.status.network)}` : ""),
     params: paramsFor(opts),
     readOnly: (args) => readOnly(args.command),
-    // A command that may write still takes the workspace exclusively. The scheduler can run reads
-    // beside it ({ command: true }, DESIGN §14), but the read-versions property test found, under
-    // load, writes accepted on versions such a command had changed: off until that is understood.
-    access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : "exclusive"),
+    // A command that may write waits for writes and other commands, never for readers (DESIGN §14).
+    access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : { reads: [], writes: [ws.root, ...ws.additionalDirs], command: true }),
     permissionSubject: (args) => ({ kind: "command", value: args.command, ...(args.dangerously_disable_sandbox ? { unsandboxed: true } : {}) }),
     async execute(args, ctx) {
       if (ctx.signal.aborted) return fail("bash: cancelled", "Error: bash: cancelled before the command started", "cancelled");

@@ -109,6 +109,12 @@ export class Permissions {
     return rulesInForce({ deny: this.deny, ask: this.askRules, session: this.asker.session, origins: this.asker.origins, allow: this.allow, skills: this.skills, mode: this.mode, autoSandboxed: this.autoSandboxed() });
   }
 
+  /** Stops applying a config allow rule (/permissions remove took it out of its file). */
+  removeConfigRule(text: string): void {
+    const at = this.allow.findIndex((r) => r.text === text.trim());
+    if (at !== -1) this.allow.splice(at, 1);
+  }
+
   /** Removes a session rule (an "always" answer); false when none is written so. */
   removeSessionRule(text: string): boolean {
     return this.asker.forget(text.trim()) > 0;
