@@ -32,10 +32,7 @@ export type { RuleInForce } from "./in-force.js";
 export type DecidedBy = "rule" | "mode" | "user" | "headless" | "skill" | "hook";
 
 export type PermissionDecision =
-  /**
-   * `args`: the input to run when a PermissionRequest hook rewrote it (already validated).
-   * `sandbox`: for a bash command, where it must run (ToolContext.sandbox).
-   */
+  /** `args`: the input a PermissionRequest hook rewrote (validated); `sandbox`: where a command must run. */
   | { allowed: true; by: DecidedBy; rule: string; args?: unknown; sandbox?: SandboxRequest }
   | { allowed: false; by: DecidedBy; rule: string; reason: string };
 
@@ -111,8 +108,7 @@ export class Permissions {
 
   /** Stops applying a config allow rule (/permissions remove took it out of its file). */
   removeConfigRule(text: string): void {
-    const at = this.allow.findIndex((r) => r.text === text.trim());
-    if (at !== -1) this.allow.splice(at, 1);
+    for (let at; (at = this.allow.findIndex((r) => r.text === text.trim())) !== -1; ) this.allow.splice(at, 1);
   }
 
   /** Removes a session rule (an "always" answer); false when none is written so. */
