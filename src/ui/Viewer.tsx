@@ -14,6 +14,7 @@ import { wrapStyled } from "./wrap-styled.js";
 /** What the viewer shows for a target: a tool call's diff and whole output, or a document. */
 export function viewerDocument(target: ViewerTarget, state: DashboardState): { title: string; lines: DocLine[] } {
   if (target.kind === "doc") return { title: target.title, lines: [...target.lines] };
+  if (target.kind === "review") return { title: "review", lines: [] };
   const agent = state.agents[target.agentId];
   const entry = agent?.entries.find((e): e is ToolEntry => e.kind === "tool" && e.seq === target.seq);
   if (!agent || !entry) return { title: "output", lines: [{ text: "(this call has left the pane's history; the session log keeps it)" }] };

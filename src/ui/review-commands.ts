@@ -110,7 +110,15 @@ export function fileOf(run: RunChangeSet, agentId: string, path: string): FileCh
 
 
 
-/** /review [AGENT] · /review accept AGENT · /review reject AGENT PATH [HUNKS | all] [-- COMMENT] */
+/**
+ * The turn that carries a review to a sub-agent that has ended: the Delegator resumes a finished
+ * sub-agent when its parent asks, so the coordinator is told to (and not to make the change itself).
+ */
+export function askParentToResume(agentId: string, message: string): string {
+  return `${message}\n\n(For the coordinator: this is for ${agentId}. Resume it with delegate {"resume": "${agentId}", "task": <this review>} so it revises its own change; do not make the change yourself.)`;
+}
+
+/** /review [AGENT]: the review view · /review text [AGENT] · /review accept AGENT · /review reject AGENT PATH [HUNKS | all] [-- COMMENT] */
 export function reviewCommand({ arg, ctx, say, open }: CommandRun): void {
   const review = ctx.session.review;
   if (!review) return say("✗ /review is not available here");
@@ -131,12 +139,16 @@ export function reviewCommand({ arg, ctx, say, open }: CommandRun): void {
       if (!r.ok) return say(`✗ /review reject: ${r.error}`);
       const what = parsed.hunks === "all" ? file.path : `hunk ${parsed.hunks.map((h) => h + 1).join(", ")} of ${file.path}`;
       say(`rejected ${what}: restored on disk${parsed.comment ? (r.undelivered ? `; ${parsed.agentId} is not running: the coordinator is asked to resume it with your comment` : `; your comment was sent to ${parsed.agentId}`) : ""}`);
-      // The Delegator resumes a finished sub-agent when its parent asks: the coordinator is told to.
-      if (r.undelivered) ctx.submit?.(`${r.undelivered}\n\n(For the coordinator: this is for ${parsed.agentId}. Resume it with delegate {"resume": "${parsed.agentId}", "task": <this review>} so it revises its own change; do not make the change yourself.)`);
+      if (r.undelivered) ctx.submit?.(askParentToResume(parsed.agentId, r.undelivered));
     }, fail);
     return;
   }
-  reviewDoc(review, verb || undefined).then((lines) => open(verb ? `review ${verb}` : "review", lines), fail);
+  if (verb === "text") {
+    reviewDoc(review, rest[0] || undefined).then((lines) => open(rest[0] ? `review ${rest[0]}` : "review", lines), fail);
+    return;
+  }
+  if (verb && !review.changeSets().agents.some((a) => a.agentId === verb)) return say(`✗ /review: no agent ${verb} in this session`);
+  ctx.dispatchView({ type: "open", target: { kind: "review", ...(verb ? { agentId: verb, only: true } : {}) } });
 }
 
 /** /diff: the session's change against its start. */

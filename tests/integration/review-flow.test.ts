@@ -81,7 +81,7 @@ describe("review, diff and rewind on a real session", () => {
     expect((await session.run("edit calc")).status).toBe("done");
     expect(ws.read("calc.js")).toBe(AFTER);
 
-    slash("/review editor-1");
+    slash("/review text editor-1");
     await vi.waitFor(() => expect(opened.length).toBe(1));
     const review = opened[0]!.lines.map((l) => l.text).join("\n");
     expect(review).toContain("editor-1 [calc] — 2 files");

@@ -8,7 +8,9 @@ export interface DocLine {
 
 export type ViewerTarget =
   | { readonly kind: "tool"; readonly agentId: string; readonly seq: number }
-  | { readonly kind: "doc"; readonly title: string; readonly lines: readonly DocLine[] };
+  | { readonly kind: "doc"; readonly title: string; readonly lines: readonly DocLine[] }
+  /** The review view (ReviewView.tsx), at an agent; `only`: that agent alone. */
+  | { readonly kind: "review"; readonly agentId?: string; readonly only?: boolean };
 
 export interface ViewState {
   /** The focused pane's agent id; null is the coordinator. */
