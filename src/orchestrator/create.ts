@@ -262,6 +262,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       interrupted: resume?.rebuilt.described,
       contents,
       priorEvents: resume?.events,
+      priorConversation: resume?.rebuilt.conversationAt,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       evidence,
       secrets,

@@ -8,6 +8,7 @@ import type { ContentKeeper, ContentSource } from "../sessions/content-store.js"
 import { readEntryConfined } from "../tools/confined-fs.js";
 import type { Workspace } from "../tools/workspace.js";
 import { contentHash } from "../util/content-hash.js";
+import { ConversationMarks, type ConversationMarksDeps, type ConversationRewind } from "./conversation-rewind.js";
 import type { ControlResult } from "./types.js";
 
 /**
@@ -33,6 +34,8 @@ export interface ReviewApi {
   /** Isolated agents whose merge waits for acceptance. */
   held(): string[];
   rewind(checkpointId: string, force?: boolean): Promise<RestoreResult | { error: string }>;
+  /** Takes the coordinator's conversation back to before a turn checkpoint's prompt (the files stay: rewind does those). */
+  rewindConversation(checkpointId: string): ConversationRewind;
 }
 
 /** One file of an agent's review: the hunks to restore ("all": the whole file; none: only a comment), and what was accepted. */
@@ -65,6 +68,8 @@ export interface ReviewDeskDeps {
   acceptMerge(agentId: string): Promise<{ note: string; conflict: boolean } | null>;
   /** Tells an agent of a rejection: a message when it runs, else a turn asking its parent to resume it. */
   tell(agentId: string, text: string): ControlResult;
+  /** The coordinator, for /rewind N conversation (absent: this desk cannot rewind a conversation). */
+  conversation?: Omit<ConversationMarksDeps, "bus"> & { busy(): boolean };
 }
 
 /** "src/a.js" (whole) or "hunks 1, 3 of src/a.js", as the agent is told. */
@@ -78,8 +83,10 @@ const EMPTY: ContentSource & ContentKeeper = { read: () => null, keep: () => fal
 export class ReviewDesk implements ReviewApi {
   private readonly builder = new ChangeSetBuilder();
   private readonly contents: ContentSource & ContentKeeper;
+  private readonly conversation?: ConversationMarks;
 
   constructor(private readonly deps: ReviewDeskDeps) {
+    if (deps.conversation) this.conversation = new ConversationMarks({ ...deps.conversation, bus: deps.bus });
     for (const e of deps.prior ?? []) this.builder.add(e);
     deps.bus.subscribe((e) => this.builder.add(e));
     this.contents = deps.contents ?? EMPTY;
@@ -179,6 +186,15 @@ export class ReviewDesk implements ReviewApi {
     const plan = rewindPlan(this.builder, checkpointId);
     if (!plan) return { error: `no checkpoint "${checkpointId}"` };
     return restoreFiles(plan.items, { workspace: this.deps.workspace, contents: this.contents, emit: this.deps.bus.emit, agentId: this.deps.rootAgentId, tool: "rewind", force });
+  }
+
+  rewindConversation(checkpointId: string): ConversationRewind {
+    const at = this.builder.checkpointList().find((c) => c.id === checkpointId);
+    if (!at) return { ok: false, error: `no checkpoint "${checkpointId}"` };
+    if (at.reason !== "turn") return { ok: false, error: `"${at.label}" is a sub-agent's start: only a turn's checkpoint takes the conversation back` };
+    if (!this.conversation) return { ok: false, error: "this session cannot rewind its conversation" };
+    if (this.deps.conversation?.busy()) return { ok: false, error: "a run is in progress" };
+    return this.conversation.rewind(checkpointId, at.label);
   }
 
   private async current(relative: string): Promise<Version> {

@@ -14,6 +14,7 @@ import type { AgentState } from "./agents.js";
 import type { McpStatusSource } from "./mcp-status.js";
 
 import type { UserInputDeps } from "./user-input.js";
+import type { ConversationMark } from "../sessions/history.js";
 
 /** What a Session is built from: the config, the workspace, and everything create.ts assembled. */
 export interface SessionDeps {
@@ -67,4 +68,6 @@ export interface SessionDeps {
   contents?: ContentStore;
   /** The events of the log a resumed session continues (its change sets span them). */
   priorEvents?: readonly OrcaEvent[];
+  /** The coordinator's conversation at each turn checkpoint of that log (/rewind N conversation). */
+  priorConversation?: ReadonlyMap<string, ConversationMark>;
 }

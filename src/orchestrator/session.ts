@@ -140,7 +140,8 @@ export class Session implements SessionApi {
       isolation: (this.isolation = sessionIsolation({ deps, sessionId: this.id, scheduler: this.scheduler, emit: this.bus.emit, versions: this.versions, registry: this.registry, permissions: this.permissions })),
     });
     this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
-      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
+      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null),
+      conversation: { root: () => this.agentRegistry.get(this.rootAgentId)!, prior: deps.priorConversation, busy: () => this.busy } });
     for (const tool of deps.tools) this.registry.add(tool);
     for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);

@@ -163,7 +163,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const inputRef = useRef<InputBoxApi | null>(null);
   const prompt = usePromptInput({ session, store, host, submit: runs.submit, restore: (text) => inputRef.current?.restore(text) });
   const lastAnswer = (): string => runs.lastAnswer.current;
-  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom, submit: runs.submit };
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom, submit: runs.submit, restoreInput: (text: string) => inputRef.current?.restore(text) };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;

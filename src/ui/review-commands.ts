@@ -83,7 +83,10 @@ export async function sessionDiffDoc(review: ReviewApi): Promise<DocLine[]> {
 export function checkpointsDoc(review: ReviewApi): DocLine[] {
   const list = review.checkpoints();
   if (!list.length) return [muted("no checkpoint yet: one is taken before each prompt and when each sub-agent starts")];
-  const out: DocLine[] = [heading("Checkpoints (newest last): /rewind N puts back every file changed since, unless changed outside orca (--force)")];
+  const out: DocLine[] = [
+    heading("Checkpoints (newest last): /rewind N puts back every file changed since, unless changed outside orca (--force)"),
+    muted("/rewind N conversation takes the coordinator back to before that turn's prompt (a turn's checkpoint); /rewind N both does files and conversation"),
+  ];
   list.forEach((c, i) => out.push({ text: `${String(i + 1).padStart(3)}  ${c.reason === "turn" ? "turn " : "agent"}  ${displayLine(c.label)}  (${c.id})` }));
   return out;
 }
@@ -158,7 +161,15 @@ export function diffCommand({ ctx, say, open }: CommandRun): void {
   sessionDiffDoc(review).then((lines) => open("diff", lines), (error: unknown) => say(`✗ /diff: ${errorLine(error)}`));
 }
 
-/** /rewind: the checkpoints; /rewind N [--force]: every file changed since checkpoint N put back. */
+const REWIND_WHAT = ["code", "conversation", "both"] as const;
+type RewindWhat = (typeof REWIND_WHAT)[number];
+
+/**
+ * /rewind: the checkpoints. /rewind N [code|conversation|both] [--force], as Claude Code's rewind
+ * offers: code (the default) puts back every file changed since checkpoint N; conversation takes the
+ * coordinator's history back to before that turn's prompt, and the prompt comes back to the input
+ * box to edit and send again; both does the two.
+ */
 export function rewindCommand({ arg, ctx, say, open }: CommandRun): void {
   const review = ctx.session.review;
   if (!review) return say("✗ /rewind is not available here");
@@ -166,14 +177,26 @@ export function rewindCommand({ arg, ctx, say, open }: CommandRun): void {
   if (ctx.busy) return say("✗ /rewind: a run is in progress; Esc cancels it first");
   const words = arg.split(/\s+/);
   const force = words.includes("--force");
-  const which = words.find((w) => w !== "--force") ?? "";
+  // "files" is what orca's own docs call the code half.
+  const what: RewindWhat = REWIND_WHAT.find((w) => words.includes(w)) ?? "code";
+  const which = words.find((w) => w !== "--force" && w !== "files" && !(REWIND_WHAT as readonly string[]).includes(w)) ?? "";
   const list = review.checkpoints();
   const picked = /^\d+$/.test(which) ? list[Number(which) - 1] : list.find((c) => c.id === which);
   if (!picked) return say(`✗ /rewind: no checkpoint "${which}" (/rewind lists them)`);
-  review.rewind(picked.id, force).then((r) => {
-    if ("error" in r) return say(`✗ /rewind: ${r.error}`);
-    const lines = [`rewound to ${picked.label}: ${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.restored.length ? ` (${r.restored.join(", ")})` : ""}`];
-    for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.why}${s.changedSince ? " (/rewind N --force restores it)" : ""}`);
+  if (what !== "code" && picked.reason !== "turn") return say(`✗ /rewind: checkpoint ${which} is a sub-agent's start; only a turn's checkpoint takes the conversation back (/rewind ${which} rewinds its files)`);
+  const files = what === "conversation" ? Promise.resolve(null) : review.rewind(picked.id, force);
+  files.then((r) => {
+    if (r && "error" in r) return say(`✗ /rewind: ${r.error}`);
+    const lines: string[] = [];
+    if (r) {
+      lines.push(`rewound to ${picked.label}: ${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.restored.length ? ` (${r.restored.join(", ")})` : ""}`);
+      for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.why}${s.changedSince ? " (/rewind N --force restores it)" : ""}`);
+    }
+    if (what !== "code") {
+      const c = review.rewindConversation(picked.id);
+      if (!c.ok) lines.push(`✗ /rewind: the conversation was not rewound: ${c.error}`);
+      else if (c.prompt) ctx.restoreInput?.(c.prompt);
+    }
     ctx.store.notices(lines);
   }, (error: unknown) => say(`✗ /rewind: ${errorLine(error)}`));
 }

@@ -24,7 +24,7 @@ export const SLASH_COMMANDS = [
   { name: "resume", args: "<id>", help: "continue a logged session (an id prefix is enough)" },
   { name: "review", args: "[AGENT|text|accept|reject …]", help: "the review view: agents' changes hunk by hunk; accept, reject, comment, send to the agent" },
   { name: "diff", args: "", help: "the session's change against its start" },
-  { name: "rewind", args: "[N [--force]]", help: "checkpoints; put back files changed since N" },
+  { name: "rewind", args: "[N [code|conversation|both] [--force]]", help: "checkpoints; put back files changed since N, and/or the conversation before that prompt" },
   { name: "exit", args: "", help: "leave orca" },
 ] as const;
 

@@ -8,6 +8,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { readLog } from "../../src/events/log.js";
+import { rebuildSession } from "../../src/sessions/rebuild.js";
 import { runCommand, type CommandContext } from "../../src/ui/slash-commands.js";
 import { parseSlash } from "../../src/ui/slash.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
@@ -37,6 +39,7 @@ function dashboard(session: SessionSetup["session"]) {
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
   const opened: Array<{ title: string; lines: readonly DocLine[] }> = [];
   const submitted: string[] = [];
+  const restored: string[] = [];
   const ctx: CommandContext = {
     session,
     store,
@@ -47,8 +50,9 @@ function dashboard(session: SessionSetup["session"]) {
     exit: () => undefined,
     switchTo: () => undefined,
     submit: (text) => void submitted.push(text),
+    restoreInput: (text) => void restored.push(text),
   };
-  return { store, opened, submitted, ctx };
+  return { store, opened, submitted, restored, ctx };
 }
 
 describe("review, diff and rewind on a real session", () => {
@@ -122,5 +126,70 @@ describe("review, diff and rewind on a real session", () => {
     await vi.waitFor(() => expect(ws!.read("a.txt")).toBe("a0\n"));
     await vi.waitFor(() => expect(() => ws!.read("c.txt")).toThrow());
     expect(ws.read("b.txt")).toBe("b0\n");
+  });
+
+  it("/rewind N both: the files and the coordinator's conversation go back to before that prompt; the log keeps what was set aside, and a resume rebuilds the rewound history", async () => {
+    ws = tempWorkspace({ "a.txt": "a0\n" });
+    server = await startScriptedServer([
+      { text: "noted: the colour is blue" },
+      { toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "a1\n" } }] },
+      { text: "wrote a1 because of the secret word swordfish" },
+      { text: "after the rewind" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = orchestra;
+    const { restored, ctx, store } = dashboard(session);
+    expect((await session.run("the colour is blue")).status).toBe("done");
+    expect((await session.run("change a.txt, the secret word is swordfish")).status).toBe("done");
+    expect(ws.read("a.txt")).toBe("a1\n");
+    const before = session.agentState(session.rootAgentId)!.history.length;
+
+    const off = store.attach(session.bus);
+    runCommand(parseSlash("/rewind 2 both")!, ctx);
+    await vi.waitFor(() => expect(restored).toEqual(["change a.txt, the secret word is swordfish"]));
+    expect(ws.read("a.txt")).toBe("a0\n");
+    const history = session.agentState(session.rootAgentId)!.history;
+    expect(JSON.stringify(history)).not.toContain("swordfish");
+    expect(JSON.stringify(history)).toContain("noted: the colour is blue");
+    const notes = () => store.getSnapshot().agents[session.rootAgentId]!.entries.map((e) => ("text" in e ? e.text : "")).join("\n");
+    expect(notes()).toContain("rewound to change a.txt, the secret word is swordfish: 1 file restored (a.txt)");
+    await vi.waitFor(() => expect(notes()).toContain(`conversation rewound to before "change a.txt, the secret word is swordfish": ${before - history.length} messages set aside`));
+    off();
+
+    // The next request no longer carries the rewound turn.
+    expect((await session.run("what now?")).status).toBe("done");
+    const last = server.requests.at(-1)!;
+    expect(JSON.stringify(last.body.messages)).not.toContain("swordfish");
+    expect(JSON.stringify(last.body.messages)).toContain("the colour is blue");
+
+    // Nothing is deleted: the log still has the turn; replayed, it gives the history the session has.
+    const live = session.agentState(session.rootAgentId)!.history;
+    await session.close();
+    const logged = readLog(session.logFile!);
+    expect(logged.events.some((e) => e.type === "user_message" && e.text.includes("swordfish"))).toBe(true);
+    expect(logged.events.filter((e) => e.type === "conversation_rewound")).toHaveLength(1);
+    const rebuilt = rebuildSession(logged.events).agents.find((a) => a.id === session.rootAgentId)!;
+    expect(rebuilt.history).toEqual(live);
+  });
+
+  it("/rewind N conversation on a sub-agent's checkpoint is refused in one line, and nothing changes", async () => {
+    ws = tempWorkspace({ "a.txt": "a0\n" });
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "editor", task: "write a.txt" } }] }, { text: "done" }],
+        "editor-1": [{ toolCalls: [{ name: "write_file", args: { path: "b.txt", content: "b1\n" } }] }, { text: "wrote" }],
+      }),
+    );
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const { session } = orchestra;
+    const { ctx, store } = dashboard(session);
+    expect((await session.run("go")).status).toBe("done");
+    const history = [...session.agentState(session.rootAgentId)!.history];
+    runCommand(parseSlash("/rewind 2 conversation")!, ctx);
+    const notes = store.getSnapshot().agents[session.rootAgentId]!.entries.map((e) => ("text" in e ? e.text : "")).join("\n");
+    expect(notes).toContain("✗ /rewind: checkpoint 2 is a sub-agent's start");
+    expect(session.agentState(session.rootAgentId)!.history).toEqual(history);
+    expect(ws.read("b.txt")).toBe("b1\n");
   });
 });

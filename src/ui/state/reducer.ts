@@ -297,6 +297,12 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
       return draft.finish();
     }
+    case "conversation_rewound": {
+      const agent = draft.agent(event.agentId, event.ts, event.parentId);
+      const note = `↺ conversation rewound to before "${event.label}": ${event.removed} message${event.removed === 1 ? "" : "s"} set aside (the session log keeps them); the model no longer sees what came after`;
+      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
+      return draft.finish();
+    }
     case "agent_backgrounded": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
       const note = event.by === "user" ? "↧ moved to the background: its parent goes on" : "↧ runs in the background: its parent goes on";
