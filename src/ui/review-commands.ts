@@ -4,6 +4,7 @@ import type { FileDiff } from "../review/file-diff.js";
 
 import { errorLine } from "../util/text.js";
 import { displayLine } from "./format.js";
+import { codeLine } from "./review-model.js";
 import type { CommandRun } from "./slash-commands.js";
 import type { DocLine } from "./state/ui.js";
 import { paint } from "./theme.js";
@@ -29,7 +30,7 @@ export function diffLines(diff: FileDiff): DocLine[] {
     const head = `@@ hunk ${h.index + 1}: -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
     out.push({ text: head, styled: paint("diffHunk", head) });
     for (const raw of h.lines) {
-      const line = displayLine(raw);
+      const line = codeLine(raw);
       if (raw.startsWith("+")) out.push({ text: line, styled: paint("diffAdd", line) });
       else if (raw.startsWith("-")) out.push({ text: line, styled: paint("diffDel", line) });
       else out.push({ text: line });

@@ -1,6 +1,7 @@
 import type { ReviewItem } from "../orchestrator/review-desk.js";
 import type { AgentChangeSet, FileChange } from "../review/change-set.js";
 import type { FileDiff } from "../review/file-diff.js";
+import { terminalSafe } from "../util/terminal-text.js";
 import { displayLine } from "./format.js";
 
 /**
@@ -39,6 +40,11 @@ export interface RowsInput {
   overlaps: ReadonlyMap<string, readonly string[]>;
 }
 
+/** A line of code made terminal-safe with its indentation kept (displayLine would collapse it). */
+export function codeLine(raw: string): string {
+  return terminalSafe(raw).replace(/\n/g, " ");
+}
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Every row of the view, in order; a file whose diff is not loaded yet is one row and a "loading" line. */
@@ -75,7 +81,7 @@ function diffRows(agentId: string, f: FileChange, diff: DiffSlot | undefined): R
     rows.push({ kind: "hunk", key: hunkKey(agentId, f.path, h.index), agentId, path: f.path, hunk: h.index, text: `@@ hunk ${h.index + 1}: -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@` });
     for (const raw of h.lines) {
       const tone: RowTone = raw.startsWith("+") ? "add" : raw.startsWith("-") ? "del" : "context";
-      rows.push({ kind: "line", tone, text: displayLine(raw) });
+      rows.push({ kind: "line", tone, text: codeLine(raw) });
     }
   }
   return rows;
