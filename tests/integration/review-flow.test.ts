@@ -5,6 +5,8 @@
  * the comment; /diff shows the session's change; /rewind to the turn's checkpoint restores every
  * file the turn changed.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
@@ -191,5 +193,31 @@ describe("review, diff and rewind on a real session", () => {
     expect(notes).toContain("✗ /rewind: checkpoint 2 is a sub-agent's start");
     expect(session.agentState(session.rootAgentId)!.history).toEqual(history);
     expect(ws.read("b.txt")).toBe("b1\n");
+  });
+
+  it("/rewind and a rejected hunk restore a file changed in an additional dir", async () => {
+    ws = tempWorkspace({});
+    const extra = path.join(path.dirname(ws.dir), "extra");
+    fs.mkdirSync(extra);
+    fs.writeFileSync(path.join(extra, "e.txt"), BEFORE);
+    fs.writeFileSync(path.join(extra, "f.txt"), "f0\n");
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "e.txt") } }] },
+      { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "e.txt"), content: AFTER } }] },
+      { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "f.txt") } }] },
+      { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "f.txt"), content: "f1\n" } }] },
+      { text: "done" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n` });
+    const { session } = orchestra;
+    expect((await session.run("change the extra dir")).status).toBe("done");
+    const e = path.join(extra, "e.txt");
+    const file = session.review.changeSets().agents[0]!.files.find((f) => f.path === e)!;
+    expect(await session.review.reject(session.rootAgentId, file, [1])).toEqual({ ok: true });
+    expect(fs.readFileSync(e, "utf8")).toBe(lines(30, (i) => (i === 2 ? "LINE TWO" : undefined)));
+    const { ctx } = dashboard(session);
+    runCommand(parseSlash("/rewind 1")!, ctx);
+    await vi.waitFor(() => expect(fs.readFileSync(path.join(extra, "f.txt"), "utf8")).toBe("f0\n"));
+    await vi.waitFor(() => expect(fs.readFileSync(e, "utf8")).toBe(BEFORE));
   });
 });
