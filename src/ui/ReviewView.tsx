@@ -112,7 +112,7 @@ export function ReviewView({ review, bus, agentId, only, width, height, onClose,
   // Held merges change with the change sets (an accept merges one): read again with them.
   const held = useMemo(() => new Set(review.held()), [review, run]);
   const overlaps = useMemo(() => worktreeOverlaps(run), [run]);
-  const rows = useMemo(() => buildRows({ agents, diffs, folded, held, overlaps }), [agents, diffs, folded, held, overlaps]);
+  const rows = useMemo(() => buildRows({ agents, diffs, folded, held, overlaps, all: run.agents }), [agents, diffs, folded, held, overlaps, run]);
 
   const visible = Math.max(1, height - 4);
   const cursor = rowOf(rows, cursorKey);

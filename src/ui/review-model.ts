@@ -38,6 +38,8 @@ export interface RowsInput {
   held: ReadonlySet<string>;
   /** Files two held worktrees both change: path → the agents. */
   overlaps: ReadonlyMap<string, readonly string[]>;
+  /** Every agent's change set (those not shown too): who changed a file after the agent did. */
+  all?: readonly AgentChangeSet[];
 }
 
 /** A line of code made terminal-safe with its indentation kept (displayLine would collapse it). */
@@ -48,8 +50,9 @@ export function codeLine(raw: string): string {
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Every row of the view, in order; a file whose diff is not loaded yet is one row and a "loading" line. */
-export function buildRows({ agents, diffs, folded, held, overlaps }: RowsInput): ReviewRow[] {
+export function buildRows({ agents, diffs, folded, held, overlaps, all = agents }: RowsInput): ReviewRow[] {
   const rows: ReviewRow[] = [];
+  const later = laterChanges(all);
   for (const a of agents) {
     const who = displayLine(a.label ? `${a.agentId} [${a.label}]` : a.agentId);
     const task = displayLine(a.task);
@@ -64,11 +67,20 @@ export function buildRows({ agents, diffs, folded, held, overlaps }: RowsInput):
       rows.push({ kind: "file", key, agentId: a.agentId, path: f.path, text: `${f.status} ${displayLine(f.path)}${hunks}${f.worktree ? " · in its worktree" : ""}`, folded: isFolded });
       const clash = overlaps.get(f.path)?.filter((id) => id !== a.agentId);
       if (clash?.length) rows.push({ kind: "line", tone: "warn", text: `⚠ also changed in the worktree of ${clash.map(displayLine).join(", ")}: merging both conflicts` });
+      const after = f.worktree ? [] : (later.get(f.path) ?? []).filter((o) => o.agentId !== a.agentId && o.lastAt > f.lastAt).map((o) => displayLine(o.agentId));
+      if (after.length) rows.push({ kind: "line", tone: "warn", text: `⚠ changed after it by ${after.join(", ")}: this diff runs to the file now, so it holds their change too` });
       if (isFolded) continue;
       rows.push(...diffRows(a.agentId, f, diff));
     }
   }
   return rows;
+}
+
+/** Per main-tree path, when each agent last changed it. */
+function laterChanges(all: readonly AgentChangeSet[]): Map<string, Array<{ agentId: string; lastAt: number }>> {
+  const byPath = new Map<string, Array<{ agentId: string; lastAt: number }>>();
+  for (const a of all) for (const f of a.files) if (!f.worktree) byPath.set(f.path, [...(byPath.get(f.path) ?? []), { agentId: a.agentId, lastAt: f.lastAt }]);
+  return byPath;
 }
 
 function diffRows(agentId: string, f: FileChange, diff: DiffSlot | undefined): ReviewRow[] {

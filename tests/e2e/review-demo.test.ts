@@ -79,6 +79,8 @@ describe("review on orca --demo in tmux", () => {
     expect(all).toContain("+export function multiply(a, b) {");
     expect(all).toContain("+  return a - b;");
     expect(all).toContain("+- Added `multiply(a, b)` to src/math.js.");
+    // The first editor's diff runs to the file now: it says the second changed it after.
+    expect(all).toContain(`⚠ changed after it by ${second}`);
     t.keys("Escape");
     await t.waitFor("the review closed", (s) => s.includes("Ask orca") && !s.includes("review · "));
 

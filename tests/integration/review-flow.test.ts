@@ -19,6 +19,7 @@ import type { DocLine, ViewAction } from "../../src/ui/state/ui.js";
 import { DEFAULT_KEYMAP } from "../../src/ui/keymap.js";
 import { agentOf, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
+import { AFTER, BEFORE, editorChangesCalc, lines } from "../fixtures/review.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -31,10 +32,6 @@ afterEach(async () => {
   orchestra = server = ws = undefined;
 });
 
-const lines = (n: number, change: (i: number) => string | undefined = () => undefined) =>
-  Array.from({ length: n }, (_, i) => change(i) ?? `line ${i}`).join("\n") + "\n";
-const BEFORE = lines(30);
-const AFTER = lines(30, (i) => (i === 2 ? "LINE TWO" : i === 25 ? "LINE 25" : undefined));
 
 /** The dashboard's command handlers on `session`, with the documents they open and the prompts they send kept. */
 function dashboard(session: SessionSetup["session"]) {
@@ -60,24 +57,7 @@ function dashboard(session: SessionSetup["session"]) {
 describe("review, diff and rewind on a real session", () => {
   it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
     ws = tempWorkspace({ "calc.js": BEFORE });
-    server = await startScriptedServer(
-      perAgent({
-        coordinator: [
-          { toolCalls: [{ name: "delegate", args: { agent: "editor", task: "edit calc.js", label: "calc" } }] },
-          { text: "the editor changed calc.js" },
-          // The review's turn: the coordinator resumes the editor with it, as it is asked to.
-          (request) => ({ toolCalls: [{ name: "delegate", args: { resume: "editor-1", task: request.body.messages.at(-1)!.content ?? "" } }] }),
-          { text: "the editor revised" },
-        ],
-        "editor-1": [
-          { toolCalls: [{ name: "read_file", args: { path: "calc.js" } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "calc.js", content: AFTER } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "n1\n" } }] },
-          { text: "changed calc.js and notes.txt" },
-          { text: "revised as asked" },
-        ],
-      }),
-    );
+    server = await startScriptedServer(editorChangesCalc());
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     const { session } = orchestra;
     const { store, opened, submitted, ctx } = dashboard(session);

@@ -22,8 +22,9 @@ import { KeyLayerProvider } from "../../src/ui/hooks/key-layers.js";
 import { DEFAULT_KEYMAP } from "../../src/ui/keymap.js";
 import { ReviewView, type ReviewViewProps } from "../../src/ui/ReviewView.js";
 import { pressKeys } from "../fixtures/ink.js";
-import { agentOf, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
+import { BEFORE, editorChangesCalc, lines } from "../fixtures/review.js";
 
 const ESC = "\u001B";
 const ENTER = "\r";
@@ -41,10 +42,6 @@ afterEach(async () => {
   mounted = orchestra = server = ws = undefined;
 });
 
-const lines = (n: number, change: (i: number) => string | undefined = () => undefined) =>
-  Array.from({ length: n }, (_, i) => change(i) ?? `line ${i}`).join("\n") + "\n";
-const BEFORE = lines(30);
-const AFTER = lines(30, (i) => (i === 2 ? "LINE TWO" : i === 25 ? "LINE 25" : undefined));
 
 function mount(review: ReviewApi, props: Partial<ReviewViewProps> = {}) {
   const notices: string[] = [];
@@ -69,23 +66,7 @@ function mount(review: ReviewApi, props: Partial<ReviewViewProps> = {}) {
 describe("the review view", () => {
   it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
     ws = tempWorkspace({ "calc.js": BEFORE });
-    server = await startScriptedServer(
-      perAgent({
-        coordinator: [
-          { toolCalls: [{ name: "delegate", args: { agent: "editor", task: "edit calc.js", label: "calc" } }] },
-          { text: "the editor changed calc.js" },
-          (request) => ({ toolCalls: [{ name: "delegate", args: { resume: "editor-1", task: request.body.messages.at(-1)!.content ?? "" } }] }),
-          { text: "the editor revised" },
-        ],
-        "editor-1": [
-          { toolCalls: [{ name: "read_file", args: { path: "calc.js" } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "calc.js", content: AFTER } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "n1\n" } }] },
-          { text: "changed calc.js and notes.txt" },
-          { text: "revised as asked" },
-        ],
-      }),
-    );
+    server = await startScriptedServer(editorChangesCalc());
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     const { session } = orchestra;
     expect((await session.run("edit calc")).status).toBe("done");

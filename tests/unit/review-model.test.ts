@@ -43,6 +43,13 @@ describe("the review view's rows", () => {
     ]);
   });
 
+  it("warns on a file another agent changed after this one: the diff to now holds their change too", () => {
+    const later = { ...agent("editor-3", ["a.js"]) };
+    later.files[0] = { ...later.files[0]!, lastAt: 5 };
+    const warned = buildRows({ agents, diffs, folded: new Set(), held: new Set(), overlaps: new Map(), all: [...agents, later] });
+    expect(kinds(warned).slice(0, 3)).toEqual(["agent:editor-1", "file:a.js", "line:⚠ changed after it by editor-3: this diff runs to the file now, so it holds their change too"]);
+  });
+
   it("a folded file keeps only its row", () => {
     const folded = buildRows({ agents, diffs, folded: new Set([fileKey("editor-1", "a.js")]), held: new Set(), overlaps: new Map() });
     expect(kinds(folded).slice(0, 3)).toEqual(["agent:editor-1", "file:a.js", "file:b.js"]);
