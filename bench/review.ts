@@ -5,7 +5,9 @@
  * parsed from disk, built, and every file's diff computed from the content store against the file
  * on disk — what `/review` and the headless report do. `rewind_ms`: a rewind of 100 files changed
  * after a checkpoint: the plan from the log, then each file checked and restored through the
- * confined walk (temporary file, fsync, rename). Min/median/max over the rounds.
+ * confined walk (temporary file, fsync, rename). `view_rows_ms`: the review view's rows for 3,000
+ * files, every diff loaded (what it redoes when a diff lands; keys only slice them). Min/median/max
+ * over the rounds.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -19,6 +21,8 @@ import { restoreFiles } from "../src/review/restore.js";
 import { ContentStore } from "../src/sessions/content-store.js";
 import { Workspace } from "../src/tools/workspace.js";
 import { contentHash } from "../src/util/content-hash.js";
+import { buildRows, fileKey, type DiffSlot } from "../src/ui/review-model.js";
+import type { AgentChangeSet } from "../src/review/change-set.js";
 import { spread } from "./stats.js";
 
 const ROUNDS = 15;
@@ -87,6 +91,19 @@ function hundredChanged(dir: string, store: ContentStore, round: number): Change
   return builder;
 }
 
+/** The review view's rows of one agent's 3,000 changed files, each diff loaded (one hunk of 8 lines). */
+function viewRowsOnce(): number {
+  const files = Array.from({ length: 3_000 }, (_, i) => ({ path: `src/f${i}.ts`, status: "modified" as const, before: "a", after: "b", tools: ["edit_file" as const], changes: 1, firstAt: 0, lastAt: 0 }));
+  const agent: AgentChangeSet = { agentId: "editor-1", name: "editor", task: "all", startedAt: 0, files };
+  const lines = [" a", " b", " c", "-d", "+e", " f", " g", " h"];
+  const diffs = new Map<string, DiffSlot>(files.map((f) => [fileKey("editor-1", f.path), { path: f.path, status: f.status, text: "x", binary: false, hunks: [{ index: 0, oldStart: 1, oldLines: 7, newStart: 1, newLines: 7, lines }] }]));
+  const started = performance.now();
+  const rows = buildRows({ agents: [agent], diffs, folded: new Set(), held: new Set(), overlaps: new Map() });
+  const ms = performance.now() - started;
+  if (rows.length < 30_000) throw new Error(`only ${rows.length} rows`);
+  return ms;
+}
+
 export async function run(opts: { json: boolean }): Promise<void> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "orca-bench-review-"));
   try {
@@ -108,7 +125,9 @@ export async function run(opts: { json: boolean }): Promise<void> {
       if (result.restored.length !== 100) throw new Error(`restored ${result.restored.length} of 100: ${JSON.stringify(result.skipped[0])}`);
       if (round > 0) rewind.push(ms);
     }
-    const results = { change_set_ms: spread(changeSet.map((c) => c.ms), 2), log_read_ms: spread(changeSet.map((c) => c.readMs), 2), rewind_ms: spread(rewind, 1), events: 1_000, files_in_change_set: FILES, files_rewound: 100 };
+    viewRowsOnce();
+    const viewRows = Array.from({ length: ROUNDS }, viewRowsOnce);
+    const results = { change_set_ms: spread(changeSet.map((c) => c.ms), 2), log_read_ms: spread(changeSet.map((c) => c.readMs), 2), rewind_ms: spread(rewind, 1), view_rows_ms: spread(viewRows, 2), events: 1_000, files_in_change_set: FILES, files_rewound: 100 };
     if (opts.json) {
       console.log(JSON.stringify(results));
       return;
@@ -119,6 +138,7 @@ export async function run(opts: { json: boolean }): Promise<void> {
       ["change set of an agent, 1,000 events, with its diffs (ms; limit 50)", results.change_set_ms],
       ["reading and validating that log first (ms; headless)", results.log_read_ms],
       ["rewind of 100 files (ms; limit 200)", results.rewind_ms],
+      ["review view's rows, 3,000 files with their diffs (ms; redone when a diff lands)", results.view_rows_ms],
     ] as const) {
       console.log(`| ${name} | ${s.min} | ${s.median} | ${s.max} | ${s.n} |`);
     }

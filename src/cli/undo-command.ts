@@ -44,11 +44,14 @@ export async function undoCommand(args: CliArgs, io: MainIo, packageDir: string)
     throw error;
   }
   const rootId = builder.run().agents.find((a) => a.parentId === undefined)?.agentId ?? "main";
+  // The session's own config names the dirs it could write besides its workspace (additional_dirs):
+  // what an agent changed there is restored too, through the same confined walk and protected paths.
+  const extra = loadConfig({ workspace: found.workspace, configFile: args.configFile, env: io.env, packageDir }).config.permissions.additional_dirs;
   try {
     const bus = new EventBus(found.id);
     log.record(bus, (failure) => io.stderr.write(`orca: warning: ${failure.message}\n`));
     const result = await restoreFiles(plan.items, {
-      workspace: new Workspace(found.workspace),
+      workspace: new Workspace(found.workspace, extra),
       contents: ContentStore.forSession(dir, found.id),
       force: args.force,
       emit: bus.emit,

@@ -45,6 +45,20 @@ export function reviewEventSchemas(base: { ts: z.ZodNumber; sessionId: z.ZodStri
     z.object({
       ...base,
       /**
+       * The coordinator's conversation taken back to a turn's checkpoint (/rewind N conversation):
+       * its history is again what it was before that turn's prompt. Nothing is deleted: the
+       * messages set aside stay earlier in this log; a resume replays the rewind the same way.
+       */
+      type: z.literal("conversation_rewound"),
+      /** The turn checkpoint's id. */
+      checkpoint: z.string(),
+      label: z.string(),
+      /** Messages of the history set aside. */
+      removed: z.number().int().min(0),
+    }),
+    z.object({
+      ...base,
+      /**
        * A person's review decision on an agent's change (the review view, or headless policy):
        * accept, or reject with an optional comment sent to the agent. `hunks` names the hunks
        * rejected (indexes into the file's diff against the agent's first version), absent: whole.

@@ -1,4 +1,5 @@
 import { delegateReports, functionsIn, lastCall, outcomeOf, type Outcome } from "./demo-reading.js";
+import { reviewReply } from "./demo-review.js";
 import type { RecordedRequest, ScriptedReply, ScriptHandler } from "./scripted.js";
 
 /**
@@ -274,7 +275,7 @@ export function createDemoScript(opts: { speed?: number } = {}): ScriptHandler {
     const index = steps.get(agent) ?? 0;
     steps.set(agent, index + 1);
     const step = SCRIPTS[agent]?.[index];
-    if (!step) return paced({ ...slow, text: FALLBACK }, speed);
+    if (!step) return paced(reviewReply(agent, request) ?? { ...slow, text: FALLBACK }, speed);
     const together = TOGETHER[agent];
     if (together && together.index === index) await meet(together.group, GROUP_SIZE[together.group], 3000 / speed);
     return paced(typeof step === "function" ? step(request) : step, speed);

@@ -281,6 +281,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       contents,
       priorEvents: resume?.events,
       team: resume && opts.continueTeam !== false ? (planTeam(resume.events, resume.rebuilt.rootAgentId) ?? undefined) : undefined,
+      priorConversation: resume?.rebuilt.conversationAt,
       worktreeDir: path.join(dataDir(config, loadedEnv.home), "worktrees"),
       evidence,
       secrets,

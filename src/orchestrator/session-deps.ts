@@ -15,6 +15,7 @@ import type { AgentState } from "./agents.js";
 import type { McpStatusSource } from "./mcp-status.js";
 
 import type { UserInputDeps } from "./user-input.js";
+import type { ConversationMark } from "../sessions/history.js";
 
 /** What a Session is built from: the config, the workspace, and everything create.ts assembled. */
 export interface SessionDeps {
@@ -70,4 +71,6 @@ export interface SessionDeps {
   priorEvents?: readonly OrcaEvent[];
   /** A resumed session's run that stopped with sub-agents at work: the team the next run continues (team-resume.ts). */
   team?: TeamPlan;
+  /** The coordinator's conversation at each turn checkpoint of that log (/rewind N conversation). */
+  priorConversation?: ReadonlyMap<string, ConversationMark>;
 }

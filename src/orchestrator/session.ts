@@ -151,7 +151,8 @@ export class Session implements SessionApi {
     });
     if (deps.team) this.team = new TeamResume({ plan: deps.team, agents: this.agentRegistry, delegator: this.delegator, emit: this.bus.emit, continueAgent: (a, s) => this.runner.continue(a, s), continueWith: (a, m, s) => this.runner.continueWith(a, m, s) });
     this.review = new ReviewDesk({ bus: this.bus, workspace: deps.workspace, contents: deps.contents, rootAgentId: this.rootAgentId, prior: deps.priorEvents, tell: (id, text) => this.message(id, text),
-      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null) });
+      held: () => this.isolation?.heldForReview() ?? [], acceptMerge: (id) => this.isolation?.accept(id, this.sessionScope.signal) ?? Promise.resolve(null),
+      conversation: { root: () => this.agentRegistry.get(this.rootAgentId)!, prior: deps.priorConversation, busy: () => this.busy } });
     for (const tool of deps.tools) this.registry.add(tool);
     for (const tool of this.delegator.tools()) this.registry.add(tool);
     for (const [name, source] of Object.entries(deps.toolSources ?? {})) this.registry.addSource(name, source);

@@ -24,3 +24,14 @@ export function applyCompaction(history: ChatMessage[], event: Pick<EventOf<"com
   const replaced = Math.max(0, Math.min(event.replacedMessages, history.length - HEAD));
   history.splice(HEAD, replaced, compactionMessage(event.summary, event.roundsSummarised));
 }
+
+/**
+ * The coordinator's conversation at a turn's checkpoint, before that turn's prompt: what a
+ * conversation rewind puts back (live, from the session's own marks; on resume, from the log).
+ */
+export interface ConversationMark {
+  /** The history then (the same message objects, never changed in place). */
+  history: readonly ChatMessage[];
+  /** The turn's prompt, for the input box after a rewind ("" until it is known). */
+  prompt: string;
+}

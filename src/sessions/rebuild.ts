@@ -1,7 +1,7 @@
 import type { AgentStatus, EventOf, FileTouch, OrcaEvent, ToolCall, Usage } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage } from "../model/model.js";
-import { applyCompaction } from "./history.js";
+import { applyCompaction, type ConversationMark } from "./history.js";
 
 /**
  * Rebuilding a session from its log. The log is the source of truth: each agent's history is
@@ -55,6 +55,8 @@ export interface RebuiltSession {
   fileTouches: { agentId: string; ts: number; touches: FileTouch[] }[];
   /** Interrupted calls this rebuild described for the first time (not "result unknown"): for session_started. */
   described: { callId: string; result: string }[];
+  /** The coordinator's conversation at each turn checkpoint, by checkpoint id: what /rewind N conversation puts back. */
+  conversationAt: Map<string, ConversationMark>;
 }
 
 interface Builder {
@@ -85,6 +87,8 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
   const results = new Map<string, ChatMessage>();
   const flush = (b: Builder): void => flushRound(b, describe, results);
   let writesAnnounced = false;
+  const conversationAt = new Map<string, ConversationMark>();
+  let lastMark: ConversationMark | undefined;
 
   for (const event of events) {
     const b = builders.get(event.agentId);
@@ -122,7 +126,23 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
         });
         break;
       }
+      case "checkpoint":
+        if (event.reason !== "turn" || event.agentId !== first.agentId) break;
+        if (b) flush(b);
+        conversationAt.set(event.id, (lastMark = { history: b ? [...b.agent.history] : [], prompt: "" }));
+        break;
+      case "conversation_rewound": {
+        const mark = conversationAt.get(event.checkpoint);
+        if (!b || !mark) break;
+        flush(b);
+        b.agent.history = [...mark.history];
+        break;
+      }
       case "user_message":
+        if (lastMark && event.agentId === first.agentId) {
+          lastMark.prompt = event.text;
+          lastMark = undefined;
+        }
         // The coordinator's first prompt precedes its agent_started, which carries it as the task.
         if (!b) break;
         flush(b);
@@ -176,6 +196,7 @@ export function rebuildSession(events: OrcaEvent[], opts: RebuildOptions = {}): 
     agents: [...builders.values()].map((b) => b.agent),
     fileTouches,
     described,
+    conversationAt,
   };
 }
 

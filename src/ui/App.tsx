@@ -30,6 +30,7 @@ import { subAgents } from "./state/reducer.js";
 import { DashboardStore } from "./state/store.js";
 import { initialView, viewReducer } from "./state/ui.js";
 import { Header, KeyHints, QueueLine } from "./StatusBar.js";
+import { ReviewView } from "./ReviewView.js";
 import { Viewer } from "./Viewer.js";
 import { WelcomeContext, type WelcomeInfo } from "./Welcome.js";
 
@@ -162,7 +163,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const inputRef = useRef<InputBoxApi | null>(null);
   const prompt = usePromptInput({ session, store, host, submit: runs.submit, restore: (text) => inputRef.current?.restore(text) });
   const lastAnswer = (): string => runs.lastAnswer.current;
-  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom, submit: runs.submit };
+  const commandContext = { session, store, host, keymap, busy, dispatchView, refresh, exit, switchTo, lastAnswer, writeRaw, runCustom: prompt.runCustom, custom: prompt.custom, submit: runs.submit, restoreInput: (text: string) => inputRef.current?.restore(text) };
   const agents = subAgents(state);
   const focusAgent = view.focus ? state.agents[view.focus] : undefined;
   const focus = focusAgent ? view.focus : null;
@@ -257,7 +258,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     },
     cycleMode: () => setMode({ session, store, refresh }, nextMode(session.permissionMode)),
     help: () => runCommand({ kind: "command", name: "help", arg: "" }, commandContext),
-    review: (id) => runCommand({ kind: "command", name: "review", arg: id }, commandContext),
+    review: (id) => dispatchView({ type: "open", target: { kind: "review", agentId: id } }),
   });
 
   const onAnswer = useCallback((id: number, answer: PermissionAnswer) => approver.answer(id, answer), [approver]);
@@ -270,6 +271,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
     {
       pending: pending.length,
       viewing: Boolean(view.viewer),
+      reviewing: view.viewer?.kind === "review",
       zoomed: Boolean(zoomAgent),
       focused: focus !== null && focusAgent ? { name: focusAgent.name, running: focusAgent.status === "running", background: focusAgent.background } : undefined,
       selected: view.selected !== null,
@@ -279,7 +281,21 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   );
 
   let body: React.JSX.Element;
-  if (view.viewer) body = <Viewer target={view.viewer} state={state} width={layout.width} height={layout.bodyHeight} onClose={() => dispatchView({ type: "close" })} />;
+  if (view.viewer?.kind === "review" && session.review) {
+    body = (
+      <ReviewView
+        review={session.review}
+        bus={session.bus}
+        agentId={view.viewer.agentId}
+        only={view.viewer.only}
+        width={layout.width}
+        height={layout.bodyHeight}
+        onClose={() => dispatchView({ type: "close" })}
+        notify={(lines) => store.notices(lines)}
+        submit={runs.submit}
+      />
+    );
+  } else if (view.viewer) body = <Viewer target={view.viewer} state={state} width={layout.width} height={layout.bodyHeight} onClose={() => dispatchView({ type: "close" })} />;
   else if (zoomAgent) {
     const where = `zoom${zoom.scroll ? ` · ↑${zoom.scroll} rows` : ""}${zoomAgent.dropped ? ` · ${zoomAgent.dropped} older lines dropped` : ""}`;
     body = <AgentPane agent={zoomAgent} rows={zoom.rows} width={layout.width} height={layout.bodyHeight} focused frame={frame} now={now} note={where} selected={view.selected} zoomed />;

@@ -16,6 +16,7 @@ import { tasksDocument } from "./task-panel.js";
 export function viewerDocument(target: ViewerTarget, state: DashboardState): { title: string; lines: DocLine[] } {
   if (target.kind === "doc") return { title: target.title, lines: [...target.lines] };
   if (target.kind === "tasks") return tasksDocument(state);
+  if (target.kind === "review") return { title: "review", lines: [] };
   const agent = state.agents[target.agentId];
   const entry = agent?.entries.find((e): e is ToolEntry => e.kind === "tool" && e.seq === target.seq);
   if (!agent || !entry) return { title: "output", lines: [{ text: "(this call has left the pane's history; the session log keeps it)" }] };

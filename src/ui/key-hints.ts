@@ -7,6 +7,8 @@ export interface HintState {
   pending: number;
   /** The output viewer is open. */
   viewing?: boolean;
+  /** The review view is open (it shows its own keys). */
+  reviewing?: boolean;
   zoomed: boolean;
   /** The focused sub-agent, or undefined when the coordinator has focus. */
   focused?: { name: string; running: boolean; background?: boolean };
@@ -33,6 +35,7 @@ export function keyHints(s: HintState, keymap: Keymap): Field[] {
     const more = s.pending > 1 ? [{ text: `${s.pending - 1} more request${s.pending === 2 ? "" : "s"} after this one`, drop: 1 }] : [];
     return [...more, ...interrupt];
   }
+  if (s.reviewing) return [...hint(KeyPriority.Review, "send", "send marks", 2), ...hint(KeyPriority.Review, "close", "back", 1), ...interrupt];
   if (s.viewing) return [...hint(KeyPriority.Viewer, "close", "back", 1), ...hint(KeyPriority.Viewer, "search", "search", 2), ...interrupt];
   if (s.zoomed) {
     const Z = KeyPriority.Zoom;

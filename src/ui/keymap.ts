@@ -17,12 +17,15 @@ export enum KeyPriority {
   Zoom = 30,
   /** The full output of one tool call, or a document (/help, /cost…), over the body. */
   Viewer = 40,
+  /** The review view (/review, R): agents' changes, hunk by hunk. */
+  Review = 45,
   Dialog = 50,
 }
 
 export const LAYER_TITLE: Record<KeyPriority, string> = {
   [KeyPriority.Dialog]: "Permission dialog",
   [KeyPriority.Viewer]: "Output viewer (/help, /cost… too)",
+  [KeyPriority.Review]: "Review view (/review, R)",
   [KeyPriority.Zoom]: "Zoomed pane",
   [KeyPriority.Input]: "Input box",
   [KeyPriority.Dashboard]: "Dashboard",
@@ -44,6 +47,7 @@ const I = KeyPriority.Input;
 const Z = KeyPriority.Zoom;
 const V = KeyPriority.Viewer;
 const P = KeyPriority.Dialog;
+const RV = KeyPriority.Review;
 
 export const BINDINGS = [
   // The permission dialog: modal, but Ctrl+C still reaches the dashboard.
@@ -69,6 +73,21 @@ export const BINDINGS = [
   { layer: V, action: "next_match", keys: ["n"], help: "next match", hint: "next" },
   { layer: V, action: "prev_match", keys: ["N"], help: "previous match" },
   { layer: V, action: "close", keys: ["esc", "q"], help: "close the viewer", hint: "back" },
+  // The review view: agent → file → hunk; marks are sent together, so a slip costs nothing until s.
+  { layer: RV, action: "review_next", keys: ["down", "j"], help: "next hunk, file or agent", hint: "move" },
+  { layer: RV, action: "review_prev", keys: ["up", "k"], help: "previous hunk, file or agent" },
+  { layer: RV, action: "next_file", keys: ["tab", "]"], help: "next file", hint: "file" },
+  { layer: RV, action: "prev_file", keys: ["shift+tab", "["], help: "previous file" },
+  { layer: RV, action: "page_down", keys: ["pagedown", "space"], help: "down a page" },
+  { layer: RV, action: "page_up", keys: ["pageup", "b"], help: "up a page" },
+  { layer: RV, action: "top", keys: ["home", "g"], help: "the first agent" },
+  { layer: RV, action: "bottom", keys: ["end", "G"], help: "the last hunk" },
+  { layer: RV, action: "fold", keys: ["enter"], help: "fold or unfold the file's diff (on an agent: all its files)" },
+  { layer: RV, action: "accept", keys: ["a"], help: "mark the hunk or file accepted; on an agent, accept it now (a merge held by review: ask happens at once)", hint: "accept" },
+  { layer: RV, action: "reject", keys: ["r"], help: "mark the hunk, file or agent's whole change rejected (again: unmark)", hint: "reject" },
+  { layer: RV, action: "comment", keys: ["c"], help: "write a comment for the agent on this hunk, file or agent (Enter keeps it, Esc drops it)", hint: "comment" },
+  { layer: RV, action: "send", keys: ["s"], help: "send: restore every rejected hunk and file, and tell each agent its rejections and comments (it revises)", hint: "send" },
+  { layer: RV, action: "close", keys: ["esc", "q"], help: "close the review (with marks not sent: press again to drop them)", hint: "back" },
   // A zoomed pane: its whole transcript, scrollable; tool rows can be selected and opened.
   { layer: Z, action: "select_prev", keys: ["up"], help: "select the previous tool call (scrolls a line when there is none)", hint: "select" },
   { layer: Z, action: "select_next", keys: ["down"], help: "select the next tool call" },
@@ -107,7 +126,7 @@ export const BINDINGS = [
   { layer: D, action: "open", keys: ["enter"], help: "open the selected tool call's full output or diff", hint: "open" },
   { layer: D, action: "zoom", keys: ["enter", "z"], help: "zoom the focused sub-agent pane to full size", hint: "zoom" },
   { layer: D, action: "scroll_back", keys: ["pageup"], help: "zoom the focused pane, one page up", hint: "scroll" },
-  { layer: D, action: "review_pane", keys: ["R"], help: "on a focused pane, with an empty input: that agent's changes in /review (diff per file, hunks numbered)", hint: "review" },
+  { layer: D, action: "review_pane", keys: ["R"], help: "on a focused pane, with an empty input: the review view at that agent's changes (accept or reject hunks, comment)", hint: "review" },
   { layer: D, action: "help", keys: ["?"], help: "keys and commands (on an empty input)", hint: "help" },
 ] as const satisfies readonly Binding[];
 
@@ -214,7 +233,7 @@ export function keysText(keymap: Keymap, layer: KeyPriority, action: Action): st
 
 /** The rows of /help and the docs' key table: layer, keys, what they do. */
 export function helpRows(keymap: Keymap): { layer: string; keys: string; help: string }[] {
-  const order = [KeyPriority.Input, KeyPriority.Dashboard, KeyPriority.Zoom, KeyPriority.Viewer, KeyPriority.Dialog];
+  const order = [KeyPriority.Input, KeyPriority.Dashboard, KeyPriority.Zoom, KeyPriority.Viewer, KeyPriority.Review, KeyPriority.Dialog];
   return order.flatMap((layer) =>
     keymap.bindings
       .filter((b) => b.layer === layer)

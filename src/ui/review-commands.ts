@@ -4,6 +4,7 @@ import type { FileDiff } from "../review/file-diff.js";
 
 import { errorLine } from "../util/text.js";
 import { displayLine } from "./format.js";
+import { codeLine } from "./review-model.js";
 import type { CommandRun } from "./slash-commands.js";
 import type { DocLine } from "./state/ui.js";
 import { paint } from "./theme.js";
@@ -30,7 +31,7 @@ export function diffLines(diff: FileDiff): DocLine[] {
     const head = `@@ hunk ${h.index + 1}: -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
     out.push({ text: head, styled: paint("diffHunk", head) });
     for (const raw of h.lines) {
-      const line = displayLine(raw);
+      const line = codeLine(raw);
       if (raw.startsWith("+")) out.push({ text: line, styled: paint("diffAdd", line) });
       else if (raw.startsWith("-")) out.push({ text: line, styled: paint("diffDel", line) });
       else out.push({ text: line });
@@ -85,7 +86,10 @@ export async function sessionDiffDoc(review: ReviewApi): Promise<DocLine[]> {
 export function checkpointsDoc(review: ReviewApi): DocLine[] {
   const list = review.checkpoints();
   if (!list.length) return [muted("no checkpoint yet: one is taken before each prompt and when each sub-agent starts")];
-  const out: DocLine[] = [heading("Checkpoints (newest last): /rewind N puts back every file changed since, unless changed outside orca (--force)")];
+  const out: DocLine[] = [
+    heading("Checkpoints (newest last): /rewind N puts back every file changed since, unless changed outside orca (--force)"),
+    muted("/rewind N conversation takes the coordinator back to before that turn's prompt (a turn's checkpoint); /rewind N both does files and conversation"),
+  ];
   list.forEach((c, i) => out.push({ text: `${String(i + 1).padStart(3)}  ${c.reason === "turn" ? "turn " : "agent"}  ${displayLine(c.label)}  (${c.id})` }));
   return out;
 }
@@ -112,7 +116,15 @@ export function fileOf(run: RunChangeSet, agentId: string, path: string): FileCh
 
 
 
-/** /review [AGENT] · /review accept AGENT · /review reject AGENT PATH [HUNKS | all] [-- COMMENT] */
+/**
+ * The turn that carries a review to a sub-agent that has ended: the Delegator resumes a finished
+ * sub-agent when its parent asks, so the coordinator is told to (and not to make the change itself).
+ */
+export function askParentToResume(agentId: string, message: string): string {
+  return `${message}\n\n(For the coordinator: this is for ${agentId}. Resume it with delegate {"resume": "${agentId}", "task": <this review>} so it revises its own change; do not make the change yourself.)`;
+}
+
+/** /review [AGENT]: the review view · /review text [AGENT] · /review accept AGENT · /review reject AGENT PATH [HUNKS | all] [-- COMMENT] */
 export function reviewCommand({ arg, ctx, say, open }: CommandRun): void {
   const review = ctx.session.review;
   if (!review) return say("✗ /review is not available here");
@@ -133,12 +145,16 @@ export function reviewCommand({ arg, ctx, say, open }: CommandRun): void {
       if (!r.ok) return say(`✗ /review reject: ${r.error}`);
       const what = parsed.hunks === "all" ? file.path : `hunk ${parsed.hunks.map((h) => h + 1).join(", ")} of ${file.path}`;
       say(`rejected ${what}: restored on disk${parsed.comment ? (r.undelivered ? `; ${parsed.agentId} is not running: the coordinator is asked to resume it with your comment` : `; your comment was sent to ${parsed.agentId}`) : ""}`);
-      // The Delegator resumes a finished sub-agent when its parent asks: the coordinator is told to.
-      if (r.undelivered) ctx.submit?.(`${r.undelivered}\n\n(For the coordinator: this is for ${parsed.agentId}. Resume it with delegate {"resume": "${parsed.agentId}", "task": <this review>} so it revises its own change; do not make the change yourself.)`);
+      if (r.undelivered) ctx.submit?.(askParentToResume(parsed.agentId, r.undelivered));
     }, fail);
     return;
   }
-  reviewDoc(review, verb || undefined).then((lines) => open(verb ? `review ${verb}` : "review", lines), fail);
+  if (verb === "text") {
+    reviewDoc(review, rest[0] || undefined).then((lines) => open(rest[0] ? `review ${rest[0]}` : "review", lines), fail);
+    return;
+  }
+  if (verb && !review.changeSets().agents.some((a) => a.agentId === verb)) return say(`✗ /review: no agent ${verb} in this session`);
+  ctx.dispatchView({ type: "open", target: { kind: "review", ...(verb ? { agentId: verb, only: true } : {}) } });
 }
 
 /** /diff: the session's change against its start. */
@@ -148,7 +164,15 @@ export function diffCommand({ ctx, say, open }: CommandRun): void {
   sessionDiffDoc(review).then((lines) => open("diff", lines), (error: unknown) => say(`✗ /diff: ${errorLine(error)}`));
 }
 
-/** /rewind: the checkpoints; /rewind N [--force]: every file changed since checkpoint N put back. */
+const REWIND_WHAT = ["code", "conversation", "both"] as const;
+type RewindWhat = (typeof REWIND_WHAT)[number];
+
+/**
+ * /rewind: the checkpoints. /rewind N [code|conversation|both] [--force], as Claude Code's rewind
+ * offers: code (the default) puts back every file changed since checkpoint N; conversation takes the
+ * coordinator's history back to before that turn's prompt, and the prompt comes back to the input
+ * box to edit and send again; both does the two.
+ */
 export function rewindCommand({ arg, ctx, say, open }: CommandRun): void {
   const review = ctx.session.review;
   if (!review) return say("✗ /rewind is not available here");
@@ -156,14 +180,26 @@ export function rewindCommand({ arg, ctx, say, open }: CommandRun): void {
   if (ctx.busy) return say("✗ /rewind: a run is in progress; Esc cancels it first");
   const words = arg.split(/\s+/);
   const force = words.includes("--force");
-  const which = words.find((w) => w !== "--force") ?? "";
+  // "files" is what orca's own docs call the code half.
+  const what: RewindWhat = REWIND_WHAT.find((w) => words.includes(w)) ?? "code";
+  const which = words.find((w) => w !== "--force" && w !== "files" && !(REWIND_WHAT as readonly string[]).includes(w)) ?? "";
   const list = review.checkpoints();
   const picked = /^\d+$/.test(which) ? list[Number(which) - 1] : list.find((c) => c.id === which);
   if (!picked) return say(`✗ /rewind: no checkpoint "${which}" (/rewind lists them)`);
-  review.rewind(picked.id, force).then((r) => {
-    if ("error" in r) return say(`✗ /rewind: ${r.error}`);
-    const lines = [`rewound to ${picked.label}: ${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.restored.length ? ` (${r.restored.join(", ")})` : ""}`];
-    for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.why}${s.changedSince ? " (/rewind N --force restores it)" : ""}`);
+  if (what !== "code" && picked.reason !== "turn") return say(`✗ /rewind: checkpoint ${which} is a sub-agent's start; only a turn's checkpoint takes the conversation back (/rewind ${which} rewinds its files)`);
+  const files = what === "conversation" ? Promise.resolve(null) : review.rewind(picked.id, force);
+  files.then((r) => {
+    if (r && "error" in r) return say(`✗ /rewind: ${r.error}`);
+    const lines: string[] = [];
+    if (r) {
+      lines.push(`rewound to ${picked.label}: ${r.restored.length} file${r.restored.length === 1 ? "" : "s"} restored${r.restored.length ? ` (${r.restored.join(", ")})` : ""}`);
+      for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.why}${s.changedSince ? " (/rewind N --force restores it)" : ""}`);
+    }
+    if (what !== "code") {
+      const c = review.rewindConversation(picked.id);
+      if (!c.ok) lines.push(`✗ /rewind: the conversation was not rewound: ${c.error}`);
+      else if (c.prompt) ctx.restoreInput?.(c.prompt);
+    }
     ctx.store.notices(lines);
   }, (error: unknown) => say(`✗ /rewind: ${errorLine(error)}`));
 }

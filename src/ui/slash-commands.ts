@@ -53,6 +53,8 @@ export interface CommandContext {
   custom?: readonly CustomSlash[];
   /** Sends a prompt to the coordinator as the user would (queued while a run goes on). */
   submit?(text: string): void;
+  /** Puts text in the input box to edit and send (a rewound turn's prompt). */
+  restoreInput?(text: string): void;
 }
 
 /** Switches the permission mode and says so in the transcript. */

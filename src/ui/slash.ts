@@ -23,9 +23,9 @@ export const SLASH_COMMANDS = [
   { name: "copy", args: "[N]", help: "copy the last answer (or its Nth code block) to the clipboard (OSC 52)" },
   { name: "export", args: "[file]", help: "write the conversation as Markdown (default: orca-<session>.md)" },
   { name: "resume", args: "<id>", help: "continue a logged session (an id prefix is enough)" },
-  { name: "review", args: "[AGENT|accept|reject …]", help: "agents' changes, diffs; accept, or reject hunks with a comment" },
+  { name: "review", args: "[AGENT|text|accept|reject …]", help: "the review view: agents' changes hunk by hunk; accept, reject, comment, send to the agent" },
   { name: "diff", args: "", help: "the session's change against its start" },
-  { name: "rewind", args: "[N [--force]]", help: "checkpoints; put back files changed since N" },
+  { name: "rewind", args: "[N [code|conversation|both] [--force]]", help: "checkpoints; put back files changed since N, and/or the conversation before that prompt" },
   { name: "exit", args: "", help: "leave orca" },
 ] as const;
 

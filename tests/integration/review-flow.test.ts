@@ -5,9 +5,13 @@
  * the comment; /diff shows the session's change; /rewind to the turn's checkpoint restores every
  * file the turn changed.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { readLog } from "../../src/events/log.js";
+import { rebuildSession } from "../../src/sessions/rebuild.js";
 import { runCommand, type CommandContext } from "../../src/ui/slash-commands.js";
 import { parseSlash } from "../../src/ui/slash.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
@@ -15,6 +19,7 @@ import type { DocLine, ViewAction } from "../../src/ui/state/ui.js";
 import { DEFAULT_KEYMAP } from "../../src/ui/keymap.js";
 import { agentOf, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
+import { AFTER, BEFORE, editorChangesCalc, lines } from "../fixtures/review.js";
 
 let server: ScriptedServer | undefined;
 let ws: TempWorkspace | undefined;
@@ -27,16 +32,13 @@ afterEach(async () => {
   orchestra = server = ws = undefined;
 });
 
-const lines = (n: number, change: (i: number) => string | undefined = () => undefined) =>
-  Array.from({ length: n }, (_, i) => change(i) ?? `line ${i}`).join("\n") + "\n";
-const BEFORE = lines(30);
-const AFTER = lines(30, (i) => (i === 2 ? "LINE TWO" : i === 25 ? "LINE 25" : undefined));
 
 /** The dashboard's command handlers on `session`, with the documents they open and the prompts they send kept. */
 function dashboard(session: SessionSetup["session"]) {
   const store = new DashboardStore({ rootAgentId: session.rootAgentId });
   const opened: Array<{ title: string; lines: readonly DocLine[] }> = [];
   const submitted: string[] = [];
+  const restored: string[] = [];
   const ctx: CommandContext = {
     session,
     store,
@@ -47,31 +49,15 @@ function dashboard(session: SessionSetup["session"]) {
     exit: () => undefined,
     switchTo: () => undefined,
     submit: (text) => void submitted.push(text),
+    restoreInput: (text) => void restored.push(text),
   };
-  return { store, opened, submitted, ctx };
+  return { store, opened, submitted, restored, ctx };
 }
 
 describe("review, diff and rewind on a real session", () => {
   it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
     ws = tempWorkspace({ "calc.js": BEFORE });
-    server = await startScriptedServer(
-      perAgent({
-        coordinator: [
-          { toolCalls: [{ name: "delegate", args: { agent: "editor", task: "edit calc.js", label: "calc" } }] },
-          { text: "the editor changed calc.js" },
-          // The review's turn: the coordinator resumes the editor with it, as it is asked to.
-          (request) => ({ toolCalls: [{ name: "delegate", args: { resume: "editor-1", task: request.body.messages.at(-1)!.content ?? "" } }] }),
-          { text: "the editor revised" },
-        ],
-        "editor-1": [
-          { toolCalls: [{ name: "read_file", args: { path: "calc.js" } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "calc.js", content: AFTER } }] },
-          { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "n1\n" } }] },
-          { text: "changed calc.js and notes.txt" },
-          { text: "revised as asked" },
-        ],
-      }),
-    );
+    server = await startScriptedServer(editorChangesCalc());
     orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     const { session } = orchestra;
     const { store, opened, submitted, ctx } = dashboard(session);
@@ -81,7 +67,7 @@ describe("review, diff and rewind on a real session", () => {
     expect((await session.run("edit calc")).status).toBe("done");
     expect(ws.read("calc.js")).toBe(AFTER);
 
-    slash("/review editor-1");
+    slash("/review text editor-1");
     await vi.waitFor(() => expect(opened.length).toBe(1));
     const review = opened[0]!.lines.map((l) => l.text).join("\n");
     expect(review).toContain("editor-1 [calc] — 2 files");
@@ -122,5 +108,96 @@ describe("review, diff and rewind on a real session", () => {
     await vi.waitFor(() => expect(ws!.read("a.txt")).toBe("a0\n"));
     await vi.waitFor(() => expect(() => ws!.read("c.txt")).toThrow());
     expect(ws.read("b.txt")).toBe("b0\n");
+  });
+
+  it("/rewind N both: the files and the coordinator's conversation go back to before that prompt; the log keeps what was set aside, and a resume rebuilds the rewound history", async () => {
+    ws = tempWorkspace({ "a.txt": "a0\n" });
+    server = await startScriptedServer([
+      { text: "noted: the colour is blue" },
+      { toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "a1\n" } }] },
+      { text: "wrote a1 because of the secret word swordfish" },
+      { text: "after the rewind" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = orchestra;
+    const { restored, ctx, store } = dashboard(session);
+    expect((await session.run("the colour is blue")).status).toBe("done");
+    expect((await session.run("change a.txt, the secret word is swordfish")).status).toBe("done");
+    expect(ws.read("a.txt")).toBe("a1\n");
+    const before = session.agentState(session.rootAgentId)!.history.length;
+
+    const off = store.attach(session.bus);
+    runCommand(parseSlash("/rewind 2 both")!, ctx);
+    await vi.waitFor(() => expect(restored).toEqual(["change a.txt, the secret word is swordfish"]));
+    expect(ws.read("a.txt")).toBe("a0\n");
+    const history = session.agentState(session.rootAgentId)!.history;
+    expect(JSON.stringify(history)).not.toContain("swordfish");
+    expect(JSON.stringify(history)).toContain("noted: the colour is blue");
+    const notes = () => store.getSnapshot().agents[session.rootAgentId]!.entries.map((e) => ("text" in e ? e.text : "")).join("\n");
+    expect(notes()).toContain("rewound to change a.txt, the secret word is swordfish: 1 file restored (a.txt)");
+    await vi.waitFor(() => expect(notes()).toContain(`conversation rewound to before "change a.txt, the secret word is swordfish": ${before - history.length} messages set aside`));
+    off();
+
+    // The next request no longer carries the rewound turn.
+    expect((await session.run("what now?")).status).toBe("done");
+    const last = server.requests.at(-1)!;
+    expect(JSON.stringify(last.body.messages)).not.toContain("swordfish");
+    expect(JSON.stringify(last.body.messages)).toContain("the colour is blue");
+
+    // Nothing is deleted: the log still has the turn; replayed, it gives the history the session has.
+    const live = session.agentState(session.rootAgentId)!.history;
+    await session.close();
+    const logged = readLog(session.logFile!);
+    expect(logged.events.some((e) => e.type === "user_message" && e.text.includes("swordfish"))).toBe(true);
+    expect(logged.events.filter((e) => e.type === "conversation_rewound")).toHaveLength(1);
+    const rebuilt = rebuildSession(logged.events).agents.find((a) => a.id === session.rootAgentId)!;
+    expect(rebuilt.history).toEqual(live);
+  });
+
+  it("/rewind N conversation on a sub-agent's checkpoint is refused in one line, and nothing changes", async () => {
+    ws = tempWorkspace({ "a.txt": "a0\n" });
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "editor", task: "write a.txt" } }] }, { text: "done" }],
+        "editor-1": [{ toolCalls: [{ name: "write_file", args: { path: "b.txt", content: "b1\n" } }] }, { text: "wrote" }],
+      }),
+    );
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const { session } = orchestra;
+    const { ctx, store } = dashboard(session);
+    expect((await session.run("go")).status).toBe("done");
+    const history = [...session.agentState(session.rootAgentId)!.history];
+    runCommand(parseSlash("/rewind 2 conversation")!, ctx);
+    const notes = store.getSnapshot().agents[session.rootAgentId]!.entries.map((e) => ("text" in e ? e.text : "")).join("\n");
+    expect(notes).toContain("✗ /rewind: checkpoint 2 is a sub-agent's start");
+    expect(session.agentState(session.rootAgentId)!.history).toEqual(history);
+    expect(ws.read("b.txt")).toBe("b1\n");
+  });
+
+  it("/rewind and a rejected hunk restore a file changed in an additional dir", async () => {
+    ws = tempWorkspace({});
+    const extra = path.join(path.dirname(ws.dir), "extra");
+    fs.mkdirSync(extra);
+    fs.writeFileSync(path.join(extra, "e.txt"), BEFORE);
+    fs.writeFileSync(path.join(extra, "f.txt"), "f0\n");
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "e.txt") } }] },
+      { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "e.txt"), content: AFTER } }] },
+      { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "f.txt") } }] },
+      { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "f.txt"), content: "f1\n" } }] },
+      { text: "done" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n` });
+    const { session } = orchestra;
+    expect((await session.run("change the extra dir")).status).toBe("done");
+    const e = path.join(extra, "e.txt");
+    const file = session.review.changeSets().agents[0]!.files.find((f) => f.path === e)!;
+    expect(await session.review.reject(session.rootAgentId, file, [1])).toEqual({ ok: true });
+    expect(fs.readFileSync(e, "utf8")).toBe(lines(30, (i) => (i === 2 ? "LINE TWO" : undefined)));
+    const { ctx } = dashboard(session);
+    runCommand(parseSlash("/rewind 1")!, ctx);
+    await vi.waitFor(() => expect(fs.readFileSync(path.join(extra, "f.txt"), "utf8")).toBe("f0\n"));
+    await vi.waitFor(() => expect(fs.readFileSync(e, "utf8")).toBe(BEFORE));
   });
 });

@@ -123,4 +123,41 @@ describe("orca undo, through the real bin", () => {
     }
     expect(ws.read("a.txt")).toBe("a0\n");
   });
+
+  it("restores files an agent changed in an additional dir, under the same protections (its .git/hooks never, a path beside it never)", async () => {
+    ws = tempWorkspace({});
+    const extra = path.join(path.dirname(ws.dir), "extra");
+    const beside = path.join(path.dirname(ws.dir), "beside");
+    fs.mkdirSync(path.join(extra, ".git", "hooks"), { recursive: true });
+    fs.mkdirSync(beside);
+    fs.writeFileSync(path.join(extra, "e.txt"), "e0\n");
+    fs.mkdirSync(path.join(ws.home, ".config", "orca"), { recursive: true });
+    fs.writeFileSync(path.join(ws.home, ".config", "orca", "config.yaml"), `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n`);
+    const s = await server([
+      call("read_file", { path: path.join(extra, "e.txt") }),
+      call("edit_file", { path: path.join(extra, "e.txt"), old_string: "e0", new_string: "e1" }),
+      call("write_file", { path: path.join(extra, "new.txt"), content: "n\n" }),
+      { text: "done" },
+    ]);
+    const run = await runOrca(["-p", "change the extra dir", "--base-url", s.url], { ws });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(extra, "e.txt"), "utf8")).toBe("e1\n");
+    const [file] = sessionLogs(ws);
+    const id = readLog(file!).events[0]!.sessionId;
+    // Forged lines: the additional dir's git hooks, and a folder beside it that is no additional dir.
+    const payload = "#!/bin/sh\ntouch MARKER\n";
+    ContentStore.forSession(ws.dataDir, id).keep(payload);
+    const forged = (p: string) => JSON.stringify({ ts: Date.now(), sessionId: id, agentId: "coordinator", type: "file_changed", tool: "bash", path: p, before: contentHash(payload), after: null }) + "\n";
+    fs.appendFileSync(file!, forged(path.join(extra, ".git", "hooks", "pre-commit")) + forged(path.join(beside, "evil.sh")));
+
+    const undo = await runOrca(["undo", id, "--force"], { ws });
+    expect(undo.stdout).toContain(`restored ${path.join(extra, "e.txt")}`);
+    expect(undo.stdout).toContain(`restored ${path.join(extra, "new.txt")}`);
+    expect(undo.stdout).toMatch(/skipped {2}\S*extra\/\.git\/hooks\/pre-commit: not restored: protected path/);
+    expect(undo.stdout).toMatch(/skipped {2}\S*beside\/evil\.sh: not restored: .*outside the workspace/);
+    expect(fs.readFileSync(path.join(extra, "e.txt"), "utf8")).toBe("e0\n");
+    expect(fs.existsSync(path.join(extra, "new.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(extra, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(fs.existsSync(path.join(beside, "evil.sh"))).toBe(false);
+  });
 });

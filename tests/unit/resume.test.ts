@@ -50,6 +50,33 @@ describe("rebuildSession", () => {
     expect(coordinator).toMatchObject({ status: "cancelled", steps: 1, usage: { input: 10, output: 2, cached: 1 }, interruptedCalls: ["c", "d"] });
   });
 
+  it("replays a conversation rewind to the history at that turn's checkpoint, compaction after it notwithstanding", () => {
+    const cp = (id: string) => e({ type: "checkpoint", agentId: "coordinator", id, reason: "turn", label: id });
+    const events = [
+      started(),
+      cp("t1"),
+      e({ type: "user_message", agentId: "coordinator", text: "one" }),
+      agentStarted("coordinator", "one"),
+      e({ type: "assistant_message", agentId: "coordinator", content: "answer one", toolCalls: [] }),
+      cp("t2"),
+      e({ type: "user_message", agentId: "coordinator", text: "two" }),
+      e({ type: "assistant_message", agentId: "coordinator", content: "answer two", toolCalls: [] }),
+      e({ type: "compacted", agentId: "coordinator", summary: "all of it", roundsSummarised: 2, replacedMessages: 3, beforeTokens: 10, afterTokens: 2 }),
+      e({ type: "conversation_rewound", agentId: "coordinator", checkpoint: "t2", label: "two", removed: 2 }),
+    ];
+    const rebuilt = rebuildSession(events);
+    expect(rebuilt.agents[0]!.history).toEqual([
+      { role: "system", content: "system of coordinator" },
+      { role: "user", content: "one" },
+      { role: "assistant", content: "answer one", toolCalls: [] },
+    ]);
+    expect(rebuilt.conversationAt.get("t2")!.prompt).toBe("two");
+    expect(rebuilt.conversationAt.get("t1")).toEqual({ history: [], prompt: "one" });
+    // Back to before the first prompt: nothing, so the next turn starts the coordinator afresh.
+    const again = rebuildSession([...events, e({ type: "conversation_rewound", agentId: "coordinator", checkpoint: "t1", label: "one", removed: 3 })]);
+    expect(again.agents[0]!.history).toEqual([]);
+  });
+
   it("replays follow-up turns, sub-agents, their continuation and compaction", () => {
     const events = [
       started(),

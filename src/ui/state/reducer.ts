@@ -296,26 +296,20 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       draft.setAgent(pushEntries(agent, textEntries(draft, event.decision === "approved" ? "notice" : "error", fanoutNote(event)), max, null));
       return draft.finish();
     }
-    case "compacted": {
-      const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      const note = `context compacted: ${event.beforeTokens} → ${event.afterTokens} tokens (${event.roundsSummarised} rounds summarised)`;
-      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", note), max, null));
-      return draft.finish();
-    }
+    case "compacted":
+      return noticeIn(draft, event, max, `context compacted: ${event.beforeTokens} → ${event.afterTokens} tokens (${event.roundsSummarised} rounds summarised)`);
+    case "conversation_rewound":
+      return noticeIn(draft, event, max, `↺ conversation rewound to before "${event.label}": ${event.removed} message${event.removed === 1 ? "" : "s"} set aside (the session log keeps them); the model no longer sees what came after`);
     case "agent_backgrounded": {
-      const agent = draft.agent(event.agentId, event.ts, event.parentId);
       const note = event.by === "user" ? "↧ moved to the background: its parent goes on" : "↧ runs in the background: its parent goes on";
-      draft.setAgent({ ...pushEntries(agent, textEntries(draft, "notice", note), max, null), background: true });
+      draft.setAgent({ ...pushEntries(draft.agent(event.agentId, event.ts, event.parentId), textEntries(draft, "notice", note), max, null), background: true });
       return draft.finish();
     }
     case "agent_continued":
       onAgentContinued(draft, event, max);
       return draft.finish();
-    case "agent_waiting": {
-      const agent = draft.agent(event.agentId, event.ts, event.parentId);
-      draft.setAgent(pushEntries(agent, textEntries(draft, "notice", `… waiting for background sub-agents: ${event.waitingFor.join(", ")}`), max, null));
-      return draft.finish();
-    }
+    case "agent_waiting":
+      return noticeIn(draft, event, max, `… waiting for background sub-agents: ${event.waitingFor.join(", ")}`);
     case "worktree": {
       const agent = draft.agent(event.agentId, event.ts, event.parentId);
       const kind = event.action === "conflict" || event.action === "failed" ? "error" : "notice";
@@ -397,4 +391,10 @@ export function conflictMark(e: EventOf<"write_conflict">): string {
 /** Every sub-agent (not the coordinator), in start order. */
 export function subAgents(state: DashboardState): AgentView[] {
   return state.order.map((id) => state.agents[id]).filter((a): a is AgentView => Boolean(a));
+}
+
+/** An event that only adds a notice line to its agent's pane. */
+function noticeIn(draft: Draft, event: OrcaEvent, max: number, note: string): DashboardState {
+  draft.setAgent(pushEntries(draft.agent(event.agentId, event.ts, event.parentId), textEntries(draft, "notice", note), max, null));
+  return draft.finish();
 }

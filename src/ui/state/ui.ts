@@ -10,7 +10,9 @@ export type ViewerTarget =
   | { readonly kind: "tool"; readonly agentId: string; readonly seq: number }
   | { readonly kind: "doc"; readonly title: string; readonly lines: readonly DocLine[] }
   /** The team's board, drawn live from the state (/tasks). */
-  | { readonly kind: "tasks" };
+  | { readonly kind: "tasks" }
+  /** The review view (ReviewView.tsx), at an agent; `only`: that agent alone. */
+  | { readonly kind: "review"; readonly agentId?: string; readonly only?: boolean };
 
 export interface ViewState {
   /** The focused pane's agent id; null is the coordinator. */
