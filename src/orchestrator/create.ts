@@ -32,7 +32,7 @@ import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 import { createAgentEvidence } from "./evidence-setup.js";
-import { codePaths } from "../config/code-paths.js";
+import { codePaths, sandboxProbeFile } from "../config/code-paths.js";
 import { type loadSessionInstructions } from "./instructions.js";
 import { secretEnvValues } from "./secret-env.js";
 
@@ -158,6 +158,12 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     const definition = agents.definitions.get(rootName);
     if (!definition) return;
     try {
+      // Every provider the run's agents may use: its connection opens now, in parallel (model/preconnect.ts).
+      if (config.model.preconnect) {
+        for (const d of agents.definitions.values()) {
+          if (!loadedEnv.modelErrors.has(d.name)) modelFor(d.model === "inherit" ? config.model.name : d.model).preconnect?.();
+        }
+      }
       await modelFor(definition.model === "inherit" ? config.model.name : definition.model).prepare?.();
     } catch {
       // Only a head start: the run reports a model it cannot make.
@@ -180,7 +186,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const writableOptions = sandboxOptions(config, workspace, home, data);
   addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
-  const opening = Sandbox.open(sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)));
+  const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home) });
   // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
   const sandbox = await opening;
