@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   permissions: () => import("./permissions.js"),
   review: () => import("./review.js"),
   flow: () => import("./flow.js"),
+  preconnect: () => import("./preconnect.js"),
 };
 
 const args = process.argv.slice(2);
