@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { ToolSpec } from "../model/model.js";
 import { prebuiltSchema, toModelSchema } from "./prebuilt-schemas.js";
 import type { AnyTool } from "./tool.js";
