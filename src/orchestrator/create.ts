@@ -187,22 +187,29 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
   const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home) });
-  // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
+  // The probe (when its answer is not kept) runs bwrap and waits for it: meanwhile the first
+  // request's client and HTTP stack load, the provider's connection opens, and MCP servers start.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
-  const sandbox = await opening;
-  await preparing;
-  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
-  if (notice) warnings.push(notice);
-  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
   let session: Session | null = null;
   // Every child process group orca starts is in the log, so a crash cannot hide one (sessions/leftovers.ts).
   const processes = processRecorder((event) => session?.bus.emit(event), () => session?.rootAgentId ?? "");
-  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
   // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
     ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version, processes })
     : null;
   const ready = mcp ? mcp.start() : Promise.resolve();
+  let sandbox: Sandbox;
+  try {
+    sandbox = await opening;
+  } catch (error) {
+    await mcp?.close();
+    throw error;
+  }
+  await preparing;
+  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
+  if (notice) warnings.push(notice);
+  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
+  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
 
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,
