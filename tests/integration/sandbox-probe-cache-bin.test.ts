@@ -78,7 +78,8 @@ describe("the sandbox probe's kept answer", () => {
     // A file someone else could have written is not believed.
     fs.chmodSync(cacheFile(), 0o666);
     expect(await attack()).toMatchObject({ probed: true, commandInBwrap: true, marker: false });
-  });
+    // Five runs of the bin: a hang guard for two busy cores, not a speed check.
+  }, 180_000);
 
   it("is not written where a command could write it: the folder is read-only inside a workspace that holds it", async () => {
     // The workspace is the home: the cache folder lies inside the writable area.
