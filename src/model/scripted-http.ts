@@ -1,5 +1,4 @@
 import http from "node:http";
-import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { ScriptedErrorReply } from "./scripted.js";
 
@@ -36,7 +35,8 @@ export async function listenLoopback(
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void handle(req, res);
   };
-  const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, onRequest) : http.createServer(onRequest);
+  // node:https (and TLS with it) is loaded only for a server that speaks it: the demo's does not.
+  const server = options.tls ? (await import("node:https")).createServer({ key: options.tls.key, cert: options.tls.cert }, onRequest) : http.createServer(onRequest);
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
