@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   review: () => import("./review.js"),
   flow: () => import("./flow.js"),
   fanout: () => import("./fanout.js"),
+  preconnect: () => import("./preconnect.js"),
 };
 
 const args = process.argv.slice(2);

@@ -12,15 +12,22 @@ import { bundleOptions } from "./bundle-options.mjs";
 // Chunk names are content hashes: clear the old ones so the folder holds one build.
 await rm("dist/bundle", { recursive: true, force: true });
 
-await build(bundleOptions(["dist/cli/main.js"], "dist/bundle"));
+// The built-in tools' parameter schemas for the default config, made from the sources being
+// bundled and compiled into the bundle (src/tools/prebuilt-schemas.ts says why and how they are keyed).
+const { parseConfigText } = await import("../dist/config/load.js");
+const { configSchema } = await import("../dist/config/schema.js");
+const { builtinSchemaForms } = await import("../dist/tools/builtin/schema-forms.js");
+const configText = await readFile("config.yaml", "utf8");
+const defaults = configSchema.parse({});
+const schemas = builtinSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
+const options = bundleOptions(["dist/cli/main.js"], "dist/bundle");
+await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
 
 // What every start would parse from the package itself (config.yaml, the shipped skills' front
 // matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still
 // reads exactly as it did.
-const { parseConfigText } = await import("../dist/config/load.js");
 const { readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
 const { PACKAGE_SNAPSHOT } = await import("../dist/util/package-snapshot.js");
-const configText = await readFile("config.yaml", "utf8");
 const skills = [];
 for (const entry of await readdir("skills", { withFileTypes: true })) {
   if (!entry.isDirectory()) continue;

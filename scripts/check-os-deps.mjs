@@ -22,6 +22,7 @@ const NEEDED = [
   ["jq", "jq", "the hook tests' scripts"],
   ["git", "git", "worktrees and orca's own git"],
   ["curl", "curl", "the sandbox's network tests"],
+  ["openssl", "openssl", "the test certificate of the HTTPS (preconnect) tests"],
 ];
 
 /**

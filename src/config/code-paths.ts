@@ -3,7 +3,7 @@ import { ConfigError } from "../util/errors.js";
 
 /**
  * The places orca loads code or settings from, outside any workspace: Node's compile cache of
- * orca's bundle (bin/compile-cache.js), the user's config, agents, skills and hooks, the data dir
+ * orca's bundle (bin/compile-cache.js), the sandbox probe's kept answer, the user's config, agents, skills and hooks, the data dir
  * (the trust store) and the package itself. What a sandboxed command could write there would run
  * as the user on a later start, outside any sandbox — so no writable area may cover one.
  */
@@ -12,16 +12,27 @@ export interface CodePath {
   what: string;
 }
 
-/** bin/compile-cache.js's folder, computed the same way (a unit test holds the two equal). */
-export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
+/** orca's cache folder: the user's runtime folder, else their cache folder (why: bin/compile-cache.js). */
+function orcaCacheDir(env: NodeJS.ProcessEnv, home: string): string {
   const absolute = (p: string | undefined): p is string => typeof p === "string" && path.isAbsolute(p);
   const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
-  return path.join(base, "orca", "compile-cache");
+  return path.join(base, "orca");
+}
+
+/** bin/compile-cache.js's folder, computed the same way (a unit test holds the two equal). */
+export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
+  return path.join(orcaCacheDir(env, home), "compile-cache");
+}
+
+/** Where the sandbox probe's answer is kept (src/tools/sandbox/probe-cache.ts). */
+export function sandboxProbeFile(env: NodeJS.ProcessEnv, home: string): string {
+  return path.join(orcaCacheDir(env, home), "sandbox", "probe.json");
 }
 
 export function codePaths(opts: { env: NodeJS.ProcessEnv; home: string; dataDir: string; packageDir: string }): CodePath[] {
   return [
     { path: compileCacheDir(opts.env, opts.home), what: "orca's compile cache (code orca runs)" },
+    { path: path.dirname(sandboxProbeFile(opts.env, opts.home)), what: "orca's sandbox probe cache (how commands are confined)" },
     { path: path.join(opts.home, ".config", "orca"), what: "your orca config, agents, skills and hooks" },
     { path: opts.dataDir, what: "orca's data dir (the trust store)" },
     { path: opts.packageDir, what: "orca's own code" },

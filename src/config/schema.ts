@@ -141,6 +141,8 @@ export const configSchema = z.strictObject({
       /** Per-request timeout in ms. */
       timeout: z.number().int().positive().default(600_000),
       max_retries: z.number().int().min(0).max(10).default(3),
+      /** Open each provider's connection at start, before the first request needs it. */
+      preconnect: z.boolean().default(true),
       /** USD per million tokens, for models orca has no price for. */
       price: priceSchema.optional(),
     })

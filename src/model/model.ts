@@ -67,4 +67,6 @@ export interface Model {
    * anything, so that it can happen while orca waits on something else. Never throws.
    */
   prepare?(): Promise<void>;
+  /** Opens the connection to the model's endpoint, so that its first request need not (preconnect.ts). */
+  preconnect?(): void;
 }

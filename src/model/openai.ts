@@ -9,6 +9,7 @@ import { ModelError } from "../util/errors.js";
 import { classifyFailure, triesText, type FailureContext } from "./provider-errors.js";
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
+import { usePreconnected } from "./preconnect.js";
 import { toWireMessages, toWireTools } from "./wire.js";
 
 export { StreamAssembler } from "./assembler.js";
@@ -184,7 +185,7 @@ function serverDetail(body: unknown): string {
 
 /**
  * Node loads its fetch implementation (undici) on the first call; a data: URL makes that call
- * without touching the network.
+ * without touching the network. Then the connections opened at start are handed to it.
  */
 export async function loadFetch(): Promise<void> {
   try {
@@ -192,4 +193,5 @@ export async function loadFetch(): Promise<void> {
   } catch {
     // Only a head start: the real request loads it anyway.
   }
+  usePreconnected();
 }

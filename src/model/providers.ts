@@ -170,5 +170,6 @@ export function priced(model: Model, price: Price | undefined): Model {
       }
     },
     ...(model.prepare ? { prepare: () => model.prepare!() } : {}),
+    ...(model.preconnect ? { preconnect: () => model.preconnect!() } : {}),
   };
 }

@@ -105,7 +105,14 @@ export async function startScriptedAnthropicServer(
   }
 
   const server = await listenLoopback(handle, options);
-  return { url: server.origin, requests, close: server.close };
+  return {
+    url: server.origin,
+    requests,
+    get connections() {
+      return server.connections;
+    },
+    close: server.close,
+  };
 }
 
 type Usage = NonNullable<ScriptedAnthropicExtras["usage"]>;

@@ -9,29 +9,48 @@ import type { ScriptedErrorReply } from "./scripted.js";
  */
 
 export interface LoopbackServer {
-  /** `http://host:port`, no path. */
+  /** `http://host:port` (`https://` with `tls`), no path. */
   readonly origin: string;
+  /** Connections accepted so far (TLS: handshakes completed). */
+  readonly connections: number;
+  /** Which connection, counted from 0, a request came on. */
+  connectionOf(socket: Socket): number;
   close(): Promise<void>;
+}
+
+/** A test certificate and its key (PEM): the server speaks HTTPS. */
+export interface LoopbackTls {
+  key: string;
+  cert: string;
 }
 
 /** Listens on loopback (a free port unless one is given); `close` also cuts connections still open. */
 export async function listenLoopback(
   handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
-  options: { port?: number; host?: string },
+  options: { port?: number; host?: string; tls?: LoopbackTls },
 ): Promise<LoopbackServer> {
   const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
+  const ids = new WeakMap<Socket, number>();
+  let connections = 0;
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void handle(req, res);
-  });
-  server.on("connection", (socket) => {
+  };
+  // node:https (and TLS with it) is loaded only for a server that speaks it: the demo's does not.
+  const server = options.tls ? (await import("node:https")).createServer({ key: options.tls.key, cert: options.tls.cert }, onRequest) : http.createServer(onRequest);
+  server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
+  server.on(options.tls ? "secureConnection" : "connection", (socket: Socket) => ids.set(socket, connections++));
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const address = server.address() as AddressInfo;
   return {
-    origin: `http://${host}:${address.port}`,
+    origin: `${options.tls ? "https" : "http"}://${host}:${address.port}`,
+    get connections() {
+      return connections;
+    },
+    connectionOf: (socket) => ids.get(socket) ?? -1,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

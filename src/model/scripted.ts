@@ -1,5 +1,5 @@
 import type http from "node:http";
-import { askScript, listenLoopback, readBody, record, sendJson, sleep, split, writeEventStream } from "./scripted-http.js";
+import { askScript, listenLoopback, readBody, record, sendJson, sleep, split, writeEventStream, type LoopbackServer, type LoopbackTls } from "./scripted-http.js";
 
 /**
  * A scripted OpenAI-compatible chat-completions server on loopback. It serves `orca --demo` and
@@ -45,6 +45,8 @@ export interface RecordedRequest {
   arrivedHr: number;
   /** performance.now() when the last byte of the response was handed to the socket. */
   finishedHr?: number;
+  /** Which of the server's connections it came on, counted from 0. */
+  connection?: number;
 }
 
 export interface ScriptedToolCall {
@@ -114,6 +116,8 @@ export interface ScriptedServer {
   /** Base URL to give the SDK, ending in /v1. */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Connections accepted so far (over TLS: handshakes completed). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -126,10 +130,11 @@ export function sequence(replies: ScriptedReply[]): ScriptHandler {
 
 export async function startScriptedServer(
   script: ScriptHandler | ScriptedReply[],
-  options: { port?: number; host?: string } = {},
+  options: { port?: number; host?: string; tls?: LoopbackTls } = {},
 ): Promise<ScriptedServer> {
   const handler = Array.isArray(script) ? sequence(script) : script;
   const requests: RecordedRequest[] = [];
+  let server: LoopbackServer | undefined;
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const arrivedHr = performance.now();
@@ -149,7 +154,7 @@ export async function startScriptedServer(
       sendJson(res, 400, { error: { message: "request body is not JSON", type: "invalid_request_error" } });
       return;
     }
-    const recorded = record(requests, { index: requests.length, body, headers: req.headers, receivedAt: Date.now(), arrivedHr }, res);
+    const recorded = record(requests, { index: requests.length, body, headers: req.headers, receivedAt: Date.now(), arrivedHr, connection: server?.connectionOf(req.socket) ?? -1 }, res);
     const reply = await askScript(handler, recorded);
     if (reply.kind === "hang") return;
     if (reply.kind === "raw") {
@@ -172,8 +177,16 @@ export async function startScriptedServer(
     await streamReply(res, body, reply);
   }
 
-  const server = await listenLoopback(handle, options);
-  return { url: `${server.origin}/v1`, requests, close: server.close };
+  const listening = await listenLoopback(handle, options);
+  server = listening;
+  return {
+    url: `${listening.origin}/v1`,
+    requests,
+    get connections() {
+      return listening.connections;
+    },
+    close: listening.close,
+  };
 }
 
 async function streamReply(res: http.ServerResponse, body: WireRequestBody, reply: ScriptedTextReply): Promise<void> {

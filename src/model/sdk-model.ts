@@ -1,4 +1,5 @@
 import { PLACEHOLDER_KEY, displayURL, type FailureContext } from "./provider-errors.js";
+import { preconnect } from "./preconnect.js";
 import { type RequestSignal } from "./request-signal.js";
 
 /** What every provider behind an official SDK is configured with. */
@@ -45,6 +46,11 @@ export abstract class SdkModel<Options extends SdkModelOptions> {
   /** The endpoint as shown in messages: no credentials, no trailing slash. */
   get baseURL(): string {
     return displayURL(this.opts.baseURL ?? this.defaultBaseURL);
+  }
+
+  /** Opens the connection to the endpoint now; the first request takes it over (preconnect.ts). */
+  preconnect(): void {
+    preconnect(this.opts.baseURL ?? this.defaultBaseURL);
   }
 
   /** What the SDK client is made with, whichever SDK it is. */

@@ -33,7 +33,7 @@ import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
 import { processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 import { createAgentEvidence } from "./evidence-setup.js";
-import { codePaths } from "../config/code-paths.js";
+import { codePaths, sandboxProbeFile } from "../config/code-paths.js";
 import { type loadSessionInstructions } from "./instructions.js";
 import { secretEnvValues } from "./secret-env.js";
 
@@ -161,6 +161,12 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     const definition = agents.definitions.get(rootName);
     if (!definition) return;
     try {
+      // Every provider the run's agents may use: its connection opens now, in parallel (model/preconnect.ts).
+      if (config.model.preconnect) {
+        for (const d of agents.definitions.values()) {
+          if (!loadedEnv.modelErrors.has(d.name)) modelFor(d.model === "inherit" ? config.model.name : d.model).preconnect?.();
+        }
+      }
       await modelFor(definition.model === "inherit" ? config.model.name : definition.model).prepare?.();
     } catch {
       // Only a head start: the run reports a model it cannot make.
@@ -183,23 +189,30 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const writableOptions = sandboxOptions(config, workspace, home, data);
   addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
-  const opening = Sandbox.open(sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)));
-  // The probe runs bwrap and waits for it: meanwhile the first request's client and HTTP stack load.
+  const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home) });
+  // The probe (when its answer is not kept) runs bwrap and waits for it: meanwhile the first
+  // request's client and HTTP stack load, the provider's connection opens, and MCP servers start.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
-  const sandbox = await opening;
-  await preparing;
-  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
-  if (notice) warnings.push(notice);
-  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
   let session: Session | null = null;
   // Every child process group orca starts is in the log, so a crash cannot hide one (sessions/leftovers.ts).
   const processes = processRecorder((event) => session?.bus.emit(event), () => session?.rootAgentId ?? "");
-  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
   // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
   const mcp = Object.keys(servers).length
     ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version, processes })
     : null;
   const ready = mcp ? mcp.start() : Promise.resolve();
+  let sandbox: Sandbox;
+  try {
+    sandbox = await opening;
+  } catch (error) {
+    await mcp?.close();
+    throw error;
+  }
+  await preparing;
+  const notice = sandboxNotice(sandbox.status, config.sandbox.enabled);
+  if (notice) warnings.push(notice);
+  const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
+  const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
 
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,

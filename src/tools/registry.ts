@@ -1,5 +1,6 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { ToolSpec } from "../model/model.js";
+import { prebuiltSchema, toModelSchema } from "./prebuilt-schemas.js";
 import type { AnyTool } from "./tool.js";
 
 export class DuplicateToolError extends Error {
@@ -39,7 +40,7 @@ export class ToolRegistry {
   spec(tool: AnyTool): ToolSpec {
     let spec = this.specCache.get(tool);
     if (!spec) {
-      const parameters = tool.jsonSchema ?? toModelSchema(tool.params);
+      const parameters = tool.jsonSchema ?? prebuiltSchema(tool) ?? toModelSchema(tool.params);
       spec = { name: tool.name, description: tool.description, parameters };
       this.specCache.set(tool, spec);
     }
@@ -49,12 +50,6 @@ export class ToolRegistry {
   private dynamic(): AnyTool[] {
     return [...this.sources.values()].flatMap((source) => source());
   }
-}
-
-function toModelSchema(params: z.ZodType): Record<string, unknown> {
-  const schema = z.toJSONSchema(params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
 }
 
 /** One line per issue, e.g. `- path: expected string, received number`. */

@@ -278,11 +278,15 @@ describe("orca -p against the scripted server", () => {
     expect(fs.readFileSync(sessionLogs(ws)[0]!, "utf8")).not.toContain(TEST_KEY);
   });
 
-  it("creates nothing in the workspace or home but the session log", async () => {
+  it("creates nothing in the workspace or home but the session log and orca's cache folder", async () => {
     const { server, ws } = await setup([{ text: "hi" }]);
     await runOrca(["-p", "hi", "--base-url", server.url], { ws });
     expect(fs.readdirSync(ws.dir)).toEqual([]);
-    expect(fs.readdirSync(ws.home)).toEqual([]);
+    // ~/.cache/orca: the sandbox probe's kept answer, and on Node 22+ the compile cache.
+    expect(fs.readdirSync(ws.home)).toEqual([".cache"]);
+    expect(fs.readdirSync(path.join(ws.home, ".cache"))).toEqual(["orca"]);
+    const cached = fs.readdirSync(path.join(ws.home, ".cache", "orca")).sort();
+    expect(cached.filter((name) => name !== "compile-cache")).toEqual(["sandbox"]);
   });
 
   it("SIGINT cancels the run, kills the child process and exits 130", async () => {

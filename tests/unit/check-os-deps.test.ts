@@ -29,13 +29,13 @@ describe("pretest: the OS programs the tests need", () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(
-      "pretest: the tests need tmux, bwrap, socat, rg, jq, git, curl, not found on PATH: install them (Debian/Ubuntu: sudo apt-get install tmux bubblewrap socat ripgrep jq git curl) and run npm test again\n",
+      "pretest: the tests need tmux, bwrap, socat, rg, jq, git, curl, openssl, not found on PATH: install them (Debian/Ubuntu: sudo apt-get install tmux bubblewrap socat ripgrep jq git curl openssl) and run npm test again\n",
     );
     expect(fs.readdirSync(dir!)).toEqual([]);
   });
 
   it("an apt-get or sudo on PATH (node_modules/.bin comes first under npm test) never runs", () => {
-    const bin = pathWith(["tmux", "socat", "rg", "jq", "git", "curl"]);
+    const bin = pathWith(["tmux", "socat", "rg", "jq", "git", "curl", "openssl"]);
     for (const name of ["apt-get", "sudo"]) fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho ran > "${bin}/ran-${name}"\n`, { mode: 0o755 });
     const run = check(bin, { CI: "true" });
     expect(run.status).toBe(1);
@@ -56,19 +56,19 @@ describe("pretest: the OS programs the tests need", () => {
   });
 
   it("names only what is missing", () => {
-    const run = check(pathWith(["tmux", "bwrap", "socat", "jq", "git", "curl"]));
+    const run = check(pathWith(["tmux", "bwrap", "socat", "jq", "git", "curl", "openssl"]));
     expect(run.status).toBe(1);
     expect(run.stderr).toBe("pretest: the tests need rg, not found on PATH: install them (Debian/Ubuntu: sudo apt-get install ripgrep) and run npm test again\n");
   });
 
   it("all present and the sandbox probe passing: silent, exit 0", () => {
-    const run = check(pathWith(["tmux", "bwrap", "socat", "rg", "jq", "git", "curl"]));
+    const run = check(pathWith(["tmux", "bwrap", "socat", "rg", "jq", "git", "curl", "openssl"]));
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
   });
 
   it("bwrap present but unable to make a sandbox: one line saying so", () => {
-    const bin = pathWith(["tmux", "socat", "rg", "jq", "git", "curl"]);
+    const bin = pathWith(["tmux", "socat", "rg", "jq", "git", "curl", "openssl"]);
     fs.writeFileSync(path.join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n", { mode: 0o755 });
     const run = check(bin);
     expect(run.status).toBe(1);

@@ -6,7 +6,7 @@ import { ConfigError } from "../../util/errors.js";
 import { isInside, type Workspace } from "../workspace.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { expandHome, resolveUnreadable } from "./deny-read.js";
-import { probeBwrap } from "./probe.js";
+import { cachedProbeBwrap } from "./probe-cache.js";
 import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
 import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
@@ -40,6 +40,8 @@ export interface SandboxOptions {
    * installed or cloned under /tmp: their `${SKILL_DIR}` scripts). Read-only.
    */
   visible?: readonly string[];
+  /** A file to keep the bwrap probe's answer in between starts (probe-cache.ts); none probes every time. */
+  probeCache?: string;
 }
 
 /**
@@ -125,7 +127,7 @@ export class Sandbox {
     const blockUnix = opts.unixSockets === false && effective.kind !== "full";
     if (blockUnix && effective.kind === "allow-list") notes.push("sandbox.network.unix_sockets: false cannot hold with an allow-list (the bridge to the proxy is a Unix socket)");
     const seccomp = blockUnix && effective.kind === "off";
-    const probe = await probeBwrap({ seccomp });
+    const probe = await cachedProbeBwrap({ seccomp }, opts.probeCache);
     if (!probe.ok) {
       if (opts.enabled === true) throw new ConfigError(`sandbox.enabled is true but ${probe.reason}`);
       return Sandbox.unavailable(probe.reason ?? "unknown");

@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { testCertificate, type TestCertificate } from "../fixtures/test-certificate.js";
+
+/**
+ * Preconnect (src/model/preconnect.ts), through the real bin against the scripted server over
+ * HTTPS with a certificate made for the test. A UserPromptSubmit hook holds the run before its
+ * first request until the test opens a gate, so the test can see the connection open — TLS done,
+ * nothing sent — before any request, and then the request arrive on that same connection.
+ */
+
+let cert: TestCertificate;
+let server: ScriptedServer | undefined;
+let ws: TempWorkspace | undefined;
+
+beforeAll(() => {
+  cert = testCertificate();
+});
+afterAll(() => cert.cleanup());
+afterEach(async () => {
+  await server?.close();
+  ws?.cleanup();
+  server = undefined;
+  ws = undefined;
+});
+
+function gatedWorkspace(config = ""): TempWorkspace {
+  return tempWorkspace({
+    ".orca/config.yaml": `hooks:\n  UserPromptSubmit:\n    - hooks: [{ type: command, command: 'touch started; while [ ! -e gate ]; do sleep 0.02; done' }]\n${config}`,
+  });
+}
+
+describe("preconnect", () => {
+  it("opens the provider's TLS connection before the first request, and the request goes on it", async () => {
+    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
+    ws = gatedWorkspace();
+    const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile } });
+    await vi.waitFor(() => expect(server!.connections).toBe(1), { timeout: 20_000, interval: 20 });
+    expect(server.requests).toHaveLength(0);
+    fs.writeFileSync(ws.file("gate"), "");
+    const run = await running;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("hello");
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.connection).toBe(0);
+    expect(server.connections).toBe(1);
+  });
+
+  it("model.preconnect: false connects only when the request goes", async () => {
+    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
+    ws = gatedWorkspace("model:\n  preconnect: false\n");
+    const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile } });
+    // The hook runs after start-up, right before the first request: no connection yet.
+    await vi.waitFor(() => expect(fs.existsSync(ws!.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
+    expect(server.connections).toBe(0);
+    fs.writeFileSync(ws.file("gate"), "");
+    const run = await running;
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.connections).toBe(1);
+    expect(server.requests[0]!.connection).toBe(0);
+  });
+});
