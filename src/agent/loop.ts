@@ -47,8 +47,8 @@ export interface AgentRuntime {
   exactTokens?(history: ChatMessage[], tools: ToolSpec[]): number;
   /** The model's context window in tokens: a request over it is refused unsent. */
   contextWindow?: number;
-  /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. */
-  warmUp?(): void;
+  /** Loads what later steps need (the tokenizer, the shell grammar); called when the model is slow to answer, so the wait hides it. `bound`: the request's input, at most. */
+  warmUp?(bound: number): void;
   /** Looks at a turn's tool calls together before any runs (the fan-out guard): the calls not to run, each with its result. */
   screenCalls?(calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>>;
   /** Messages for the agent while it runs (steering, background results); absent: none can come. */
@@ -168,7 +168,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     // While the model thinks: the tokenizer and the shell grammar load (off the path to the first
     // request), and the messages of the last step are counted exactly (off the path to this one).
     const warmed = whenIdle(WARM_AFTER_MS, () => {
-      agent.warmUp?.();
+      agent.warmUp?.(tokenEstimate);
       void countPendingTokens(agent.history, agent.model.name, signal).catch(() => {});
     });
     try {

@@ -101,6 +101,22 @@ export function quickRequestTokens(messages: ChatMessage[], tools: ToolSpec[], m
   return requestTokens(messages, tools, model, encoding === "estimate");
 }
 
+/**
+ * Below this share of the context window, no decision this run is near needs an exact count
+ * (compaction starts at `compact_at` of it, 0.8 by default; the window check at all of it).
+ */
+const EXACT_COUNTS_FROM = 0.25;
+
+/**
+ * Whether a request whose input is at most `bound` tokens is near enough a limit for the tokenizer
+ * to be worth loading ahead. Loading it costs 0.2–0.4 s of the main thread's CPU: loaded while the
+ * model answers, it holds off every answer that arrives meanwhile (every sub-agent's, in a fan-out),
+ * so a short run leaves it unloaded. A decision the bound does not settle still loads it then.
+ */
+export function tokenizerWorthLoading(bound: number, contextWindow: number | undefined): boolean {
+  return contextWindow === undefined || bound >= contextWindow * EXACT_COUNTS_FROM;
+}
+
 /** Loads the model's tokenizer if it has one: orca calls this while it waits for the model. */
 export function warmTokenizer(model: string): void {
   const encoding = encodingFor(model);

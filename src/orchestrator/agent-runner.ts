@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.js";
 import type { EmitFn } from "../events/types.js";
 import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, ToolSpec } from "../model/model.js";
-import { contextWindowFor, estimateRequestTokens, quickRequestTokens, warmTokenizer } from "../model/tokens.js";
+import { contextWindowFor, estimateRequestTokens, quickRequestTokens, tokenizerWorthLoading, warmTokenizer } from "../model/tokens.js";
 import type { ToolExecutor } from "../tools/executor.js";
 import { loadShellParser } from "../tools/shell/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -123,8 +123,8 @@ export class AgentRunner {
           estimateTokens: (history: ChatMessage[], tools: ToolSpec[]) => quickRequestTokens(history, tools, agent.model.name).tokens,
           exactTokens: (history: ChatMessage[], tools: ToolSpec[]) => estimateRequestTokens(history, tools, agent.model.name),
           contextWindow: contextWindowFor(agent.model.name, config.model.context_window),
-          warmUp: () => {
-            warmTokenizer(agent.model.name);
+          warmUp: (bound) => {
+            if (tokenizerWorthLoading(bound, contextWindowFor(agent.model.name, config.model.context_window))) warmTokenizer(agent.model.name);
             loadShellParser().catch(() => undefined); // a failure is reported by the permission check that needs it
           },
           beforeRequest: this.deps.compact

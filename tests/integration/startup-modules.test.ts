@@ -20,11 +20,11 @@ afterEach(async () => {
 });
 
 /** The files `orca -p hi` loaded, and for each bundle chunk the packages esbuild put in it. */
-async function tracedRun(): Promise<{ files: string[]; bundled: Set<string> }> {
-  server = await startScriptedServer([{ text: "hello" }]);
-  ws = tempWorkspace();
+async function tracedRun(opts: { delayMs?: number; files?: Record<string, string>; prompt?: string } = {}): Promise<{ files: string[]; bundled: Set<string> }> {
+  server = await startScriptedServer([{ text: "hello", delayMs: opts.delayMs }]);
+  ws = tempWorkspace(opts.files);
   const trace = path.join(ws.home, "modules.txt");
-  const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+  const run = await runOrca(["-p", opts.prompt ?? "hi", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout.trim()).toBe("hello");
   const files = fs.readFileSync(trace, "utf8").split("\n").filter(Boolean);
@@ -45,6 +45,21 @@ describe("what a headless run loads", () => {
     for (const pkg of ["ink", "react", "react-reconciler", "yoga-layout", "marked", "highlight.js"]) expect(bundled.has(pkg), pkg).toBe(false);
     const fromNodeModules = files.filter((f) => /[\\/]node_modules[\\/](ink|react|esprima|@modelcontextprotocol)[\\/]/.test(f));
     expect(fromNodeModules).toEqual([]);
+  });
+});
+
+describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
+  const tokenizerFiles = (files: string[]) => files.filter((f) => /[\\/]node_modules[\\/]gpt-tokenizer[\\/]/.test(f));
+
+  it("stays unloaded while the model is slow to answer a short request far from the window", async () => {
+    // 300 ms: past the idle wait after which orca warms what later steps need (the shell grammar).
+    const { files } = await tracedRun({ delayMs: 300 });
+    expect(tokenizerFiles(files)).toEqual([]);
+  });
+
+  it("loads while the model answers when the request nears the window, where exact counts decide", async () => {
+    const { files } = await tracedRun({ delayMs: 300, files: { ".orca/config.yaml": "model:\n  context_window: 20000\n" }, prompt: "word ".repeat(4_000) });
+    expect(tokenizerFiles(files).length).toBeGreaterThan(0);
   });
 });
 

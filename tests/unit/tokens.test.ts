@@ -176,6 +176,14 @@ describe("quickRequestTokens: no tokenizer on the way to the first request", () 
     expect(fresh.quickRequestTokens(messages, [], "llama3")).toEqual({ tokens: fresh.estimateRequestTokens(messages, [], "llama3"), exact: true });
   });
 
+  it("is worth loading ahead only from a quarter of the window, or when the window is unknown", async () => {
+    const fresh = await import("../../src/model/tokens.js");
+    expect(fresh.tokenizerWorthLoading(100, 128_000)).toBe(false);
+    expect(fresh.tokenizerWorthLoading(31_999, 128_000)).toBe(false);
+    expect(fresh.tokenizerWorthLoading(32_000, 128_000)).toBe(true);
+    expect(fresh.tokenizerWorthLoading(100, undefined)).toBe(true);
+  });
+
   it("warmTokenizer loads the tokenizer of OpenAI models only", async () => {
     vi.resetModules();
     const fresh = await import("../../src/model/tokens.js");
