@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
+import { boardFromEvents, type Task } from "../../src/orchestrator/task-board.js";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
@@ -39,10 +40,16 @@ function testersGoOn(): Record<string, Array<(r: RecordedRequest) => ScriptedRep
 }
 
 describe("a crashed run resumes as a team", () => {
-  it("kill -9 with two sub-agents mid-call, then --resume ID -p: both go on from their histories, no call runs twice, the coordinator gets their reports", { timeout: 120_000 }, async () => {
+  it("kill -9 with two sub-agents mid-call, then --resume ID -p: both go on from their histories, no call runs twice, the coordinator gets their reports, the board shows both tasks done", { timeout: 120_000 }, async () => {
     ws = tempWorkspace();
-    const id = await crashWithTwoTesters(ws, server);
+    const id = await crashWithTwoTesters(ws, server, { board: true });
     const file = sessionLogs(ws!)[0]!;
+    // At the kill each tester owns its task, in progress.
+    const owners = boardFromEvents(readLog(file).events).tasks.map((t) => [t.id, t.status, t.owner]);
+    expect(owners.map(([task, status]) => [task, status])).toEqual([
+      ["t1", "in_progress"],
+      ["t2", "in_progress"],
+    ]);
     // A crash can tear the last line; resume says so in one line and goes on.
     fs.appendFileSync(file, '{"type":"tool_finished","ts":17');
 
@@ -57,7 +64,7 @@ describe("a crashed run resumes as a team", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/skipped \(torn last line\)/);
     expect(resumed.stderr).toContain("orca: the stopped run goes on: coordinator, tester-1, tester-2 continue from their own histories");
-    const out = JSON.parse(resumed.stdout) as { result: string; agents: { id: string; label?: string; parent_id: string | null; status: string }[] };
+    const out = JSON.parse(resumed.stdout) as { result: string; agents: { id: string; label?: string; parent_id: string | null; status: string }[]; tasks?: Task[] };
     expect(out.result).toBe("both suites passed");
     expect(concurrent?.code).toBe(2);
     expect(concurrent?.stderr).toMatch(/^orca: session \S+ is in use by pid \d+/);
@@ -68,6 +75,10 @@ describe("a crashed run resumes as a team", () => {
       ["tester-2", "coordinator", "done"],
     ]);
     expect(out.agents.map((a) => a.label ?? "").sort()).toEqual(["", "suite A", "suite B"]);
+    // The board: each task done, owned by the agent that had it at the kill and was continued.
+    const labelOf = (agent: string | undefined) => out.agents.find((a) => a.id === agent)?.label;
+    expect(out.tasks?.map((t) => [t.id, t.status, t.owner])).toEqual(owners.map(([task, , owner]) => [task, "done", owner]));
+    expect(out.tasks?.map((t) => labelOf(t.owner))).toEqual(["suite A", "suite B"]);
 
     // The call in flight at the kill was never run again, nor the one that had finished: one line each.
     expect(ws!.read("a.log")).toBe("a\n");
@@ -86,7 +97,7 @@ describe("a crashed run resumes as a team", () => {
     // The coordinator asked once, after both had ended: its delegate calls answered with their reports.
     const coordinator = second.requests.filter((r) => agentOf(r) === "coordinator");
     expect(coordinator).toHaveLength(1);
-    expect(roles(coordinator[0]!)).toEqual(["system", "user", "assistant", "tool", "tool", "user"]);
+    expect(roles(coordinator[0]!)).toEqual(["system", "user", "assistant", "tool", "tool", "assistant", "tool", "tool", "user"]);
     const answers = toolResults(coordinator[0]!);
     expect(answers.get("call_a")).toMatch(/^agent: tester-\d \(tester, "suite A"\)\nstatus: done\n[\s\S]*suite A: 12 passed/);
     expect(answers.get("call_b")).toMatch(/^agent: tester-\d \(tester, "suite B"\)\nstatus: done\n[\s\S]*suite B: 12 passed/);
@@ -97,6 +108,10 @@ describe("a crashed run resumes as a team", () => {
     const resumedAt = events.findIndex((e) => e.type === "session_started" && e.resumedFrom === id);
     const after = events.slice(resumedAt);
     expect(after.filter((e) => e.type === "agent_continued").map((e) => e.agentId)).toEqual(["coordinator", "tester-1", "tester-2"]);
+    // Each task was done once, by orca as its owner ended, and the board the log keeps agrees.
+    const taskUpdates = after.filter((e): e is Extract<OrcaEvent, { type: "task_updated" }> => e.type === "task_updated");
+    expect(taskUpdates.map((e) => [e.taskId, e.status, e.agentId, e.by]).sort()).toEqual(owners.map(([task, , owner]) => [task, "done", owner, "orca"]));
+    expect(boardFromEvents(events).tasks).toEqual(out.tasks);
     expect(after.filter((e): e is Extract<OrcaEvent, { type: "tool_finished" }> => e.type === "tool_finished" && e.agentId === "coordinator").map((e) => [e.callId, e.status])).toEqual(
       expect.arrayContaining([
         ["call_a", "ok"],
