@@ -1,7 +1,7 @@
 import type { EventBus } from "../events/bus.js";
 import type { OrcaEvent } from "../events/types.js";
 import { ChangeSetBuilder, type CheckpointInfo, type FileChange, type RunChangeSet } from "../review/change-set.js";
-import { diffVersions, versionOf, withoutHunks, type FileDiff, type Version } from "../review/file-diff.js";
+import { diffVersions, isBinary, versionOf, withoutHunks, type FileDiff, type Version } from "../review/file-diff.js";
 import { rewindPlan } from "../review/plans.js";
 import { restoreFiles, type RestoreResult } from "../review/restore.js";
 import type { ContentKeeper, ContentSource } from "../sessions/content-store.js";
@@ -165,6 +165,8 @@ export class ReviewDesk implements ReviewApi {
     if (before === "not-kept") return `the version of ${file.path} before the change was not kept: restore it by hand`;
     let to: string | null = file.before;
     if (hunks !== "all") {
+      // Hunks of a text decoding would write a corrupted binary file back.
+      if (isBinary(before) || isBinary(now)) return `${file.path} is binary: it has no hunks to reject (reject the whole file)`;
       const undone = withoutHunks(file.path, before?.toString("utf8") ?? "", now?.toString("utf8") ?? "", hunks);
       if (undone === null) return `${file.path} changed since: those hunks no longer apply`;
       to = before === null && undone === "" ? null : contentHash(undone);

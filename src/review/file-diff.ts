@@ -100,6 +100,6 @@ function toHunk(h: StructuredPatchHunk, index: number): DiffHunk {
   return { index, oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines: h.lines };
 }
 
-function isBinary(data: Buffer | null): boolean {
+export function isBinary(data: Buffer | null): boolean {
   return data !== null && data.subarray(0, BINARY_PROBE).includes(0);
 }

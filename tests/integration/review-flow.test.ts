@@ -200,4 +200,21 @@ describe("review, diff and rewind on a real session", () => {
     await vi.waitFor(() => expect(fs.readFileSync(path.join(extra, "f.txt"), "utf8")).toBe("f0\n"));
     await vi.waitFor(() => expect(fs.readFileSync(e, "utf8")).toBe(BEFORE));
   });
+  it("a hunk of a binary file is refused (it has none): the file stays as it is, rejecting it whole still works", async () => {
+    ws = tempWorkspace({});
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "write_file", args: { path: "bin.dat", content: "head\u0000one\n" } }] },
+      { text: "done" },
+    ]);
+    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const { session } = orchestra;
+    expect((await session.run("write a binary file")).status).toBe("done");
+    const file = session.review.changeSets().agents[0]!.files.find((f) => f.path === "bin.dat")!;
+    const refused = await session.review.reject(session.rootAgentId, file, [0]);
+    expect(refused.ok).toBe(false);
+    expect(refused.ok ? "" : refused.error).toContain("binary");
+    expect(ws.read("bin.dat")).toBe("head\u0000one\n");
+    expect(await session.review.reject(session.rootAgentId, file, "all")).toEqual({ ok: true });
+    expect(fs.existsSync(path.join(ws.dir, "bin.dat"))).toBe(false);
+  });
 });
