@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { TmuxTerminal } from "./tmux.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -45,11 +45,9 @@ function logEvents(base: string): Array<Record<string, unknown>> {
 }
 
 async function until(what: string, test: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await vi.waitFor(() => {
+    if (!test()) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: timeoutMs, interval: 50 });
 }
 
 describe("review on orca --demo in tmux", () => {
