@@ -41,7 +41,7 @@ const mcpSave: AnyTool = {
 };
 
 function checker(ws: Workspace) {
-  const permissions = new Permissions({ mode: "accept-edits", allow: ["write_file", "mcp__fs__*"], ask: [], deny: [], approver: new HeadlessApprover(), emit: () => undefined, workspace: ws });
+  const permissions = new Permissions({ mode: "accept-edits", allow: ["write_file", "mcp__fs__*"], ask: [], deny: [], approver: new HeadlessApprover(false), emit: () => undefined, workspace: ws });
   let n = 0;
   return (tool: AnyTool, args: unknown) => permissions.check({ callId: `c${++n}`, agentId: "a1", agentName: "editor", tool, args }, new AbortController().signal);
 }
