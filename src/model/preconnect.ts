@@ -115,6 +115,11 @@ function dial(o: ConnectOptions): Dialled {
   return { socket, connected };
 }
 
+function proxyInEnv(protocol: string): boolean {
+  const names = protocol === "https:" ? ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] : ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
+  return names.some((name) => !!process.env[name]);
+}
+
 /** Starts connecting to `baseURL`'s origin, once per origin; never fails (a failure is a lost head start). */
 export function preconnect(baseURL: string): void {
   let url: URL;
@@ -124,6 +129,9 @@ export function preconnect(baseURL: string): void {
     return;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return;
+  // A proxy in the environment (Node's fetch uses it under NODE_USE_ENV_PROXY): a direct dial
+  // would reach round it, and its socket would never be the request's anyway.
+  if (proxyInEnv(url.protocol)) return;
   const key = originKey(url.protocol, url.hostname, url.port);
   if (warm.has(key)) return;
   const dialled = dial({ protocol: url.protocol, hostname: url.hostname, port: url.port });

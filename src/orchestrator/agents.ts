@@ -81,7 +81,9 @@ export class AgentRegistry {
 
   /** A new sub-agent of `definition`, named by the next free number of that definition. */
   addSubAgent(definition: AgentDefinition, parent: AgentState): AgentState {
-    const n = (this.nameCounters.get(definition.name) ?? 0) + 1;
+    let n = (this.nameCounters.get(definition.name) ?? 0) + 1;
+    // Never an id in use: the coordinator's is its definition's name, which may read `explorer-1`.
+    while (this.states.has(`${definition.name}-${n}`)) n++;
     this.nameCounters.set(definition.name, n);
     return this.add(`${definition.name}-${n}`, definition, parent.id, parent.depth + 1);
   }

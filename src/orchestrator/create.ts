@@ -140,7 +140,13 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
     ...loadedEnv.hooks.warnings,
     ...loadedEnv.instructions.skipped.map((s) => `instructions ${s.name} skipped: ${s.reason}`),
   ];
-  const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs);
+  const home = loadedEnv.home;
+  const data = dataDir(config, home);
+  // Inside a workspace that holds them (a home directory), what orca loads code and settings from
+  // stays read-only to commands and asks for the file tools; a writable area that covers one was
+  // refused when the config loaded.
+  const ownDirs = codePaths({ env, home, dataDir: data, packageDir: opts.packageDir }).filter((p) => p.path !== opts.packageDir);
+  const workspace = new Workspace(workspaceRoot, config.permissions.additional_dirs, ownDirs);
 
   // An agent's model: `inherit`, a name on the configured model's provider, or `provider/model`
   // (checked at load, so resolving cannot fail here). One Model per provider and name.
@@ -177,13 +183,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   // the first request waits on the model (the agent loop's warm-up), or at the first check that
   // needs it. Loading it at start competed with the first request for the CPU, and a run with no
   // tool call (`orca -p hi`) waited at exit for it to finish compiling.
-  const home = loadedEnv.home;
-  const data = dataDir(config, home);
-  // Inside a workspace that holds them (a home directory), what orca loads code and settings from
-  // stays read-only to commands; a writable area that covers one was refused when the config loaded.
-  const guarded = codePaths({ env, home, dataDir: data, packageDir: opts.packageDir })
-    .filter((p) => p.path !== opts.packageDir)
-    .map((p) => p.path);
+  const guarded = ownDirs.map((p) => p.path);
   makeGuardedDirs(guarded, [workspace.root, ...workspace.additionalDirs]);
   // orca's own git must not be one a command planted in an area it can write (git-binary.ts).
   const writableOptions = sandboxOptions(config, workspace, home, data);

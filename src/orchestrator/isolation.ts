@@ -81,7 +81,7 @@ export class Isolation {
     }
     const wt = opened.worktree;
     agent.worktree = wt;
-    agent.workspace = new Workspace(wt.workspaceRoot, this.deps.workspace.additionalDirs);
+    agent.workspace = new Workspace(wt.workspaceRoot, this.deps.workspace.additionalDirs, this.deps.workspace.guarded);
     const how = opened.reused ? "continues in its git worktree" : "works in its own git worktree";
     const note = "note" in opened && opened.note ? `; ${opened.note}` : "";
     this.deps.emit({ ...base, type: "worktree", action: "created", path: wt.path, branch: wt.branch, message: `${how} ${wt.path} (branch ${wt.branch})${note}` });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import { findFiles } from "../tools/builtin/walk.js";
+import { findFiles, patternProblem } from "../tools/builtin/walk.js";
 
 /** At most this many files are named: enough to see where two tasks meet. */
 export const MAX_OVERLAP_FILES = 20;
@@ -16,8 +16,10 @@ export const MAX_OVERLAP_FILES = 20;
  * `src/new/*.ts` with no src/new) are not reported. A folder (`src`, `src/`) means everything in it.
  */
 export async function scopeOverlap(root: string, a: readonly string[], b: readonly string[], signal?: AbortSignal): Promise<string[]> {
-  const left = a.map((g) => asGlob(root, g));
-  const right = b.map((g) => asGlob(root, g));
+  // The board refuses such scopes; one from elsewhere (an edited log) still walks only the workspace.
+  const inside = (scope: readonly string[]) => scope.filter((g) => patternProblem(g) === null).map((g) => asGlob(root, g));
+  const left = inside(a);
+  const right = inside(b);
   if (!left.length || !right.length) return [];
   const found = new Set<string>();
   const matchesRight = picomatch(right, { dot: true });

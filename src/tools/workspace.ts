@@ -11,13 +11,22 @@ export class WorkspaceError extends Error {
  * refuses anything that lands outside the workspace (or `additionalDirs`) once `..` and symlinks
  * are resolved.
  */
+/** One of orca's own folders (config/code-paths.ts): what is written there runs or is trusted later. */
+export interface GuardedPath {
+  path: string;
+  what: string;
+}
+
 export class Workspace {
   readonly root: string;
   readonly additionalDirs: string[];
+  /** orca's own folders; those inside the workspace (a home directory) are protected paths for the file tools. */
+  readonly guarded: readonly GuardedPath[];
 
-  constructor(root: string, additionalDirs: string[] = []) {
+  constructor(root: string, additionalDirs: string[] = [], guarded: readonly GuardedPath[] = []) {
     this.root = realpathOr(path.resolve(root));
     this.additionalDirs = additionalDirs.map((d) => realpathOr(path.resolve(this.root, d)));
+    this.guarded = guarded.map((g) => ({ path: realpathOr(path.resolve(g.path)), what: g.what }));
   }
 
   /**

@@ -61,4 +61,17 @@ describe("preconnect", () => {
     expect(server.connections).toBe(1);
     expect(server.requests[0]!.connection).toBe(0);
   });
+
+  it("does not dial round a proxy in the environment: with HTTPS_PROXY set, no connection before the request", async () => {
+    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
+    ws = gatedWorkspace();
+    // Without NODE_USE_ENV_PROXY Node's fetch itself ignores the variable: the request still goes direct.
+    const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile, HTTPS_PROXY: "http://127.0.0.1:9" } });
+    await vi.waitFor(() => expect(fs.existsSync(ws!.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
+    expect(server.connections).toBe(0);
+    fs.writeFileSync(ws.file("gate"), "");
+    const run = await running;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("hello");
+  });
 });

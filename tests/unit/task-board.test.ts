@@ -76,4 +76,20 @@ describe("scope overlap", () => {
     expect(await scopeOverlap(root, ["src/**/*.ts"], ["docs/**", "src/*.css"])).toEqual([]);
     expect(await scopeOverlap(root, [], ["src/**"])).toEqual([]);
   });
+
+  it("never walks or names files outside the workspace: a scope with `..` or an absolute path is out of it", async () => {
+    const root = workspace(["src/a.ts"]);
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "orca-outside-"));
+    try {
+      fs.writeFileSync(path.join(outside, "secret-name.txt"), "x");
+      const rel = path.relative(root, outside);
+      // The model names only globs; the overlap would list the files outside that both match.
+      expect(await scopeOverlap(root, [`${rel}/**`], [`${rel}/*.txt`])).toEqual([]);
+      expect(await scopeOverlap(root, [`${outside}/**`], [`${outside}/*.txt`])).toEqual([]);
+      expect(await scopeOverlap(root, [`src/../${rel}/**`], [`**/../${rel}/*.txt`])).toEqual([]);
+      expect(await scopeOverlap(root, ["src/**", "../x/**"], ["src/a.ts"])).toEqual(["src/a.ts"]);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
 });

@@ -290,7 +290,7 @@ export class Permissions {
       const outside = outsidePaths(args, ws)[0];
       if (outside !== undefined) return `${tool.name} names a path outside the workspace: ${outside}`;
       for (const rel of namedPaths(args, ws)) {
-        const reason = protectedReason(rel);
+        const reason = protectedReason(rel, ws);
         if (reason) return `${reason} (${tool.name} names it)`;
         const hidden = this.readDenied(rel);
         if (hidden) return `${tool.name} names ${rel}, whose content deny: ${hidden} hides`;

@@ -28,6 +28,13 @@ export const PROTECTED_AT_ROOT = [".bashrc", ".bash_profile", ".bash_login", ".p
  * segment counts, so a nested repository's `.git/hooks` is protected too.
  */
 export function protectedReason(relative: string, workspace?: Workspace): string | null {
+  // One of orca's own folders inside a workspace that holds them (a home directory). Not one that
+  // holds the workspace itself: an isolated agent's worktree lives in the data dir.
+  if (workspace) {
+    const absolute = path.resolve(workspace.root, relative);
+    const own = workspace.guarded.find((g) => isInside(g.path, absolute) && !isInside(g.path, workspace.root));
+    if (own) return `protected path: ${relative} — ${own.what}`;
+  }
   // A path in an additional dir is named absolute: it is judged from that dir, as the sandbox does.
   if (workspace && path.isAbsolute(relative)) {
     const dir = workspace.additionalDirs.find((d) => isInside(d, relative));

@@ -68,16 +68,25 @@ export function probeKey(opts: { seccomp: boolean }, pathEnv?: string): string |
   }
 }
 
+/** A kept answer is a few hundred bytes; anything much larger is not one. */
+const MAX_BYTES = 64 * 1024;
+
 function readCache(file: string): CachedProbe | null {
+  let fd: number | null = null;
   try {
-    const st = fs.statSync(file);
+    // Not through a link, and the checks below are of what is read: a link to a file of the
+    // user's elsewhere (a workspace's) is not believed, and a FIFO swapped in cannot hang the start.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const st = fs.fstatSync(fd);
     // Only the user's own file, writable by no one else.
-    if (!st.isFile() || st.uid !== (process.getuid?.() ?? st.uid) || (st.mode & 0o022) !== 0) return null;
-    const value = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<CachedProbe>;
+    if (!st.isFile() || st.size > MAX_BYTES || st.uid !== (process.getuid?.() ?? st.uid) || (st.mode & 0o022) !== 0) return null;
+    const value = JSON.parse(fs.readFileSync(fd, "utf8")) as Partial<CachedProbe>;
     if (typeof value.key !== "string" || typeof value.version !== "string" || typeof value.disableUserns !== "boolean") return null;
     return { key: value.key, version: value.version, disableUserns: value.disableUserns };
   } catch {
     return null;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
   }
 }
 
