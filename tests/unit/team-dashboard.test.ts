@@ -42,6 +42,16 @@ describe("the team on the dashboard", () => {
     expect(doc).toContain("    depends on t1");
   });
 
+  it("a pane named as a task's owner before its agent starts heads with its task, not as resumed", () => {
+    const s = run([
+      { type: "task_created", agentId: "coordinator", taskId: "t1", title: "fix subtract", dependsOn: [], scope: [] },
+      { type: "task_updated", agentId: "coordinator", taskId: "t1", owner: "editor-1", status: "in_progress", by: "orca" },
+      { type: "agent_started", agentId: "editor-1", parentId: "coordinator", name: "editor", task: "fix it", tools: [], depth: 1, model: "m", system: "" },
+    ]);
+    expect(texts(s, "editor-1")).toEqual(["task: fix it"]);
+    expect(s.agents["editor-1"]!.boardTask).toEqual({ id: "t1", title: "fix subtract" });
+  });
+
   it("an overlap is a notice in the delegating pane; a resumed session's replay restores the board", () => {
     const s = run([...TEAM, { type: "task_overlap", agentId: "coordinator", taskId: "t3", otherTaskId: "t1", otherAgentId: "editor-1", files: ["src/math.js"], policy: "warn", decision: "warned", decidedBy: "config" }]);
     expect(texts(s, "coordinator")).toContain("⚠ scope overlap: t3 and t1 (editor-1) both match src/math.js — warned");

@@ -202,9 +202,9 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
         finishedAt: undefined,
         open: null,
       };
-      // The coordinator's task is the user turn, already shown; a sub-agent's task heads its pane.
+      // A sub-agent's task heads its pane (the coordinator's is the user turn); "resumed" if it ran before.
       if (event.agentId !== state.rootAgentId) {
-        const head = known ? `— resumed: ${event.task}` : `task: ${event.task}`;
+        const head = known?.task ? `— resumed: ${event.task}` : `task: ${event.task}`;
         agent = pushEntries(agent, textEntries(draft, "notice", head), max, null);
       }
       draft.setAgent(agent);
