@@ -44,12 +44,12 @@ export function summarizeArgs(name: string, args: unknown): string {
   return clipSummary(displayLine(json));
 }
 
-/** The board's tools and message_agent, in a few words: `"fix subtract" after t1`, `t2 done`, `→ editor-1: …`. */
+/** The board's tools and message_agent, in a few words: `"fix subtract" after t1`, `t2 done`, `→ editor-1` (the text is the ✉ line under it). */
 function teamSummary(name: string, a: Record<string, unknown>, str: (k: string) => string | undefined): string | null {
   const after = Array.isArray(a.depends_on) && a.depends_on.length ? ` after ${a.depends_on.join(", ")}` : "";
   if (name === "task_create") return `"${str("title") ?? ""}"${after}`;
   if (name === "task_update" || name === "my_task_update") return [str("id"), str("status"), str("owner"), str("notes") ? `notes: ${str("notes")}` : ""].filter(Boolean).join(" ");
-  if (name === "message_agent") return `→ ${str("id") ?? "?"}: ${str("text") ?? ""}`;
+  if (name === "message_agent") return `→ ${str("id") ?? "?"}`;
   return null;
 }
 

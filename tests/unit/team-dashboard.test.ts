@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventInput, OrcaEvent } from "../../src/events/types.js";
 import { titleLine } from "../../src/ui/AgentPane.js";
+import { summarizeArgs } from "../../src/ui/format.js";
 import { initialState, reduce } from "../../src/ui/state/reducer.js";
 import { replayState } from "../../src/ui/state/replay.js";
 import type { DashboardState } from "../../src/ui/state/types.js";
@@ -30,6 +31,8 @@ describe("the team on the dashboard", () => {
     expect(texts(s, "editor-1")).toContain("✉ to tester-1: wait for my edit");
     expect(texts(s, "tester-1")).toContain("✉ from editor-1: wait for my edit");
     expect(s.agents["tester-1"]!.entries.filter((e) => e.kind === "user")).toEqual([]);
+    // The sender's tool line names the receiver only: the ✉ line under it carries the text once.
+    expect(summarizeArgs("message_agent", { id: "tester-1", text: "wait for my edit" })).toBe("→ tester-1");
   });
 
   it("keeps the board, titles an owner's pane with its task, and /tasks lists status, owner and blockers", () => {

@@ -10,6 +10,9 @@ import { TestSession } from "./ui-session.js";
 
 const asProc = (e: EventEmitter): ScreenProcess => e as unknown as ScreenProcess;
 
+// A frame waits its turn behind the CPU budget the store keeps; on a loaded machine that is seconds.
+const FRAME = { timeout: 20_000 };
+
 describe("screen", () => {
   it("enters the alternate screen once and restores the terminal once", () => {
     const out = new FakeOut();
@@ -84,7 +87,7 @@ describe("runDashboard", () => {
     input.setRawMode = (on: boolean) => void order.push(`raw ${on}`);
     const session = new TestSession();
     const done = runDashboard({ session, approver: new DialogApprover(), stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream });
-    await vi.waitFor(() => expect(out.text).toContain("Ctrl+C exit"));
+    await vi.waitFor(() => expect(out.text).toContain("Ctrl+C exit"), FRAME);
     expect(order[0]).toBe("raw true");
     input.send("\u0003");
     await expect(done).resolves.toEqual({ exitCode: 0 });
@@ -104,14 +107,14 @@ describe("runDashboard", () => {
       stdin: input as unknown as NodeJS.ReadStream,
     });
     await vi.waitFor(() => expect(session.runs).toEqual(["hello"]));
-    await vi.waitFor(() => expect(out.text).toContain("Esc cancel run"));
+    await vi.waitFor(() => expect(out.text).toContain("Esc cancel run"), FRAME);
     expect(out.chunks[0]).toBe(ENTER);
     expect(ours()).toBe(4);
     // No frame is as tall as the terminal (ink 6.8 would clear the screen on every render).
     expect(out.text).not.toContain("\u001B[2J\u001B[3J");
     session.finishRun();
     // The idle hints are drawn after the running ones.
-    await vi.waitFor(() => expect(out.text.lastIndexOf("Ctrl+C exit")).toBeGreaterThan(out.text.lastIndexOf("Esc cancel run")));
+    await vi.waitFor(() => expect(out.text.lastIndexOf("Ctrl+C exit")).toBeGreaterThan(out.text.lastIndexOf("Esc cancel run")), FRAME);
     input.send("\u0003");
     await expect(done).resolves.toEqual({ exitCode: 0 });
     expect(out.text.endsWith(LEAVE)).toBe(true);
@@ -125,7 +128,7 @@ describe("runDashboard", () => {
     session.cancel = (id?: string) => void session.cancels.push(id);
     const done = runDashboard({ session, approver: new DialogApprover(), initialPrompt: "work", stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream });
     await vi.waitFor(() => expect(session.busy).toBe(true));
-    await vi.waitFor(() => expect(out.text).toContain("Esc cancel run"));
+    await vi.waitFor(() => expect(out.text).toContain("Esc cancel run"), FRAME);
     input.send("\u0003");
     await vi.waitFor(() => expect(session.cancels.length).toBe(1));
     input.send("\u0003");
