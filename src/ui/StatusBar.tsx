@@ -72,10 +72,25 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
 const BADGE = " SCRIPTED DEMO ";
 
 /** model · mode · MCP · tokens · cost · workspace · session · elapsed, and the demo badge. */
-export function Header(props: HeaderProps): React.JSX.Element {
+function HeaderImpl(props: HeaderProps): React.JSX.Element {
   const room = props.width - (props.demo ? stringWidth(BADGE) + 1 : 0);
   return <HeaderLine fields={fitFields(headerFields(props), room)} demo={props.demo} />;
 }
+
+/**
+ * What the header reads from the state, and its clock as shown: the state changes with every
+ * streamed delta, none of this does, so a streaming frame skips the header whole.
+ */
+function sameHeader(a: HeaderProps, b: HeaderProps): boolean {
+  const same = (k: keyof HeaderProps): boolean => a[k] === b[k];
+  return (
+    same("model") && same("workspace") && same("sessionId") && same("startedAt") && same("demo") && same("busy") && same("mode") && same("sandboxAuto") && same("width") &&
+    a.state.totals === b.state.totals && a.state.mcp === b.state.mcp && a.state.session === b.state.session && a.state.runBudget === b.state.runBudget &&
+    formatDuration(a.now - a.startedAt) === formatDuration(b.now - b.startedAt)
+  );
+}
+
+export const Header = memo(HeaderImpl, sameHeader);
 
 interface HeaderLineProps {
   fields: readonly HeaderField[];
