@@ -198,6 +198,33 @@ describe("diffingStdout", () => {
     out.dispose();
   });
 
+  it("repaints only once no frame came for the whole wait, with one timer however many frames come", () => {
+    vi.useFakeTimers();
+    try {
+      const { stream, written } = fakeTty();
+      const out = diffingStdout(stream, {}, 50);
+      const frame = (text: string): void => {
+        out.stream.write(`${ESC}[?2026h`);
+        out.stream.write(text);
+        out.stream.write(`${ESC}[?2026l`);
+      };
+      frame("a\n");
+      vi.advanceTimersByTime(40);
+      frame("b\n");
+      expect(vi.getTimerCount()).toBe(1);
+      // 80 ms since the first frame, 40 since the last: not still yet.
+      vi.advanceTimersByTime(40);
+      expect(written).toHaveLength(2);
+      vi.advanceTimersByTime(10);
+      expect(written).toHaveLength(3);
+      expect(written[2]).toContain("b");
+      expect(vi.getTimerCount()).toBe(0);
+      out.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("repaints nothing after dispose", async () => {
     const { stream, written } = fakeTty();
     const out = diffingStdout(stream, {}, 5);
