@@ -72,30 +72,63 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
 const BADGE = " SCRIPTED DEMO ";
 
 /** model · mode · MCP · tokens · cost · workspace · session · elapsed, and the demo badge. */
-export function Header(props: HeaderProps): React.JSX.Element {
+function HeaderImpl(props: HeaderProps): React.JSX.Element {
   const room = props.width - (props.demo ? stringWidth(BADGE) + 1 : 0);
-  const fields = fitFields(headerFields(props), room);
+  return <HeaderLine fields={fitFields(headerFields(props), room)} demo={props.demo} />;
+}
+
+/**
+ * What the header reads from the state, and its clock as shown: the state changes with every
+ * streamed delta, none of this does, so a streaming frame skips the header whole.
+ */
+function sameHeader(a: HeaderProps, b: HeaderProps): boolean {
+  const same = (k: keyof HeaderProps): boolean => a[k] === b[k];
   return (
-    <Box height={1}>
-      <Text wrap="truncate-end">
-        {props.demo ? (
-          <Text backgroundColor={color("badge")} color={color("badgeText")} bold inverse={!color("badge")}>
-            {BADGE}
-          </Text>
-        ) : null}
-        {props.demo ? " " : ""}
-        {fields.map((f, i) => (
-          <Text key={f.text}>
-            {i ? <Text color={color("muted")}> · </Text> : null}
-            <Text color={f.role ? color(f.role) : undefined} bold={f.bold}>
-              {f.text}
-            </Text>
-          </Text>
-        ))}
-      </Text>
-    </Box>
+    same("model") && same("workspace") && same("sessionId") && same("startedAt") && same("demo") && same("busy") && same("mode") && same("sandboxAuto") && same("width") &&
+    a.state.totals === b.state.totals && a.state.mcp === b.state.mcp && a.state.session === b.state.session && a.state.runBudget === b.state.runBudget &&
+    formatDuration(a.now - a.startedAt) === formatDuration(b.now - b.startedAt)
   );
 }
+
+export const Header = memo(HeaderImpl, sameHeader);
+
+interface HeaderLineProps {
+  fields: readonly HeaderField[];
+  demo: boolean;
+}
+
+const sameHeaderFields = (a: readonly HeaderField[], b: readonly HeaderField[]): boolean =>
+  a.length === b.length && a.every((f, i) => f.text === b[i]!.text && f.role === b[i]!.role && f.bold === b[i]!.bold);
+
+/**
+ * The line itself is drawn again only when a field's text changes: the state behind the header
+ * changes with every streamed delta, its text about once a second (the clock).
+ */
+const HeaderLine = memo(
+  function HeaderLine({ fields, demo }: HeaderLineProps): React.JSX.Element {
+    return (
+      <Box height={1}>
+        <Text wrap="truncate-end">
+          {demo ? (
+            <Text backgroundColor={color("badge")} color={color("badgeText")} bold inverse={!color("badge")}>
+              {BADGE}
+            </Text>
+          ) : null}
+          {demo ? " " : ""}
+          {fields.map((f, i) => (
+            <Text key={f.text}>
+              {i ? <Text color={color("muted")}> · </Text> : null}
+              <Text color={f.role ? color(f.role) : undefined} bold={f.bold}>
+                {f.text}
+              </Text>
+            </Text>
+          ))}
+        </Text>
+      </Box>
+    );
+  },
+  (a, b) => a.demo === b.demo && sameHeaderFields(a.fields, b.fields),
+);
 
 /** Running and waiting tool calls; what the first waiting call waits on. */
 export function QueueLine({ state }: { state: DashboardState }): React.JSX.Element {
@@ -120,18 +153,31 @@ export function QueueLine({ state }: { state: DashboardState }): React.JSX.Eleme
       .map((c) => `${c.name} ${c.summary}`.trim())
       .join(" · ")}`;
   }
+  return <QueueText running={runningCount} waiting={waitingCount} asking={asking} conflicts={state.conflicts} detail={detail} />;
+}
+
+interface QueueTextProps {
+  running: number;
+  waiting: number;
+  asking: number;
+  conflicts: number;
+  detail: string;
+}
+
+/** The queue line as drawn: its props are its text, so a flush that changes none of it skips it. */
+const QueueText = memo(function QueueText({ running, waiting, asking, conflicts, detail }: QueueTextProps): React.JSX.Element {
   return (
     <Box height={1}>
       <Text wrap="truncate-end">
-        <Text color={color(runningCount ? "running" : "muted")}>⚙ {runningCount} running</Text>
-        <Text color={color(waitingCount ? "warn" : "muted")}> · {waitingCount} waiting</Text>
+        <Text color={color(running ? "running" : "muted")}>⚙ {running} running</Text>
+        <Text color={color(waiting ? "warn" : "muted")}> · {waiting} waiting</Text>
         {asking ? <Text color={color("warn")}> · {asking} asking</Text> : null}
-        {state.conflicts ? <Text color={color("error")}> · {state.conflicts} write conflict{state.conflicts === 1 ? "" : "s"}</Text> : null}
+        {conflicts ? <Text color={color("error")}> · {conflicts} write conflict{conflicts === 1 ? "" : "s"}</Text> : null}
         <Text color={color("muted")}>{detail}</Text>
       </Text>
     </Box>
   );
-}
+});
 
 /** The status (what just happened; it clears on the next key), a separator, then as many key hints as fit, whole. */
 interface KeyHintsProps {

@@ -12,8 +12,9 @@ import { Styles } from "./wrap-styled.js";
  * mode moves the cursor relatively and loses its place when a frame's height changes; absolute
  * addresses cannot drift.
  *
- * `diffingStdout` hands Ink a stdout whose frame writes go through a FrameDiff; everything else
- * (cursor visibility, the synchronized-output brackets around each frame) passes through.
+ * `diffingStdout` hands Ink a stdout whose frame writes go through a FrameDiff and leave in one
+ * write with the synchronized-output brackets around them; everything else (cursor visibility)
+ * passes through.
  */
 
 const ESC = "\u001B";
@@ -268,32 +269,60 @@ export function diffingStdout(
 ): { stream: NodeJS.WriteStream; reset(): void; dispose(): void } {
   if (!framesAreBracketed(stdout, env)) return { stream: stdout, reset: () => {}, dispose: () => {} };
   const diff = new FrameDiff();
-  let inFrame = false;
+  // What Ink writes between a frame's brackets, held so the frame leaves in one write: a TTY
+  // write is a system call that wakes the terminal, and Ink makes three of them a frame.
+  let frame: string | null = null;
   // A full redraw wiped anything else that reached the screen (keys the terminal echoed before
   // raw mode was on, a stray warning); rows that do not change keep it. Once the screen has been
-  // still for a moment, the last frame is written whole once.
+  // still for a moment, the last frame is written whole once. One timer, moved on when it fires
+  // early, rather than one set and cleared every frame.
   let repaint: NodeJS.Timeout | undefined;
+  let lastFrame = 0;
+  const repaintWhenStill = (): void => {
+    const still = Date.now() - lastFrame;
+    if (still < repaintAfterMs) {
+      repaint = setTimeout(repaintWhenStill, repaintAfterMs - still);
+      repaint.unref();
+      return;
+    }
+    repaint = undefined;
+    stdout.write(`${SYNC_BEGIN}${diff.repaint()}${SYNC_END}`);
+  };
   const scheduleRepaint = (): void => {
-    clearTimeout(repaint);
-    repaint = setTimeout(() => stdout.write(`${SYNC_BEGIN}${diff.repaint()}${SYNC_END}`), repaintAfterMs);
+    lastFrame = Date.now();
+    if (repaint) return;
+    repaint = setTimeout(repaintWhenStill, repaintAfterMs);
     repaint.unref();
+  };
+  const cancelRepaint = (): void => {
+    clearTimeout(repaint);
+    repaint = undefined;
   };
   const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-    if (text === SYNC_BEGIN) inFrame = true;
-    else if (text === SYNC_END) inFrame = false;
-    else if (inFrame) {
+    if (text === SYNC_BEGIN) {
+      frame = "";
+      return true;
+    }
+    if (text === SYNC_END) {
+      const body = frame ?? "";
+      frame = null;
+      // Nothing changed on screen: nothing to send.
+      return body ? stdout.write(`${SYNC_BEGIN}${body}${SYNC_END}`) : true;
+    }
+    if (frame !== null) {
       // A frame as tall as the terminal makes Ink clear the screen first: what was there is gone.
       const cleared = CLEAR_PREFIX.exec(text)?.[0] ?? "";
       if (cleared) diff.reset();
       scheduleRepaint();
-      return stdout.write(cleared + diff.next(text.slice(cleared.length).replace(ERASE_PREFIX, "")), ...(rest as []));
+      frame += cleared + diff.next(text.slice(cleared.length).replace(ERASE_PREFIX, ""));
+      return true;
     }
-    else if (ERASE_PREFIX.test(text) && text.replace(ERASE_PREFIX, "") === "") {
+    if (ERASE_PREFIX.test(text) && text.replace(ERASE_PREFIX, "") === "") {
       // Ink erasing its frame outside a render (before a clear, at unmount): the screen is about
       // to be wiped or left.
       diff.reset();
-      clearTimeout(repaint);
+      cancelRepaint();
       return true;
     }
     return stdout.write(chunk, ...(rest as []));
@@ -305,5 +334,5 @@ export function diffingStdout(
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
-  return { stream, reset: () => diff.reset(), dispose: () => clearTimeout(repaint) };
+  return { stream, reset: () => diff.reset(), dispose: cancelRepaint };
 }

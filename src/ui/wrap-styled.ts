@@ -99,29 +99,25 @@ interface Token {
 
 function tokens(line: string): Token[] {
   const out: Token[] = [];
-  let at = 0;
-  let plain = "";
-  const flush = (): void => {
-    if (!plain) return;
+  const words = (plain: string): void => {
     // Words and the spaces between them, so a row can end at a space.
     for (const part of plain.split(/( +)/)) if (part) out.push({ text: part, escape: false, width: ASCII.test(part) ? part.length : stringWidth(part) });
-    plain = "";
   };
-  while (at < line.length) {
-    if (line.charCodeAt(at) === 0x1b) {
-      ESCAPE.lastIndex = at;
-      const m = ESCAPE.exec(line);
-      if (m) {
-        flush();
-        out.push({ text: m[0], escape: true, width: 0 });
-        at += m[0].length;
-        continue;
-      }
-    }
-    plain += line[at];
-    at++;
+  // The text between escapes is taken in slices: built a character at a time, it was most of
+  // the cost of wrapping a paragraph.
+  let from = 0;
+  let at = line.indexOf("\u001B");
+  while (at !== -1) {
+    ESCAPE.lastIndex = at;
+    const m = ESCAPE.exec(line);
+    if (m) {
+      if (at > from) words(line.slice(from, at));
+      out.push({ text: m[0], escape: true, width: 0 });
+      from = at + m[0].length;
+      at = line.indexOf("\u001B", from);
+    } else at = line.indexOf("\u001B", at + 1);
   }
-  flush();
+  if (from < line.length) words(line.slice(from));
   return out;
 }
 

@@ -142,6 +142,34 @@ function detailRows(entry: ToolEntry, width: number, detail: Detail): Row[] {
   return rows;
 }
 
+/** Finished blocks drawn lately, by width and source: a block met again costs a lookup. */
+const MARKDOWN_KEPT = 256;
+const MARKDOWN_KEPT_CHARS = 4096;
+const markdownRows = new Map<string, readonly string[]>();
+
+/**
+ * A finished block's rows. Blocks are keyed by their text as well as their entry: the same block
+ * comes back at another width and back again (a pane zoomed and unzoomed, the grid re-laid out
+ * as agents start and finish), and sub-agents given one task write the same blocks. Least
+ * recently used first out.
+ */
+function markdownLines(text: string, width: number): readonly string[] {
+  const key = `${width}:${text}`;
+  const hit = markdownRows.get(key);
+  if (hit) {
+    markdownRows.delete(key);
+    markdownRows.set(key, hit);
+    return hit;
+  }
+  const lines = renderMarkdown(text, width);
+  // A long block (a whole file in a fence) is kept by its entry only: a few of them would be
+  // most of the memory this holds.
+  if (text.length > MARKDOWN_KEPT_CHARS) return lines;
+  if (markdownRows.size >= MARKDOWN_KEPT) markdownRows.delete(markdownRows.keys().next().value!);
+  markdownRows.set(key, lines);
+  return lines;
+}
+
 export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): readonly Row[] {
   const cache = caches[detail];
   const hit = cache.get(entry);
@@ -156,7 +184,7 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
     if (marks) rows.push({ key: `${entry.seq}:h`, entry, text: NOTE_INDENT + wrapNote(marks, width)[0], note: true });
     rows.push(...detailRows(entry, width, detail));
   } else if (entry.kind === "md") {
-    rows = renderMarkdown(entry.text, width).map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: line, styled: true }));
+    rows = markdownLines(entry.text, width).map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: line, styled: true }));
   } else {
     const prefix = PREFIX[entry.kind] ?? "";
     const inner = Math.max(1, width - prefix.length);

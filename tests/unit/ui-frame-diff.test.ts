@@ -178,7 +178,11 @@ describe("diffingStdout", () => {
     frame("a\nb\nc", 0);
     frame("a\nB\nc", 4);
     expect(written[0]).toBe(`${ESC}[?25l`);
-    expect(written.slice(4)).toEqual([`${ESC}[?2026h`, `${ESC}[2;1HB${ESC}[0m${ESC}[K`, `${ESC}[?2026l`]);
+    // Each frame leaves in one write, its brackets around it.
+    expect(written.slice(2)).toEqual([`${ESC}[?2026h${ESC}[2;1HB${ESC}[0m${ESC}[K${ESC}[?2026l`]);
+    // A frame that changes nothing writes nothing.
+    frame("a\nB\nc", 4);
+    expect(written).toHaveLength(3);
     expect(ink.columns).toBe(COLUMNS);
   });
 
@@ -194,6 +198,33 @@ describe("diffingStdout", () => {
     out.dispose();
   });
 
+  it("repaints only once no frame came for the whole wait, with one timer however many frames come", () => {
+    vi.useFakeTimers();
+    try {
+      const { stream, written } = fakeTty();
+      const out = diffingStdout(stream, {}, 50);
+      const frame = (text: string): void => {
+        out.stream.write(`${ESC}[?2026h`);
+        out.stream.write(text);
+        out.stream.write(`${ESC}[?2026l`);
+      };
+      frame("a\n");
+      vi.advanceTimersByTime(40);
+      frame("b\n");
+      expect(vi.getTimerCount()).toBe(1);
+      // 80 ms since the first frame, 40 since the last: not still yet.
+      vi.advanceTimersByTime(40);
+      expect(written).toHaveLength(2);
+      vi.advanceTimersByTime(10);
+      expect(written).toHaveLength(3);
+      expect(written[2]).toContain("b");
+      expect(vi.getTimerCount()).toBe(0);
+      out.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("repaints nothing after dispose", async () => {
     const { stream, written } = fakeTty();
     const out = diffingStdout(stream, {}, 5);
@@ -207,8 +238,8 @@ describe("diffingStdout", () => {
     other.stream.write(`${ESC}[?2026h`);
     other.stream.write("z\n");
     other.stream.write(`${ESC}[?2026l`);
-    await vi.waitFor(() => expect(written.length).toBe(count + 4));
-    expect(written.slice(count + 3).join("")).toContain("z");
+    await vi.waitFor(() => expect(written.length).toBe(count + 2));
+    expect(written.slice(count + 1).join("")).toContain("z");
     expect(written.slice(count).join("")).not.toContain("a");
   });
 

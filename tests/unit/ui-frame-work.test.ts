@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
-import { tailRows } from "../../src/ui/wrap.js";
+import { renderMarkdown } from "../../src/ui/markdown.js";
+import { rowsOf, tailRows } from "../../src/ui/wrap.js";
 
 /**
  * Issue 32 item 5: what a frame costs. A pane whose transcript did not change gets the same rows
@@ -60,15 +61,27 @@ describe("a frame's work", () => {
     const off = store.subscribe(() => {
       const start = process.cpuUsage();
       let used = 0;
-      while (used < 20_000) {
+      while (used < 40_000) {
         const u = process.cpuUsage(start);
         used = u.user + u.system;
       }
     });
     await threeFrames(store);
-    // 20 ms of CPU a frame at the 8 % budget: 250 ms apart (the longest spacing).
+    // 40 ms of CPU a frame at the 15 % budget: 250 ms apart (the longest spacing).
     expect(store.interval).toBe(250);
     off();
     store.dispose();
+  });
+
+  it("draws a finished block kept by its text at its own width only, and a block too long to keep all the same", () => {
+    const text = "A **bold** start and then a sentence long enough to wrap at twenty columns.";
+    const at = (seq: number, t: string, width: number) => rowsOf({ seq, kind: "md", text: t }, width).map((r) => r.text);
+    expect(at(1, text, 30)).toEqual(renderMarkdown(text, 30));
+    // Another entry with the same text: the same rows; another width: wrapped anew.
+    expect(at(2, text, 30)).toEqual(renderMarkdown(text, 30));
+    expect(at(3, text, 20)).toEqual(renderMarkdown(text, 20));
+    expect(at(3, text, 20)).not.toEqual(at(4, text, 30));
+    const long = `${"word ".repeat(1000)}end`;
+    expect(at(5, long, 40)).toEqual(renderMarkdown(long, 40));
   });
 });

@@ -11,13 +11,26 @@ export { coalesce };
 
 export interface StoreOptions {
   rootAgentId: string;
-  /** Minimum time between two flushes; ~30 a second by default. */
+  /** Minimum time between two flushes; ~24 a second by default. */
   flushIntervalMs?: number;
-  /** Share of one core redraws may take before flushes are spaced out (default 0.08). */
+  /** Share of one core redraws may take before flushes are spaced out (default 0.15). */
   frameBudget?: number;
   maxLines?: number;
 }
 
+/**
+ * Streamed text needs ~20 frames a second to read as smooth (an Ink app's usual rate, and the
+ * render bench's floor's); more costs CPU for nothing a reader sees. 42 ms leaves room for timers
+ * that fire late on a busy machine and still draws 20 a second.
+ */
+const MIN_INTERVAL_MS = 42;
+/**
+ * The share of a core frames may take before they are spaced out. At 8 streaming panes on a
+ * 160×48 terminal a frame costs ~4–6 ms of CPU, so 15 % keeps them at the rate above; a frame
+ * that costs more (a bigger terminal, more panes) is drawn less often instead of taking more of
+ * the machine. At 8 % that load got ~10 frames a second (bench render, docs/benchmarks.md).
+ */
+const FRAME_BUDGET = 0.15;
 /** Even when frames are very slow, the screen follows at least a few times a second. */
 const MAX_INTERVAL_MS = 250;
 
@@ -29,7 +42,7 @@ const MAX_INTERVAL_MS = 250;
  * The interval adapts to what a redraw costs: Ink redraws the whole screen on every update, so
  * on a big terminal full of streaming panes each frame is expensive. The store takes the CPU time
  * of each flush up to the next macrotask (React's commit and Ink's write run in between) and spaces flushes so
- * that redrawing takes about `frameBudget` of one core — at most ~30 flushes a second when
+ * that redrawing takes about `frameBudget` of one core — at most ~24 flushes a second when
  * frames are cheap, fewer when they are not.
  */
 export class DashboardStore {
@@ -46,8 +59,8 @@ export class DashboardStore {
 
   constructor(opts: StoreOptions) {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
-    this.minInterval = opts.flushIntervalMs ?? 33;
-    this.budget = opts.frameBudget ?? 0.08;
+    this.minInterval = opts.flushIntervalMs ?? MIN_INTERVAL_MS;
+    this.budget = opts.frameBudget ?? FRAME_BUDGET;
   }
 
   /**
