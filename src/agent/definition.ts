@@ -164,21 +164,19 @@ export function allowsTool(definition: Pick<AgentDefinition, "tools">, toolName:
 // its answer for a tool name is kept (picomatch's matcher costs ~µs a call, ~0.5 ms a step).
 // Both sets are small — the whitelists' entries and the tools' names — but MCP names come and go,
 // so the answers are dropped wholesale past a bound instead of growing without one.
-const matchers = new Map<string, (name: string) => boolean>();
-const answers = new Map<string, boolean>();
+const entries = new Map<string, { matcher: (name: string) => boolean; answers: Map<string, boolean> }>();
 const MAX_ANSWERS = 4096;
 function entryAllows(entry: string, toolName: string): boolean {
-  const key = `${entry}\0${toolName}`;
-  let answer = answers.get(key);
+  let known = entries.get(entry);
+  if (!known) {
+    known = { matcher: picomatch(entry), answers: new Map() };
+    entries.set(entry, known);
+  }
+  let answer = known.answers.get(toolName);
   if (answer === undefined) {
-    let matcher = matchers.get(entry);
-    if (!matcher) {
-      matcher = picomatch(entry);
-      matchers.set(entry, matcher);
-    }
-    answer = matcher(toolName);
-    if (answers.size >= MAX_ANSWERS) answers.clear();
-    answers.set(key, answer);
+    answer = known.matcher(toolName);
+    if (known.answers.size >= MAX_ANSWERS) known.answers.clear();
+    known.answers.set(toolName, answer);
   }
   return answer;
 }
