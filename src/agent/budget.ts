@@ -30,6 +30,8 @@ export interface AgentBudget {
    */
   admit(inputTokens: number, recount: (() => number) | undefined, signal: AbortSignal): Promise<Admission | BudgetExceeded | null>;
   reserveToolCalls(wanted: number): number;
+  /** Whether a token or money limit weighs this agent's requests (admit may then count their input exactly). */
+  weighsInput?(): boolean;
 }
 
 /**
@@ -83,6 +85,7 @@ export class RunBudget {
         }
       },
       reserveToolCalls: (wanted) => this.reserveToolCalls(wanted),
+      weighsInput: () => account.chain().some((a) => a.limits.maxTokens !== undefined || a.limits.maxCostUsd !== undefined),
     };
   }
 

@@ -157,30 +157,34 @@ export function accountLimits(budget: { max_cost_usd?: number; max_tokens?: numb
 
 /** Whether `toolName` is on an agent's whitelist (names or globs). */
 export function allowsTool(definition: Pick<AgentDefinition, "tools">, toolName: string): boolean {
-  return definition.tools.some((entry) => entry === toolName || entryAllows(entry, toolName));
-}
-
-// Asked for every tool on every step of every agent: each whitelist entry is compiled once, and
-// its answer for a tool name is kept (picomatch's matcher costs ~µs a call, ~0.5 ms a step).
-// Both sets are small — the whitelists' entries and the tools' names — but MCP names come and go,
-// so the answers are dropped wholesale past a bound instead of growing without one.
-const matchers = new Map<string, (name: string) => boolean>();
-const answers = new Map<string, boolean>();
-const MAX_ANSWERS = 4096;
-function entryAllows(entry: string, toolName: string): boolean {
-  const key = `${entry}\0${toolName}`;
-  let answer = answers.get(key);
+  let answers = whitelistAnswers.get(definition.tools);
+  if (!answers) {
+    answers = new Map();
+    whitelistAnswers.set(definition.tools, answers);
+  }
+  let answer = answers.get(toolName);
   if (answer === undefined) {
-    let matcher = matchers.get(entry);
-    if (!matcher) {
-      matcher = picomatch(entry);
-      matchers.set(entry, matcher);
-    }
-    answer = matcher(toolName);
+    answer = definition.tools.some((entry) => entry === toolName || entryMatcher(entry)(toolName));
     if (answers.size >= MAX_ANSWERS) answers.clear();
-    answers.set(key, answer);
+    answers.set(toolName, answer);
   }
   return answer;
+}
+
+// Asked for every tool on every step of every agent (64 sub-agents at once: ~40 tools × each entry
+// of the whitelist, per request): a whitelist's answer for a tool name is kept with the whitelist,
+// which is never changed once parsed, and each glob entry is compiled once. The tools' names are a
+// small set, but MCP names come and go, so the answers are dropped wholesale past a bound.
+const whitelistAnswers = new WeakMap<readonly string[], Map<string, boolean>>();
+const matchers = new Map<string, (name: string) => boolean>();
+const MAX_ANSWERS = 4096;
+function entryMatcher(entry: string): (name: string) => boolean {
+  let matcher = matchers.get(entry);
+  if (!matcher) {
+    matcher = picomatch(entry);
+    matchers.set(entry, matcher);
+  }
+  return matcher;
 }
 
 const refuseEngine = (): never => {

@@ -2,7 +2,7 @@ import { toolFinished } from "../events/constructors.js";
 import type { AgentStatus, EmitFn, ThinkingBlock, ToolCall, Usage } from "../events/types.js";
 import { type ChatMessage, type Model, type ToolSpec } from "../model/model.js";
 import { ModelError } from "../util/errors.js";
-import { countPendingTokens, prepareRequestTokens } from "../model/tokens.js";
+import { countPendingTokens, prepareRequestTokens, tokenizerWorthLoading } from "../model/tokens.js";
 import { requestFitProblem } from "../model/context-fit.js";
 import type { CallerContext, ToolExecutor } from "../tools/executor.js";
 import { CANCELLED_RESULT } from "../tools/executor.js";
@@ -138,7 +138,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     // Counting a lot of new text is long work: done here in slices that let a cancel or a SIGTERM
     // through, so an exact count that compaction or the budget may need finds it counted. Less
     // text is bounded for now and counted while the model thinks.
-    await prepareRequestTokens(agent.history, agent.model.name, signal);
+    await prepareRequestTokens(agent.history, agent.model.name, signal, (bound) => agent.budget.weighsInput?.() === true || tokenizerWorthLoading(bound, agent.contextWindow));
     if (signal.aborted) return stopped(lastText);
     await agent.beforeRequest?.(agent.history, signal, tools);
     if (signal.aborted) return stopped(lastText);

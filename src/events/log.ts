@@ -16,6 +16,9 @@ import { eventSchema, type OrcaEvent } from "./types.js";
  * A call the scheduler queued as a pure read (no writes, not a command) changes nothing, so its
  * start is not synced: with many agents reading at once, a sync per read (3–4 ms each here, on
  * the event loop) held every agent up; the next call that changes something syncs it all.
+ * A call that is never queued (delegate and the other unscheduled tools) is synced before it runs
+ * too, but by `durable()`, which its executor awaits: the starts of one turn share one sync (64
+ * delegate calls in one response made 64 syncs in a row before the last sub-agent could start).
  */
 const SYNCED = new Set<OrcaEvent["type"]>(["tool_started", "file_write", "session_finished"]);
 
@@ -26,8 +29,11 @@ export class SessionLog {
   /** Set once a write failed: the log is no longer the whole record, and says so instead of going on. */
   private failure: LogWriteError | null = null;
   private readonly lock: PidLock;
-  /** Calls queued as pure reads and not yet started: their start needs no sync. */
-  private readonly reads = new Set<string>();
+  /** Calls queued and not yet started, each with whether it is a pure read (its start needs no sync). */
+  private readonly queued = new Map<string, boolean>();
+  /** The one sync that the unqueued starts written since the last sync wait for (durable). */
+  private owed: Promise<void> | null = null;
+  private onFailure: ((failure: LogWriteError) => void) | null = null;
 
   /**
    * Opens the log for appending, holding its lock (`<file>.lock`) until close: two processes never
@@ -61,30 +67,71 @@ export class SessionLog {
       // A write may be partial (a file size limit reached mid-line): what is left is written again,
       // which either completes the line or fails with the reason.
       for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
-      const read = this.startsRead(event);
-      if (SYNCED.has(event.type) && !read) fs.fdatasyncSync(this.fd);
+      const sync = this.syncFor(event);
+      if (sync === "now") fs.fdatasyncSync(this.fd);
+      else if (sync === "owed") this.owed ??= this.syncSoon();
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
-      throw this.failure;
+      throw this.fail(error);
     }
   }
 
-  /** Notes a pure read when it is queued; true for its start (which then needs no sync). */
-  private startsRead(event: OrcaEvent): boolean {
+  /**
+   * Resolves once everything appended so far is on disk: what an unscheduled call's executor awaits
+   * between its start and running it. Rejects with the LogWriteError when the sync failed.
+   */
+  durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.owed ?? Promise.resolve();
+  }
+
+  /** One fdatasync on the next turn of the event loop: every start appended before then rides on it. */
+  private syncSoon(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.owed = null;
+        if (this.fd === null) return resolve(); // closed: close() synced it
+        try {
+          fs.fdatasyncSync(this.fd);
+          resolve();
+        } catch (error) {
+          const failure = this.fail(error);
+          this.onFailure?.(failure);
+          reject(failure);
+        }
+      });
+    });
+  }
+
+  private fail(error: unknown): LogWriteError {
+    const code = (error as NodeJS.ErrnoException).code;
+    this.failure = new LogWriteError(`the session log ${this.file} could not be written (${code ?? (error instanceof Error ? error.message : String(error))})`, { cause: error });
+    return this.failure;
+  }
+
+  /**
+   * When the event must be on disk: now (a start that may change something, a file_write, the end),
+   * owed (a start never queued: durable() syncs it before the call runs), or not before the next sync
+   * (any other event, and the start of a call queued as a pure read).
+   */
+  private syncFor(event: OrcaEvent): "now" | "owed" | "later" {
     if (event.type === "tool_queued") {
       const { access } = event;
-      if (access !== "exclusive" && access.writes.length === 0 && !access.command) this.reads.add(callKey(event));
-      return false;
+      this.queued.set(callKey(event), access !== "exclusive" && access.writes.length === 0 && !access.command);
+      return "later";
     }
-    if (event.type === "tool_started") return this.reads.delete(callKey(event));
-    if (event.type === "tool_finished") this.reads.delete(callKey(event));
-    return false;
+    if (event.type === "tool_started") {
+      const key = callKey(event);
+      const read = this.queued.get(key);
+      this.queued.delete(key);
+      return read === undefined ? "owed" : read ? "later" : "now";
+    }
+    if (event.type === "tool_finished") this.queued.delete(callKey(event));
+    return SYNCED.has(event.type) ? "now" : "later";
   }
 
-  /** Why the log stopped being written, if it did. */
   /** Appends every event the bus carries; the first failed write goes to `onFailure`, then nothing more. */
   record(bus: { subscribe(listener: (event: OrcaEvent) => void): () => void }, onFailure: (failure: LogWriteError) => void): void {
+    this.onFailure = onFailure;
     bus.subscribe((event) => {
       if (this.failure) return;
       try {
@@ -95,6 +142,7 @@ export class SessionLog {
     });
   }
 
+  /** Why the log stopped being written, if it did. */
   get failed(): LogWriteError | null {
     return this.failure;
   }

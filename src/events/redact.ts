@@ -19,11 +19,18 @@ const BASE_OUT = (() => {
 /** An escape sequence as it appears in a JSON string (\u001b) or raw: CSI (colours, erase) or a two-character one. */
 const ANSI = /(?:\u001b|\\u001[bB])(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])/g;
 const ANSI_START = /\u001b|\\u001[bB]/;
+/** The bitmap of window hashes: 2^20 bits (128 KB a redactor) keep a line's false hits rare. */
+const HASH_BITS = 1 << 20;
+const HASH_MASK = HASH_BITS - 1;
 
 export class Redactor {
   private readonly secrets: string[] = [];
-  /** Hashes of every 8-character window of the key-like secrets, and the windows themselves. */
-  private readonly gramHashes = new Set<number>();
+  /**
+   * Hashes of every 8-character window of the key-like secrets, as a bitmap of their low bits (the
+   * scan looks every character up in it: a typed array read where a Set lookup cost ~40 % of
+   * writing a log line), and the windows themselves, which a hit is checked against.
+   */
+  private readonly gramBits = new Uint8Array(HASH_BITS / 8);
   private readonly grams = new Set<string>();
 
   /** Short values would redact ordinary words; real keys and tokens are long. */
@@ -35,7 +42,8 @@ export class Redactor {
       for (let i = 0; i + GRAM <= form.length; i++) {
         const gram = form.slice(i, i + GRAM);
         this.grams.add(gram);
-        this.gramHashes.add(hashOf(gram));
+        const h = hashOf(gram) & HASH_MASK;
+        this.gramBits[h >>> 3]! |= 1 << (h & 7);
       }
     }
   }
@@ -56,11 +64,13 @@ export class Redactor {
     const { text, origin } = withoutAnsi(line);
     if (text.length < GRAM) return line;
     const ranges: Array<[number, number]> = [];
+    const bits = this.gramBits;
     let h = 0;
     for (let i = 0; i < text.length; i++) {
       if (i >= GRAM) h = (h - Math.imul(text.charCodeAt(i - GRAM), BASE_OUT)) >>> 0;
       h = (Math.imul(h, BASE) + text.charCodeAt(i)) >>> 0;
-      if (i < GRAM - 1 || !this.gramHashes.has(h)) continue;
+      const low = h & HASH_MASK;
+      if (i < GRAM - 1 || (bits[low >>> 3]! & (1 << (low & 7))) === 0) continue;
       const start = i - GRAM + 1;
       if (!this.grams.has(text.slice(start, i + 1))) continue;
       const from = origin ? origin[start]! : start;

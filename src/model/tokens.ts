@@ -177,18 +177,23 @@ const SLICE_MS = 20;
  * Before a request: counts exactly what is not counted yet only when that is a lot of text (a huge
  * prompt on stdin, a resumed session, a large tool output), in slices that yield to the event
  * loop, so the synchronous exact count a decision may need never holds off a Ctrl+C or a SIGTERM
- * for long. Less than that stays a bound until countPendingTokens counts it.
+ * for long. Less than that stays a bound until countPendingTokens counts it. `needsExact(bound)`
+ * says whether any decision may ask for an exact count of a request of at most `bound` tokens:
+ * when none can, nothing is counted (counting here sits between a response and the next request,
+ * and its first use loads the tokenizer, 0.2–0.4 s, which a short run never needs).
  */
-export async function prepareRequestTokens(messages: ChatMessage[], model: string, signal?: AbortSignal): Promise<void> {
+export async function prepareRequestTokens(messages: ChatMessage[], model: string, signal?: AbortSignal, needsExact?: (bound: number) => boolean): Promise<void> {
   const encoding = encodingFor(model);
   if (encoding === "estimate") return;
   let pending = 0;
+  let bound = REPLY_PRIMING;
   for (const message of messages) {
     if (signal?.aborted) return;
     const counted = messageTokens(message, encoding, model, false);
+    bound += counted.tokens;
     if (!counted.exact) pending += counted.tokens;
   }
-  if (pending >= PREPARE_ABOVE_BYTES) await countInSlices(messages, encoding, model, signal);
+  if (pending >= PREPARE_ABOVE_BYTES && (needsExact?.(bound) ?? true)) await countInSlices(messages, encoding, model, signal);
 }
 
 /**

@@ -47,6 +47,9 @@ export interface DelegatorDeps {
   team?: Omit<TaskDelegationDeps, "agents" | "emit">;
 }
 
+/** delegate and the tools that come with it; asked for every tool of every agent on every step. */
+const COMPANION_TOOLS: ReadonlySet<string> = new Set(["delegate", ...CONTROL_TOOLS, ...LEAD_TASK_TOOLS, ...OWNER_TASK_TOOLS]);
+
 /**
  * The `delegate` tool's work and everything about a sub-agent while it runs: starting or resuming
  * it (at most `max_parallel` at a time, more wait in a queue), in the foreground (the parent's
@@ -112,7 +115,7 @@ export class Delegator {
   }
 
   static isControlTool(name: string): boolean {
-    return name === "delegate" || [...CONTROL_TOOLS, ...LEAD_TASK_TOOLS, ...OWNER_TASK_TOOLS].includes(name as never);
+    return COMPANION_TOOLS.has(name);
   }
 
   /** Cancels a sub-agent that runs, or one still waiting for a slot (it will then never start). */

@@ -87,9 +87,7 @@ export class Session implements SessionApi {
     this.log = deps.logFile ? new SessionLog(deps.logFile, this.redactor, deps.logLock) : null;
     this.log?.record(this.bus, (failure) => this.logFailed(failure));
     // Every request of a run counts toward its token budget, compaction's summaries included.
-    this.bus.subscribe((event) => {
-      if (event.type === "usage") this.runBudget?.addUsage(event);
-    });
+    this.bus.subscribe((event) => event.type === "usage" && this.runBudget?.addUsage(event));
     const { config } = deps;
     this.board = new TaskBoard(this.bus.emit, deps.priorEvents);
     this.scheduler = new Scheduler({ maxConcurrency: config.scheduler.max_concurrency, emit: this.bus.emit });
@@ -162,6 +160,7 @@ export class Session implements SessionApi {
       permissions: this.permissions,
       workspace: deps.workspace,
       emit: this.bus.emit,
+      durable: async () => this.log?.durable(),
       versions: this.versions,
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),

@@ -57,6 +57,8 @@ export class ToolExecutor {
       permissions: Permissions;
       workspace: Workspace;
       emit: EmitFn;
+      /** Resolves once every event emitted so far is on disk (the session log's durable()). */
+      durable?: () => Promise<void>;
       /** The session's read versions: every file tool checks its writes against them. */
       versions: FileVersions;
       hooks?: ToolHooks;
@@ -169,6 +171,8 @@ export class ToolExecutor {
     try {
       if (tool.unscheduled) {
         emit({ type: "tool_started", agentId: caller.agentId, parentId: caller.parentId, callId: call.id, name: call.name });
+        // Its start is on disk before it runs; the starts of one turn share the sync (SessionLog.durable).
+        await this.deps.durable?.();
         result = await execute(scope.signal);
       } else {
         // A command in a read-only sandbox cannot write, whatever it says: it is a read.

@@ -20,6 +20,18 @@ function admitted(result: Admission | BudgetExceeded | Waiting): Admission {
 }
 
 describe("the budget tree", () => {
+  it("says when a token or money limit weighs an agent's requests (its own or an account's above it), and not for a step limit alone", () => {
+    const weighs = (run: RunBudget, own: Parameters<BudgetTree["open"]>[2], parent?: string) => {
+      if (parent) run.tree.open(parent, undefined, {});
+      const plan = { model: "m", price: PRICE, outputCap: 100 };
+      return run.forAgent(run.tree.open("a", parent, own).account, plan).weighsInput?.();
+    };
+    expect(weighs(new RunBudget({}), {})).toBe(false);
+    expect(weighs(new RunBudget({}), { maxSteps: 3 })).toBe(false);
+    expect(weighs(new RunBudget({ maxTokens: 1000 }), {}, "c")).toBe(true);
+    expect(weighs(new RunBudget({}), { maxCostUsd: 1 })).toBe(true);
+  });
+
   it("a child's limits are cut to what its parent has left when it opens, and say which were cut", () => {
     const tree = new BudgetTree({ maxCostUsd: 1 });
     const root = tree.open("coordinator", undefined, {}).account;

@@ -33,7 +33,7 @@ function open(): { log: SessionLog; syncs: () => number; file: string } {
 }
 
 describe("the session log's syncs before a call", () => {
-  it("skips a pure read's start, syncs a write's, a command's, an exclusive call's and an unscheduled one's", () => {
+  it("skips a pure read's start, syncs a write's, a command's, an exclusive call's and an unscheduled one's", async () => {
     const { log, syncs, file } = open();
     log.append(queued("r1", { reads: ["src/a.ts"], writes: [] }));
     log.append(started("r1"));
@@ -47,24 +47,47 @@ describe("the session log's syncs before a call", () => {
     log.append(queued("x1", "exclusive"));
     log.append(started("x1"));
     expect(syncs()).toBe(3);
-    // delegate and other unscheduled tools are never queued: their start is synced.
+    // delegate and other unscheduled tools are never queued: their start is synced by durable(),
+    // which their executor awaits before running them; the starts of one turn share the sync.
     log.append(started("d1"));
+    log.append(started("d2"));
+    expect(syncs()).toBe(3);
+    await log.durable();
+    expect(syncs()).toBe(4);
+    await log.durable();
     expect(syncs()).toBe(4);
     log.close();
-    expect(readLog(file).events.map((e) => e.type)).toHaveLength(9);
+    expect(readLog(file).events.map((e) => e.type)).toHaveLength(10);
   });
 
-  it("keys a read by agent and call: another agent's call of the same id that writes is synced", () => {
+  it("keys a read by agent and call: another agent's call of the same id that writes is synced", async () => {
     const { log, syncs } = open();
     log.append(queued("call_1", { reads: ["a"], writes: [] }, "explorer-1"));
     log.append(queued("call_1", { reads: [], writes: ["a"] }, "editor-1"));
     log.append(started("call_1", "editor-1"));
     expect(syncs()).toBe(1);
     log.append(started("call_1", "explorer-1"));
+    await log.durable();
     expect(syncs()).toBe(1);
     // A second start of the same read (none is expected) is synced: the note is used once.
     log.append(started("call_1", "explorer-1"));
+    await log.durable();
     expect(syncs()).toBe(2);
+    log.close();
+  });
+
+  it("a failed owed sync is the log's failure: durable() rejects with it and the recorder hears of it once", async () => {
+    const { log } = open();
+    const failures: string[] = [];
+    log.record({ subscribe: () => () => {} }, (failure) => failures.push(failure.message));
+    vi.mocked(fs.fdatasyncSync).mockImplementation(() => {
+      throw Object.assign(new Error("disk gone"), { code: "EIO" });
+    });
+    log.append(started("d1"));
+    await expect(log.durable()).rejects.toThrow(/could not be written \(EIO\)/);
+    expect(failures).toHaveLength(1);
+    expect(() => log.append(started("d2"))).toThrow(/EIO/);
+    await expect(log.durable()).rejects.toThrow(/EIO/);
     log.close();
   });
 });

@@ -161,6 +161,22 @@ describe("quickRequestTokens: no tokenizer on the way to the first request", () 
     expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(true);
   });
 
+  it("leaves a lot of new text a bound, without loading the tokenizer, when no decision can need its exact count", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/model/tokens.js");
+    const encoders = await import("../../src/model/encoders.js");
+    const history: ChatMessage[] = [...messages.slice(0, 2), { role: "user", content: "word ".repeat(20_000) }];
+    const bounds: number[] = [];
+    await fresh.prepareRequestTokens(history, "gpt-4o", undefined, (bound) => (bounds.push(bound), false));
+    expect(encoders.bpeLoaded("o200k_base")).toBe(false);
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(false);
+    // The bound it was asked about is the request's, tools aside.
+    expect(bounds).toEqual([fresh.quickRequestTokens(history, [], "gpt-4o").tokens]);
+    // Near a limit the same text is counted.
+    await fresh.prepareRequestTokens(history, "gpt-4o", undefined, () => true);
+    expect(fresh.quickRequestTokens(history, [], "gpt-4o").exact).toBe(true);
+  });
+
   it("countPendingTokens never loads the tokenizer itself", async () => {
     vi.resetModules();
     const fresh = await import("../../src/model/tokens.js");
