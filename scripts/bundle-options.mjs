@@ -1,6 +1,7 @@
 // How orca's code is bundled: by scripts/bundle.mjs for the bin, and by bench/render.ts for the
 // dashboard it measures, so the bench runs the code users run.
 import { readFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 
 /**
  * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
@@ -58,6 +59,27 @@ const zodEnglishOnly = {
 };
 
 /**
+ * A Node built-in imported as an ES module is linked through a facade that reads every export of
+ * the built-in when the bundle loads — and reading some of them loads more of Node: `node:http`'s
+ * exports load undici, `node:fs`'s its streams and `fs/promises`, `node:util`'s the encoding and
+ * worker modules (~50–100 ms of a start on a busy machine before any line of orca ran). Required
+ * instead (the bundle's `require`, see the banner), a built-in is just the module object: what
+ * orca uses loads when it is first used. Only import statements are turned; the require() left in
+ * the module this makes is what esbuild keeps as Node's own.
+ */
+const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
+const builtinsRequired = {
+  name: "builtins-required",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
+      return { path: args.path, namespace: "builtin-required" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  },
+};
+
+/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
@@ -72,7 +94,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [noEsprima, reactProductionOnly, zodEnglishOnly],
+    plugins: [builtinsRequired, noEsprima, reactProductionOnly, zodEnglishOnly],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

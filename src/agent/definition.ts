@@ -122,7 +122,8 @@ export function parseAgentFile(file: string, known: ReadonlyMap<string, FrontMat
   } catch (error) {
     return { reason: `invalid frontmatter: ${errorLine(error)}` };
   }
-  const fm = frontmatterSchema.safeParse(parsed.data);
+  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
+  const fm = frontmatterSchema.safeParse(parsed.data, { jitless: true });
   if (!fm.success) {
     const issue = fm.error.issues[0]!;
     const where = issue.path.join(".") || "frontmatter";
