@@ -59,6 +59,24 @@ const zodEnglishOnly = {
 };
 
 /**
+ * fdir (tinyglobby's directory walker) requires picomatch when it loads, through a require of its
+ * own making that esbuild cannot see: every start then read and compiled picomatch's five files
+ * from node_modules (~10 ms). A plain require() is bundled: fdir gets the picomatch the bundle
+ * already holds for tinyglobby.
+ */
+const fdirBundledPicomatch = {
+  name: "fdir-bundled-picomatch",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const patched = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', 'pm = require("picomatch");');
+      if (patched === source) throw new Error(`fdir-bundled-picomatch: ${args.path} no longer requires picomatch as expected`);
+      return { contents: patched, loader: "js" };
+    });
+  },
+};
+
+/**
  * A Node built-in imported as an ES module is linked through a facade that reads every export of
  * the built-in when the bundle loads — and reading some of them loads more of Node: `node:http`'s
  * exports load undici, `node:fs`'s its streams and `fs/promises`, `node:util`'s the encoding and
@@ -71,7 +89,7 @@ const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node
 const builtinsRequired = {
   name: "builtins-required",
   setup(b) {
-    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+    b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
       return { path: args.path, namespace: "builtin-required" };
     });
@@ -94,7 +112,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [builtinsRequired, noEsprima, reactProductionOnly, zodEnglishOnly],
+    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",
