@@ -82,7 +82,9 @@ const fdirBundledPicomatch = {
  * exports load undici, `node:fs`'s its streams and `fs/promises`, `node:util`'s the encoding and
  * worker modules (~50–100 ms of a start on a busy machine before any line of orca ran). Required
  * instead (the bundle's `require`, see the banner), a built-in is just the module object: what
- * orca uses loads when it is first used. Only import statements are turned; the require() left in
+ * orca uses loads when it is first used. Node 24 imports the bundle in ~20 % less CPU; Node 20,
+ * whose facades load less, ~3 % more (esbuild wraps each required module once per importing
+ * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
  */
 const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
