@@ -157,6 +157,8 @@ export interface OverheadBench {
   /** Each metric's spread for orca and the SDK floor, and the paired orca ÷ floor and orca − floor. */
   vs_floor: Record<keyof OverheadResult, VsFloor & { target: string; met: boolean | null }>;
   baseline?: Record<keyof OverheadResult, Spread>;
+  /** The baseline's own ÷ and − floor, paired as orca's are: before and after against one floor. */
+  baseline_vs_floor?: Record<keyof OverheadResult, VsFloor>;
   node: string;
 }
 
@@ -180,7 +182,10 @@ export async function run({ json }: { json: boolean }): Promise<void> {
       ) as OverheadBench["vs_floor"],
       node: process.version,
     };
-    if (BASELINE) result.baseline = Object.fromEntries(keys.map((k) => [k, spread(samples[1]![k].flat())])) as Record<keyof OverheadResult, Spread>;
+    if (BASELINE) {
+      result.baseline = Object.fromEntries(keys.map((k) => [k, spread(samples[1]![k].flat())])) as Record<keyof OverheadResult, Spread>;
+      result.baseline_vs_floor = Object.fromEntries(keys.map((k) => [k, pairedByRun(samples[1]![k], floor[k])])) as Record<keyof OverheadResult, VsFloor>;
+    }
     if (json) {
       console.log(JSON.stringify(result));
       return;
@@ -195,7 +200,10 @@ export async function run({ json }: { json: boolean }): Promise<void> {
       const base = result.baseline ? ` ${mmm(result.baseline[key])} |` : "";
       console.log(`| ${key} | ${mmm(v.orca)} |${base} ${mmm(v.floor)} | ${mmm(v.ratio)} | ${mmm(v.excess)} | ${v.orca.n} (${v.ratio.n} pairs) | ${v.target} | ${v.met === null ? "" : v.met ? "yes" : "no"} |`);
     }
-    if (BASELINE) console.log(`\nbaseline: ${BASELINE}`);
+    if (result.baseline_vs_floor) {
+      console.log(`\nbaseline: ${BASELINE}\n\n| metric | baseline ÷ floor | baseline − floor |\n|---|---|---|`);
+      for (const key of keys) console.log(`| ${key} | ${mmm(result.baseline_vs_floor[key].ratio)} | ${mmm(result.baseline_vs_floor[key].excess)} |`);
+    }
   } finally {
     fs.rmSync(floorDir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // How orca's code is bundled: by scripts/bundle.mjs for the bin, and by bench/render.ts for the
 // dashboard it measures, so the bench runs the code users run.
 import { readFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 
 /**
  * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
@@ -58,6 +59,47 @@ const zodEnglishOnly = {
 };
 
 /**
+ * fdir (tinyglobby's directory walker) requires picomatch when it loads, through a require of its
+ * own making that esbuild cannot see: every start then read and compiled picomatch's five files
+ * from node_modules (~10 ms). A plain require() is bundled: fdir gets the picomatch the bundle
+ * already holds for tinyglobby.
+ */
+const fdirBundledPicomatch = {
+  name: "fdir-bundled-picomatch",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const patched = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', 'pm = require("picomatch");');
+      if (patched === source) throw new Error(`fdir-bundled-picomatch: ${args.path} no longer requires picomatch as expected`);
+      return { contents: patched, loader: "js" };
+    });
+  },
+};
+
+/**
+ * A Node built-in imported as an ES module is linked through a facade that reads every export of
+ * the built-in when the bundle loads — and reading some of them loads more of Node: `node:http`'s
+ * exports load undici, `node:fs`'s its streams and `fs/promises`, `node:util`'s the encoding and
+ * worker modules (~50–100 ms of a start on a busy machine before any line of orca ran). Required
+ * instead (the bundle's `require`, see the banner), a built-in is just the module object: what
+ * orca uses loads when it is first used. Node 24 imports the bundle in ~20 % less CPU; Node 20,
+ * whose facades load less, ~3 % more (esbuild wraps each required module once per importing
+ * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
+ * the module this makes is what esbuild keeps as Node's own.
+ */
+const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
+const builtinsRequired = {
+  name: "builtins-required",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
+      if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
+      return { path: args.path, namespace: "builtin-required" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  },
+};
+
+/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
@@ -72,7 +114,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [noEsprima, reactProductionOnly, zodEnglishOnly],
+    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

@@ -27,6 +27,7 @@ await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMA
 // matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still
 // reads exactly as it did.
 const { readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
+const { default: matter } = await import("gray-matter");
 const { PACKAGE_SNAPSHOT } = await import("../dist/util/package-snapshot.js");
 const skills = [];
 for (const entry of await readdir("skills", { withFileTypes: true })) {
@@ -34,7 +35,17 @@ for (const entry of await readdir("skills", { withFileTypes: true })) {
   const source = skillSource(await readFile(path.join("skills", entry.name, "SKILL.md"), "utf8"));
   skills.push({ source, ...readSkillFrontMatter(source) });
 }
-await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: parseConfigText(configText, "config.yaml") }, skills }));
+// The agents' as src/agent/definition.ts parses them (gray-matter's YAML; their files have no `---js`).
+const agents = [];
+for (const name of (await readdir("agents")).filter((n) => n.endsWith(".md")).sort()) {
+  const source = await readFile(path.join("agents", name), "utf8");
+  const refuse = () => {
+    throw new Error(`agents/${name}: only YAML front matter`);
+  };
+  const { data, content } = matter(source, { engines: { js: refuse, javascript: refuse } });
+  agents.push({ source, data, content });
+}
+await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: parseConfigText(configText, "config.yaml") }, skills, agents }));
 
 // Last, so only a whole build is stamped: the tests compare dist/ with the tree by it (tests/setup/build.ts).
 await writeFile(BUILD_STAMP, JSON.stringify(inputHashes(process.cwd())));

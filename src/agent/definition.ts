@@ -5,6 +5,7 @@ import matter from "gray-matter";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { agentFileNames } from "../config/setting-files.js";
+import type { FrontMatter } from "../util/package-snapshot.js";
 import { errorLine } from "../util/text.js";
 import type { AccountLimits } from "./budget-tree.js";
 
@@ -86,14 +87,17 @@ export function agentSearchDirs(opts: { workspace: string; home?: string; packag
   ];
 }
 
-/** Loads every agents/*.md of the search dirs; the first definition of a name wins. */
-export function loadAgentDefinitions(dirs: string[]): AgentReport {
+/**
+ * Loads every agents/*.md of the search dirs; the first definition of a name wins. `known`: front
+ * matter already parsed, by a file's exact text (the package's own agents, parsed at build time).
+ */
+export function loadAgentDefinitions(dirs: string[], known: ReadonlyMap<string, FrontMatter> = new Map()): AgentReport {
   const report: AgentReport = { definitions: new Map(), shadowed: [], failed: [] };
   for (const dir of dirs) {
     // The trust survey lists the same files (config/setting-files.ts); a missing dir lists none.
     for (const name of agentFileNames(dir)) {
       const file = path.join(dir, name);
-      const result = parseAgentFile(file);
+      const result = parseAgentFile(file, known);
       if ("reason" in result) {
         report.failed.push({ file, reason: result.reason });
         continue;
@@ -106,19 +110,20 @@ export function loadAgentDefinitions(dirs: string[]): AgentReport {
   return report;
 }
 
-export function parseAgentFile(file: string): AgentDefinition | { reason: string } {
-  let parsed: matter.GrayMatterFile<string>;
+export function parseAgentFile(file: string, known: ReadonlyMap<string, FrontMatter> = new Map()): AgentDefinition | { reason: string } {
+  let parsed: FrontMatter;
   try {
     const text = fs.readFileSync(file, "utf8");
     // gray-matter runs `---js` front matter through eval; an agent file in a cloned repo must not
     // run code, so only YAML front matter is accepted.
     if (!/^\uFEFF?---[ \t]*\r?\n/.test(text)) return { reason: "must start with YAML front matter (a --- line)" };
     // A fresh options object keeps gray-matter from serving a cached parse of equal text.
-    parsed = matter(text, { engines: { js: refuseEngine, javascript: refuseEngine } });
+    parsed = known.get(text) ?? matter(text, { engines: { js: refuseEngine, javascript: refuseEngine } });
   } catch (error) {
     return { reason: `invalid frontmatter: ${errorLine(error)}` };
   }
-  const fm = frontmatterSchema.safeParse(parsed.data);
+  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
+  const fm = frontmatterSchema.safeParse(parsed.data, { jitless: true });
   if (!fm.success) {
     const issue = fm.error.issues[0]!;
     const where = issue.path.join(".") || "frontmatter";

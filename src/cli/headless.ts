@@ -88,11 +88,11 @@ export async function runHeadless(started: SessionSetup, prompt: string, format:
     const answer = result.answer ? session.redactor.redactJson(result.answer) : "";
     if (answer) io.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
     // The report goes to stderr with the other lines for the person: stdout stays the answer alone.
-    const report = textReport(runReport(session.logFile, session.id, session.workspaceRoot) ?? []);
+    const report = textReport(runReport(started) ?? []);
     if (report.length) io.stderr.write(`${session.redactor.redactJson(report.join("\n"))}\n`);
   } else if (format === "json") {
     const usage = session.totalUsage();
-    const report = runReport(session.logFile, session.id, session.workspaceRoot);
+    const report = runReport(started);
     io.stdout.write(
       `${session.redactor.redactJson(JSON.stringify({
         result: result.result,

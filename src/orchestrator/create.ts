@@ -3,6 +3,7 @@ import { loadEnvironment } from "./load-environment.js";
 import path from "node:path";
 import { addWritableRoots } from "../util/git-binary.js";
 import { type AgentReport } from "../agent/definition.js";
+import type { AgentReport as AgentRunReport } from "../review/report.js";
 import { ConfigError, dataDir, type ConfigOverrides } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { type ProjectSetting } from "../config/trust.js";
@@ -102,6 +103,8 @@ export interface SessionSetup {
   killChildrenSync(): void;
   /** Loads the root model's client and Node's fetch ahead of the first request (never fails). */
   warmModel(): Promise<void>;
+  /** Every agent's report, from the session's events (a resumed session's old ones first), as its log holds them. */
+  reports(): AgentRunReport[];
 }
 
 export async function createSession(opts: CreateSessionOptions): Promise<SessionSetup> {
@@ -354,6 +357,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
       mcp?.killAllSync();
     },
     warmModel: prepareRootModel,
+    reports: () => evidence.reports(),
   };
 }
 

@@ -10,6 +10,7 @@ import { projectSettings } from "../config/trust.js";
 import { loadMcpJson } from "../mcp/mcp-json.js";
 import { Providers } from "../model/providers.js";
 import { discoverSkills } from "../skills/index.js";
+import { packageAgentsSnapshot } from "../util/package-snapshot.js";
 import { removeAbandoned } from "../tools/sandbox/index.js";
 import { loadHooks, type LoadedHooks } from "../hooks/index.js";
 import { loadSessionInstructions } from "./instructions.js";
@@ -33,7 +34,7 @@ export function loadEnvironment(
   const home = opts.home ?? os.homedir();
   const projectAgents = path.join(workspaceRoot, ".orca", "agents");
   const agentDirs = agentSearchDirs({ workspace: workspaceRoot, home, packageDir: opts.packageDir }).filter((dir) => project || dir !== projectAgents);
-  const agents = loadAgentDefinitions(agentDirs);
+  const agents = loadAgentDefinitions(agentDirs, packageAgentsSnapshot(path.resolve(opts.packageDir)));
   const providers = new Providers(loaded.config, opts.env ?? process.env);
   const modelErrors = checkAgentModels(agents, providers);
   const skills = discoverSkills({ workspace: workspaceRoot, home, packageDir: opts.packageDir, extraPaths: loaded.config.skills.paths, project });

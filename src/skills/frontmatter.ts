@@ -91,7 +91,8 @@ export function parseSkillFile(text: string, folderName: string, known?: Readonl
     return { ok: false, reason: "frontmatter must be a YAML map of fields (name, description, …)" };
   }
 
-  const parsed = frontmatterSchema.safeParse(data);
+  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
+  const parsed = frontmatterSchema.safeParse(data, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.map(String).join(".") || "frontmatter";

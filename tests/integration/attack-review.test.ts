@@ -7,7 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runReport } from "../../src/cli/run-report.js";
+import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
+import { reportsFromLog } from "../../src/review/report.js";
+import { ContentStore } from "../../src/sessions/content-store.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import { perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
@@ -57,7 +60,10 @@ describe("the run report reads the files now without following what a command sw
     expect(fs.lstatSync(ws.file("pipe.txt")).isFIFO()).toBe(true);
     // A writer waits on the FIFO, so reading it would return its text rather than hang the test.
     writer = spawn("sh", ["-c", `printf ${FIFO_TEXT} > pipe.txt`], { cwd: ws.dir, stdio: "ignore" });
-    const reports = runReport(orchestra.session.logFile, orchestra.session.id, ws.dir);
+    const reports = runReport(orchestra);
+    // What the headless run prints is what its log holds (the report was read back from it before).
+    const contents = ContentStore.forSession(ws.dataDir, orchestra.session.id);
+    expect(reports).toEqual(reportsFromLog(readLog(orchestra.session.logFile!).events, { contents, workspaceRoot: orchestra.session.workspaceRoot }));
     const text = JSON.stringify(reports);
     expect(text).toContain("notes.txt");
     expect(text).toContain("pipe.txt");

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,6 +47,11 @@ describe("what a headless run loads", () => {
     const fromNodeModules = files.filter((f) => /[\\/]node_modules[\\/](ink|react|esprima|@modelcontextprotocol)[\\/]/.test(f));
     expect(fromNodeModules).toEqual([]);
   });
+
+  it("reads no module from node_modules: everything it runs is in the bundle (fdir's picomatch was read from disk)", async () => {
+    const { files } = await tracedRun();
+    expect(files.filter((f) => f.includes(`${path.sep}node_modules${path.sep}`))).toEqual([]);
+  });
 });
 
 describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
@@ -73,5 +79,11 @@ describe("what the bundle holds", () => {
     expect(all).not.toMatch(/^\/\/ node_modules\/(react|react-reconciler|scheduler)\/cjs\/[\w.-]+\.development\.js$/m);
     expect(all).toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/en\.js$/m);
     expect(all).not.toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)[\w-]+\.js$/m);
+  });
+
+  it("links no Node built-in as an ES module: its facade would load what the built-in exports lazily (undici for node:http)", () => {
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    const linked = [...sources().matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"/gm)].map((m) => m[1]!).filter((spec) => builtins.has(spec));
+    expect(linked).toEqual([]);
   });
 });

@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import matter from "gray-matter";
+import { loadAgentDefinitions } from "../../src/agent/definition.js";
 import { loadConfig, parseConfigText } from "../../src/config/load.js";
+import { loadEnvironment } from "../../src/orchestrator/create.js";
 import { readSkillFrontMatter } from "../../src/skills/frontmatter.js";
 import { discoverSkills } from "../../src/skills/loader.js";
-import { PACKAGE_SNAPSHOT, type PackageSnapshot } from "../../src/util/package-snapshot.js";
+import { PACKAGE_SNAPSHOT, packageAgentsSnapshot, type PackageSnapshot } from "../../src/util/package-snapshot.js";
 import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 
 /**
@@ -78,5 +81,33 @@ describe("the package config snapshot", () => {
     expect(described()).toEqual(["from the snapshot"]);
     fs.writeFileSync(path.join(pkg, "skills", "demo", "SKILL.md"), skill("edited"));
     expect(described()).toEqual(["edited"]);
+  });
+
+  it("the build's snapshot holds every shipped agent with exactly its front matter, and gives the definitions parsing gives", () => {
+    const snapshot = JSON.parse(fs.readFileSync(path.join(ROOT, PACKAGE_SNAPSHOT), "utf8")) as PackageSnapshot;
+    const dir = path.join(ROOT, "agents");
+    const shipped = fs.readdirSync(dir).filter((n) => n.endsWith(".md")).map((name) => fs.readFileSync(path.join(dir, name), "utf8"));
+    expect(snapshot.agents.map((a) => a.source).sort()).toEqual(shipped.sort());
+    for (const agent of snapshot.agents) {
+      const { data, content } = matter(agent.source, {});
+      expect({ data: agent.data, content: agent.content }).toEqual({ data, content });
+    }
+    expect(loadAgentDefinitions([dir], packageAgentsSnapshot(ROOT))).toEqual(loadAgentDefinitions([dir]));
+  });
+
+  it("a shipped agent is read from the snapshot while its file is unchanged; an edited one, or the same name elsewhere, is parsed", () => {
+    const agent = (description: string) => `---\nname: helper\ndescription: ${description}\n---\nYou help.\n`;
+    ws = tempWorkspace();
+    const pkg = ws.file("pkg");
+    fs.mkdirSync(path.join(pkg, "agents"), { recursive: true });
+    fs.mkdirSync(path.join(pkg, "dist"), { recursive: true });
+    fs.writeFileSync(path.join(pkg, "config.yaml"), "");
+    fs.writeFileSync(path.join(pkg, "agents", "helper.md"), agent("as written"));
+    // The snapshot's front matter differs from its text, to show which one was read.
+    fs.writeFileSync(path.join(pkg, PACKAGE_SNAPSHOT), JSON.stringify({ agents: [{ source: agent("as written"), data: { name: "helper", description: "from the snapshot" }, content: "You help.\n" }] }));
+    const described = () => loadEnvironment({ workspace: ws.dir, home: ws.home, packageDir: pkg, env: {} }).agents.definitions.get("helper")?.description;
+    expect(described()).toBe("from the snapshot");
+    fs.writeFileSync(path.join(pkg, "agents", "helper.md"), agent("edited"));
+    expect(described()).toBe("edited");
   });
 });
