@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { lastToolResult, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
 import { outsideDir } from "../fixtures/sandbox.js";
 
 let server: ScriptedServer | undefined;
@@ -65,12 +65,18 @@ describe("a git repository a sandboxed command plants in the workspace runs noth
   it("git init sub + core.fsmonitor: the user's git status in sub runs no fsmonitor", async () => {
     const marker = path.join(outside.dir, "fsmonitor-init");
     ws = repo();
-    const { run } = await orca(ws, [bash(`git init -q sub && git -C sub config core.fsmonitor '${fsmonitor(marker)}' && echo x > sub/f.txt`)]);
+    const { run, results } = await orca(ws, [bash(`git init -q sub && git -C sub config core.fsmonitor '${fsmonitor(marker)}' && echo x > sub/f.txt`)]);
     userGit(ws.file("sub"), "status");
     expect(fs.existsSync(marker)).toBe(false);
-    // The repository itself is kept, the key is not; the user is told, and the log has the detail.
+    // The repository itself is kept, the key is not (kept aside, not lost); the user and the model
+    // are told in one line, and the log has the detail.
     expect(fs.existsSync(ws.file("sub/.git/HEAD"))).toBe(true);
-    expect(run.stdout).toMatch(/"type":"nested_repo_neutralised"[^\n]*"path":"sub\/\.git"[^\n]*core\.fsmonitor/);
+    expect(userGit(ws.file("sub"), "config", "core.bare").stdout).toBe("false\n");
+    const event = JSON.parse(run.stdout.split("\n").find((l) => l.includes('"nested_repo_neutralised"'))!) as { path: string; removed: string[]; quarantine: string };
+    expect(event).toMatchObject({ path: "sub/.git", removed: ["core.fsmonitor"] });
+    expect(fs.readFileSync(path.join(event.quarantine, "config"), "utf8")).toContain("fsmonitor");
+    expect(run.stderr).toMatch(/^orca: warning: sub\/\.git: a git repository a command made held what would run code when you run git there \(core\.fsmonitor\); moved to /m);
+    expect(results[0]).toMatch(/\[orca: sub\/\.git: a git repository a command made held what would run code[^\n]*core\.fsmonitor/);
   });
 
   it("a .git folder written by hand (no git involved), with core.fsmonitor and a hooksPath", async () => {
@@ -115,6 +121,30 @@ describe("a git repository a sandboxed command plants in the workspace runs noth
     expect(fs.existsSync(marker)).toBe(false);
   });
 
+  it("a bare repository (a folder with HEAD, objects and refs) with a pager: the key is gone", async () => {
+    ws = repo();
+    const { results } = await orca(ws, [plant("git init -q --bare tools.git && git --git-dir=tools.git config core.pager 'touch PAGER'")]);
+    expect(results[0]).toMatch(/planted/);
+    expect(userGit(ws.dir, "config", "--file", "tools.git/config", "core.pager").stdout).toBe("");
+    expect(userGit(ws.dir, "config", "--file", "tools.git/config", "core.bare").stdout).toBe("true\n");
+  });
+
+  it("a background shell's repository is checked once it has ended", async () => {
+    const marker = path.join(outside.dir, "fsmonitor-background");
+    ws = repo();
+    server = await startScriptedServer(async (request) => {
+      const n = server!.requests.length;
+      if (n === 1) return { toolCalls: [{ name: "bash", args: { command: `git init -q sub && git -C sub config core.fsmonitor '${fsmonitor(marker)}'`, run_in_background: true } }] };
+      if (/status: running/.test(lastToolResult(request)) || n === 2) return { toolCalls: [{ name: "bash_output", args: { shell_id: "shell_1" } }] };
+      return { text: "done" };
+    });
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.existsSync(ws.file("sub/.git/HEAD"))).toBe(true);
+    userGit(ws.file("sub"), "status");
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it("an existing untracked nested repository of the user's: its config cannot be changed, and its own settings stay", async () => {
     const marker = path.join(outside.dir, "fsmonitor-existing");
     ws = repo({ ".gitignore": "vendor/\n" });
@@ -144,5 +174,28 @@ describe("an agent's own nested repository still works", () => {
     expect(userGit(ws.file("app"), "config", "user.name").stdout).toBe("agent\n");
     expect(userGit(ws.file("app"), "remote", "get-url", "origin").stdout).toBe("https://example.com/app.git\n");
     expect(run.stdout).not.toMatch(/nested_repo_neutralised/);
+  });
+});
+
+describe("orca's own git never runs a nested repository's config", () => {
+  it("the user's nested repository with a core.fsmonitor: the snapshot, the worktree's commit and the merge-back run none of it", async () => {
+    const marker = path.join(outside.dir, "fsmonitor-orca-git");
+    ws = repo({ ".orca/agents/wt-shell.md": "---\nname: wt-shell\ndescription: Runs commands in its own git worktree.\ntools: [bash]\nisolation: worktree\n---\nYou run commands.\n" });
+    git(ws.dir, "init", "-q", "vendor/lib");
+    fs.writeFileSync(ws.file("vendor/lib/f.txt"), "x\n");
+    git(ws.file("vendor/lib"), "config", "core.fsmonitor", fsmonitor(marker));
+    // Uncommitted work in the main tree: the snapshot before the worktree has something to record.
+    fs.appendFileSync(ws.file("a.txt"), "uncommitted\n");
+    server = await startScriptedServer(
+      perAgent({
+        coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "wt-shell", task: "change a.txt" } }] }, { text: "done" }],
+        "wt-shell-1": [bash("echo two >> a.txt && echo x > vendor-new.txt"), { text: "changed" }],
+      }),
+    );
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/"type":"worktree"[^\n]*"action":"merged"/);
+    expect(fs.readFileSync(ws.file("a.txt"), "utf8")).toBe("one\nuncommitted\ntwo\n");
+    expect(fs.existsSync(marker)).toBe(false);
   });
 });

@@ -130,9 +130,8 @@ export async function runForeground(
   // Returning before the group is gone would hand back control while it still runs.
   await stopping;
   untrack();
-  const endedAt = performance.now();
   // Before the answer: a repository it made holds nothing that runs code once the user runs git there.
-  const nested = launched.sandbox === "workspace-write" ? await opts.shells.launcher.sandbox.checkNestedRepos(cwd, endedAt).catch(() => []) : [];
+  const nested = (await launched.nestedRepos) ?? [];
 
   const text = output.text();
   const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");

@@ -90,7 +90,8 @@ export class GitEntryWalker {
         if (dir !== this.root) entries.push({ entry: full, gitDir: gitDirOf(full) });
         continue;
       }
-      if (item.isDirectory() || (!item.isSymbolicLink() && !item.isFile() && isDir(full))) subdirs.push(full);
+      // A file system that does not say an entry's type: asked, without following a link.
+      if (item.isDirectory() || (!item.isSymbolicLink() && !item.isFile() && lstatDir(full))) subdirs.push(full);
     }
     if (dir !== this.root && names.has("HEAD") && names.has("objects") && names.has("refs")) entries.push({ entry: dir, gitDir: dir });
     return { ctime: stat.ctimeNs, ino: stat.ino, subdirs, entries };
@@ -112,6 +113,14 @@ export function gitDirOf(entry: string): string | null {
     return m ? realpathOr(path.resolve(path.dirname(entry), m[1]!)) : null;
   } catch {
     return null;
+  }
+}
+
+function lstatDir(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -56,6 +56,8 @@ export interface WrappedCommand {
   fd3?: Buffer;
   env: Record<string, string>;
   lease: SandboxLease;
+  /** What the check once its sandbox is gone did to repositories commands made (nested-repos.ts). */
+  nestedRepos: Promise<NestedRepoReport[]>;
 }
 
 /** A read-only command relies on no stand-in. */
@@ -185,10 +187,12 @@ export class Sandbox {
         ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [], this.nestedRepos.preexisting(dir))))
         : { pins: [], readOnly: [], placeholders: [] };
     let lease = NO_LEASE;
+    let checked: (reports: Promise<NestedRepoReport[]>) => void = () => {};
+    const nestedRepos = mode === "workspace-write" ? new Promise<NestedRepoReport[]>((resolve) => (checked = resolve)) : Promise.resolve([]);
     try {
       // Once nothing of it runs, the repositories it may have made are checked (nested-repos.ts).
       if (mode === "workspace-write") this.nestedRoots.add(root);
-      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders, () => void this.checkNestedRepos(root).catch(() => undefined));
+      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders, () => checked(this.checkNestedRepos(root).catch(() => [])));
     } catch (error) {
       throw new SandboxError((error as Error).message);
     }
@@ -219,20 +223,20 @@ export class Sandbox {
       env.NO_PROXY = env.no_proxy = "";
       inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
     }
-    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease };
+    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease, nestedRepos };
   }
 
   /**
    * Checks the git repositories commands made in `root`'s writable roots since the last check and
    * takes out of them what would run code when the user runs git there. Call it once the command
-   * has ended (its sandbox's end calls it too, for background shells and hooks): a check that has
-   * not started yet is shared. What it did also goes to `onNestedRepo` listeners, once.
+   * has ended; each workspace-write sandbox's end calls it (WrappedCommand.nestedRepos). A check
+   * that has not started yet is shared. What it did also goes to `onNestedRepo` listeners, once.
    */
-  checkNestedRepos(root: string = this.setup?.root ?? "", endedAt: number = performance.now()): Promise<NestedRepoReport[]> {
+  checkNestedRepos(root: string = this.setup?.root ?? ""): Promise<NestedRepoReport[]> {
     const setup = this.setup;
     if (!setup || this.closed) return Promise.resolve([]);
     const { roots, isWritable } = this.writableRoots(setup, root);
-    return this.nestedRepos.check(roots, isWritable, endedAt);
+    return this.nestedRepos.check(roots, isWritable);
   }
 
   onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {

@@ -30,8 +30,11 @@ export class StandInLeases {
       throw error;
     }
     const lease = new Lease(() => {
-      this.release(lease);
-      ended();
+      try {
+        this.release(lease);
+      } finally {
+        ended();
+      }
     });
     this.live.add(lease);
     return lease;
