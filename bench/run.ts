@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   flow: () => import("./flow.js"),
   fanout: () => import("./fanout.js"),
   preconnect: () => import("./preconnect.js"),
+  "nested-repos": () => import("./nested-repos.js"),
 };
 
 const args = process.argv.slice(2);
