@@ -116,4 +116,21 @@ describe("NestedRepos", () => {
     await nested.check([d], () => true);
     expect(reported).toEqual(["theirs/.git"]);
   });
+
+  it("a link or gitdir: file a command made that leads to the workspace's own git dir, or a user's, changes nothing there", async () => {
+    const d = tmp();
+    git(d, "init", "-q");
+    git(d, "config", "alias.st", "status");
+    git(d, "init", "-q", "mine");
+    git(path.join(d, "mine"), "config", "core.hooksPath", "the user's hooks");
+    const nested = new NestedRepos();
+    nested.preexisting(d);
+    fs.mkdirSync(path.join(d, "a"));
+    fs.symlinkSync("../.git", path.join(d, "a", ".git"));
+    fs.mkdirSync(path.join(d, "b"));
+    fs.writeFileSync(path.join(d, "b", ".git"), "gitdir: ../mine/.git\n");
+    expect(await nested.check([d], () => true)).toEqual([]);
+    expect(git(d, "config", "alias.st")).toBe("status\n");
+    expect(git(path.join(d, "mine"), "config", "core.hooksPath")).toBe("the user's hooks\n");
+  });
 });

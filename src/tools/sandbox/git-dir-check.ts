@@ -140,7 +140,9 @@ function readConfig(file: string): Promise<Entry[] | null> {
     execFile(
       binary,
       ["config", "--no-includes", "--file", file, "--list", "-z"],
-      { cwd: path.dirname(file), env: { ...containedEnvironment(), GIT_CONFIG_COUNT: "0" }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+      // From "/": no repository found around it (the one the file belongs to is the agent's), and
+      // with --file git lists that file alone, not the contained config of the environment.
+      { cwd: "/", env: containedEnvironment(), encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
       (error, stdout) => {
         if (error) return resolve(null);
         resolve(

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { realpathOr } from "../../util/fs.js";
+import { isInside } from "../workspace.js";
 import { neutraliseGitDir, type Neutralised } from "./git-dir-check.js";
 import type { InputOf } from "../../events/types.js";
 
@@ -195,14 +196,16 @@ export class NestedRepos {
 
   private async checkNow(roots: readonly string[], isWritable: (p: string) => boolean): Promise<NestedRepoReport[]> {
     const reports: NestedRepoReport[] = [];
+    const theirs = this.untouchable(roots);
     for (const root of roots) {
       const known = this.existing.get(root);
       for (const found of this.walker(root).walk()) {
         const original = known?.get(found.entry);
         if (original !== undefined && original === inode(found.entry)) continue;
-        const gitDir = found.gitDir;
-        // A git dir no command can write is not one a command made.
-        if (!gitDir || !isWritable(gitDir)) continue;
+        const gitDir = found.gitDir && realpathOr(found.gitDir);
+        // A git dir no command can write is not one a command made; nor is the workspace's own, or
+        // one of the user's, which a link or `gitdir:` file a command made may lead to.
+        if (!gitDir || !isWritable(gitDir) || theirs.some((dir) => isInside(dir, gitDir))) continue;
         const print = fingerprint(gitDir);
         if (!print.includes("racy") && this.checked.get(gitDir) === print) continue;
         try {
@@ -218,7 +221,14 @@ export class NestedRepos {
     return reports;
   }
 
-  private walker(root: string): GitEntryWalker {
+  /** The git dirs that are not a command's: each root's own, and those there at the first look. */
+  private untouchable(roots: readonly string[]): string[] {
+    const dirs = roots.map((root) => gitDirOf(path.join(root, ".git")));
+    for (const known of this.existing.values()) for (const entry of known.keys()) dirs.push(gitDirOf(entry));
+    return dirs.filter((d): d is string => d !== null).map((d) => realpathOr(d));
+  }
+
+    private walker(root: string): GitEntryWalker {
     let walker = this.walkers.get(root);
     if (!walker) this.walkers.set(root, (walker = new GitEntryWalker(root)));
     return walker;
