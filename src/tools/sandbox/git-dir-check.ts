@@ -118,7 +118,7 @@ export async function neutraliseGitDir(gitDir: string): Promise<Neutralised | nu
     removed.push("hooks (a link)");
     moves.push({ from: hooks, name: "hooks" });
   } else if (hooksStat) {
-    for (const name of readdir(hooks)) {
+    for (const name of fs.readdirSync(hooks)) {
       if (name.endsWith(".sample")) continue;
       removed.push(`hooks/${name}`);
       moves.push({ from: path.join(hooks, name), name: path.join("hooks", name) });
@@ -177,18 +177,4 @@ export function formatConfig(entries: readonly Entry[]): string {
   return out;
 }
 
-function lstat(p: string): fs.Stats | null {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-
-function readdir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+const lstat = (p: string): fs.Stats | undefined => fs.lstatSync(p, { throwIfNoEntry: false });
