@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   fanout: () => import("./fanout.js"),
   preconnect: () => import("./preconnect.js"),
   step: () => import("./step.js"),
+  "nested-repos": () => import("./nested-repos.js"),
 };
 
 const args = process.argv.slice(2);

@@ -5,6 +5,7 @@ import { budgetEventSchemas } from "./schema-budget.js";
 import { evidenceEventSchemas } from "./schema-evidence.js";
 import { reviewEventSchemas } from "./schema-review.js";
 import { teamEventSchemas } from "./schema-team.js";
+import { nestedRepoEventSchemas } from "./schema-nested-repos.js";
 
 /**
  * The one definition of every event orca emits, as zod schemas. The session log writer, the log
@@ -385,7 +386,7 @@ function defineEventSchemas() {
     ...budgetEventSchemas(base),
     ...reviewEventSchemas(base),
     ...evidenceEventSchemas(base, usageSchema),
-    ...teamEventSchemas(base),
+    ...teamEventSchemas(base), ...nestedRepoEventSchemas(base),
   ]);
   return { accessSchema, toolCallSchema, thinkingBlockSchema, usageSchema, fileTouchSchema, changeSourceSchema, toolStatusSchema, agentStatusSchema, sessionStatusSchema, eventSchema };
 }

@@ -4,7 +4,8 @@ import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
-import type { SandboxMode } from "../sandbox/index.js";
+import { nestedRepoEvent, type SandboxMode } from "../sandbox/index.js";
+import { nestedRepoNotice } from "../../events/schema-nested-repos.js";
 import { PermissionDenied } from "../../util/errors.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
@@ -129,10 +130,12 @@ export async function runForeground(
   // Returning before the group is gone would hand back control while it still runs.
   await stopping;
   untrack();
+  // Before the answer: a repository it made holds nothing that runs code once the user runs git there.
+  const nested = (await launched.nestedRepos) ?? [];
 
   const text = output.text();
   const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
-  const body = truncated + sandboxHint(launched.sandbox, text);
+  const body = truncated + sandboxHint(launched.sandbox, text) + nested.map((r) => `\n[orca: ${nestedRepoNotice(nestedRepoEvent(r, cwd, ctx.agentId))}]`).join("");
   const code = shellExitCode(exit);
   const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };
   if (stopReason === "timeout") {

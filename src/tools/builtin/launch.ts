@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { childEnv } from "../child-env.js";
-import { Sandbox, SandboxError, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
+import { Sandbox, SandboxError, type NestedRepoReport, type SandboxMode, type SandboxRequest } from "../sandbox/index.js";
 import { followSandbox, type SpawnSpec } from "../../util/process-group.js";
 import { namespaceEmptied, plainBash, spawnInGroup } from "./process-group.js";
 
@@ -11,6 +11,8 @@ export interface Launched {
   sandbox: SandboxMode | "none";
   /** For whenFinished: true once nothing of a sandboxed command is left (undefined outside one). */
   emptied?: () => boolean;
+  /** A workspace-write sandbox's check of the repositories commands made, once it is gone (Sandbox.checkNestedRepos). */
+  nestedRepos?: Promise<NestedRepoReport[]>;
 }
 
 /**
@@ -38,10 +40,12 @@ export class CommandLauncher {
   async launch(command: string, cwd: string, request?: SandboxRequest): Promise<Launched> {
     const mode = this.modeFor(request);
     let spec: SpawnSpec;
+    let nestedRepos: Promise<NestedRepoReport[]> | undefined;
     if (mode === "none") spec = plainBash(command, cwd, this.env);
     else {
       // The command's own workspace (cwd) is its writable root: an isolated agent's worktree.
       const wrapped = await this.sandbox.wrap(command, mode, cwd);
+      nestedRepos = wrapped.nestedRepos;
       spec = { file: wrapped.file, args: wrapped.args, cwd, env: { ...this.env, ...wrapped.env }, fd3: wrapped.fd3, infoFd: true, lease: wrapped.lease };
     }
     let child: ChildProcess;
@@ -53,7 +57,7 @@ export class CommandLauncher {
     }
     const sandboxed = followSandbox(child, spec);
     await spawned(child);
-    const launched: Launched = { child, pid: child.pid as number, sandbox: mode };
+    const launched: Launched = { child, pid: child.pid as number, sandbox: mode, nestedRepos };
     if (spec.infoFd) launched.emptied = () => sandboxed.initPid !== null && namespaceEmptied(sandboxed.initPid);
     return launched;
   }

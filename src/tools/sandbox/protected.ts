@@ -46,14 +46,14 @@ export interface Protection {
  * What to protect in `root` for a sandbox whose writable areas are `isWritable`. Paths outside
  * every writable area are read-only already and are left alone.
  */
-export function protectedPaths(root: string, isWritable: (p: string) => boolean, extraReadOnly: readonly string[] = []): Protection {
+export function protectedPaths(root: string, isWritable: (p: string) => boolean, extraReadOnly: readonly string[] = [], nested: readonly string[] = []): Protection {
   const out: Protection = { pins: [], readOnly: [], placeholders: [] };
   const protect = (p: string, standIn: Omit<Placeholder, "path"> | null) => {
     if (!isWritable(p)) return;
     if (standIn) out.placeholders.push({ path: p, ...standIn });
     if (standIn || lstat(p)) out.readOnly.push(p);
   };
-  protectGit(root, isWritable, out, protect);
+  protectGit(root, isWritable, out, protect, nested);
   for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
   for (const name of PROTECTED_IF_PRESENT) protect(path.join(root, name), null);
   for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
@@ -66,7 +66,18 @@ export function joinProtection(list: readonly Protection[]): Protection {
 
 type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
 
-function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect): void {
+/**
+ * `nested`: the repositories inside the root that were there when the session first looked
+ * (nested-repos.ts), each a `.git` entry or a bare repository's folder: the user's, kept as their
+ * submodules are. (One a command makes later is checked after it instead.)
+ */
+function protectGit(root: string, isWritable: (p: string) => boolean, out: Protection, protect: Protect, nested: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const entry of nested) {
+    const nestedStat = lstat(entry);
+    if (nestedStat && path.basename(entry) !== ".git") protectGitDir(entry, isWritable, out, protect, seen);
+    else if (nestedStat) protectDotGit(entry, nestedStat, isWritable, out, protect, seen);
+  }
   const dotGit = path.join(root, ".git");
   const stat = lstat(dotGit);
   // An empty .git (a stand-in) is no repository: git looks past it.
@@ -75,7 +86,6 @@ function protectGit(root: string, isWritable: (p: string) => boolean, out: Prote
     protect(dotGit, { kind: "dir" });
     return;
   }
-  const seen = new Set<string>();
   protectDotGit(dotGit, stat, isWritable, out, protect, seen);
   // A submodule checked out with its git dir inside it (not absorbed into .git/modules): the user's
   // `git status` here runs git in it, under its own config and hooks.

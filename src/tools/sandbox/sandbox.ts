@@ -11,6 +11,7 @@ import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsI
 import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
 import { StandInLeases } from "./stand-in-leases.js";
+import { NestedRepos, type NestedRepoReport } from "./nested-repos.js";
 import type { SandboxLease } from "../../util/process-group.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
@@ -55,6 +56,8 @@ export interface WrappedCommand {
   fd3?: Buffer;
   env: Record<string, string>;
   lease: SandboxLease;
+  /** What the check once its sandbox is gone did to repositories commands made (nested-repos.ts). */
+  nestedRepos: Promise<NestedRepoReport[]>;
 }
 
 /** A read-only command relies on no stand-in. */
@@ -93,6 +96,10 @@ const PROXY_PORT = 3128;
  */
 export class Sandbox {
   private readonly standIns: StandInLeases;
+  private readonly nestedRepos = new NestedRepos((reports) => this.nestedListeners.forEach((listener) => listener(reports)));
+  private readonly nestedListeners: Array<(reports: NestedRepoReport[]) => void> = [];
+  /** The roots workspace-write commands ran in: each gets a last check at close. */
+  private readonly nestedRoots = new Set<string>();
   /** No more commands. */
   private closed = false;
   /** The stand-ins and the session's files are dealt with. */
@@ -174,17 +181,18 @@ export class Sandbox {
     const setup = this.setup;
     if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
-    const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
-    const isWritable = (p: string) => writableAreas.some((dir) => isInside(dir, p));
-    // One list for every writable root: the workspace (or worktree), additional_dirs, sandbox.writable.
-    const roots = [root, ...setup.writable.filter((dir) => !isInside(root, dir))];
+    const { roots, isWritable } = this.writableRoots(setup, root);
     const protection =
       mode === "workspace-write"
-        ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [])))
+        ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [], this.nestedRepos.preexisting(dir))))
         : { pins: [], readOnly: [], placeholders: [] };
     let lease = NO_LEASE;
+    let checked: (reports: Promise<NestedRepoReport[]>) => void = () => {};
+    const nestedRepos = mode === "workspace-write" ? new Promise<NestedRepoReport[]>((resolve) => (checked = resolve)) : Promise.resolve([]);
     try {
-      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders);
+      // Once nothing of it runs, the repositories it may have made are checked (nested-repos.ts).
+      if (mode === "workspace-write") this.nestedRoots.add(root);
+      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders, () => checked(this.checkNestedRepos(root).catch(() => [])));
     } catch (error) {
       throw new SandboxError((error as Error).message);
     }
@@ -215,7 +223,30 @@ export class Sandbox {
       env.NO_PROXY = env.no_proxy = "";
       inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
     }
-    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease };
+    return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease, nestedRepos };
+  }
+
+  /**
+   * Checks the git repositories commands made in `root`'s writable roots since the last check and
+   * takes out of them what would run code when the user runs git there. Call it once the command
+   * has ended; each workspace-write sandbox's end calls it (WrappedCommand.nestedRepos). A check
+   * that has not started yet is shared. What it did also goes to `onNestedRepo` listeners, once.
+   */
+  checkNestedRepos(root: string = this.setup?.root ?? ""): Promise<NestedRepoReport[]> {
+    const setup = this.setup;
+    if (!setup || this.closed) return Promise.resolve([]);
+    const { roots, isWritable } = this.writableRoots(setup, root);
+    return this.nestedRepos.check(roots, isWritable);
+  }
+
+  onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {
+    this.nestedListeners.push(listener);
+  }
+
+  /** A workspace-write command's writable roots (the workspace or worktree, additional_dirs, sandbox.writable) and areas. */
+  private writableRoots(setup: Setup, root: string): { roots: string[]; isWritable: (p: string) => boolean } {
+    const writableAreas = [root, ...setup.writable, ...(setup.isolated ? [] : setup.tempDirs)];
+    return { roots: [root, ...setup.writable.filter((dir) => !isInside(root, dir))], isWritable: (p) => writableAreas.some((dir) => isInside(dir, p)) };
   }
 
   /**
@@ -228,6 +259,9 @@ export class Sandbox {
     this.closed = true;
     const proxy = this.setup?.proxy;
     this.finish(await this.standIns.close(CLOSE_WAIT_MS));
+    // The last look: what background shells and hooks did before they were stopped.
+    const setup = this.setup;
+    if (setup) for (const root of this.nestedRoots) await this.nestedRepos.check(this.writableRoots(setup, root).roots, this.writableRoots(setup, root).isWritable).catch(() => undefined);
     await proxy?.close();
   }
 

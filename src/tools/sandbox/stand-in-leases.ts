@@ -18,15 +18,24 @@ export class StandInLeases {
 
   constructor(private readonly placeholders: Placeholders) {}
 
-  /** Makes what of `list` is missing and holds it until the lease ends. Throws a one-line Error when one cannot be made. */
-  acquire(list: readonly Placeholder[]): SandboxLease {
+  /**
+   * Makes what of `list` is missing and holds it until the lease ends, then calls `ended` (nothing
+   * of the sandbox runs any more). Throws a one-line Error when one cannot be made.
+   */
+  acquire(list: readonly Placeholder[], ended: () => void = () => {}): SandboxLease {
     try {
       this.placeholders.ensure(list);
     } catch (error) {
       if (!this.live.size) this.placeholders.removeAll();
       throw error;
     }
-    const lease = new Lease(() => this.release(lease));
+    const lease = new Lease(() => {
+      try {
+        this.release(lease);
+      } finally {
+        ended();
+      }
+    });
     this.live.add(lease);
     return lease;
   }

@@ -13,6 +13,7 @@ import { settleMarkdown } from "./blocks.js";
 import { boundOutputs, keptOutput } from "./outputs.js";
 import { toolStatusOf } from "../../util/errors.js";
 import { isTeamEvent, reduceTeam } from "./reduce-team.js";
+import { nestedRepoLine, noticeIn, noticeLine } from "./notices.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
@@ -331,6 +332,8 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
     case "process_started":
     case "process_ended":
       return state;
+    case "nested_repo_neutralised":
+      return nestedRepoLine(state, event);
     case "mcp_status": {
       const before = state.mcp[event.server];
       const view = { state: event.state, tools: event.tools, reason: event.reason };
@@ -373,14 +376,6 @@ function backgroundNotice(id: string, text: string, state: DashboardState): stri
   return `↥ background sub-agent ${agentTitle({ id, label: state.agents[id]?.label })} ended: ${status} — its result is handed to this agent`;
 }
 
-/** A line of orca's own in the coordinator's transcript. */
-export function noticeLine(state: DashboardState, kind: "notice" | "error", text: string, ts: number): DashboardState {
-  const draft = new Draft(state);
-  const root = draft.agent(state.rootAgentId, ts);
-  draft.setAgent(pushEntries(root, textEntries(draft, kind, text), state.maxLines, null));
-  return draft.finish();
-}
-
 /** "stale: changed by editor-2", "stale: changed outside orca", "not read first". */
 export function conflictMark(e: EventOf<"write_conflict">): string {
   if (e.reason === "unread") return e.changedBy?.kind === "agent" ? `not read first (written by ${e.changedBy.agentId})` : "not read first";
@@ -391,10 +386,4 @@ export function conflictMark(e: EventOf<"write_conflict">): string {
 /** Every sub-agent (not the coordinator), in start order. */
 export function subAgents(state: DashboardState): AgentView[] {
   return state.order.map((id) => state.agents[id]).filter((a): a is AgentView => Boolean(a));
-}
-
-/** An event that only adds a notice line to its agent's pane. */
-function noticeIn(draft: Draft, event: OrcaEvent, max: number, note: string): DashboardState {
-  draft.setAgent(pushEntries(draft.agent(event.agentId, event.ts, event.parentId), textEntries(draft, "notice", note), max, null));
-  return draft.finish();
 }
