@@ -41,6 +41,8 @@ export interface AgentBudget {
 export class RunBudget {
   private toolCalls = 0;
   private startedAt = Date.now();
+  /** The stopped run this one continues (a resume), whose fan-out count goes on too (orchestrator/fanout.ts). */
+  carried?: StoppedRun;
   /** The accounts of the run and of each agent in it (budget-tree.ts): tokens, money and steps. */
   readonly tree: BudgetTree;
 
@@ -61,6 +63,7 @@ export class RunBudget {
    * agents' accounts keep theirs (a sub-agent's delegate {budget} too), as if it had not stopped.
    */
   carry(stopped: StoppedRun): void {
+    this.carried = stopped;
     for (const a of stopped.accounts) this.tree.restore(a.id, a.parentId, a.limits, a.steps);
     for (const usage of stopped.usage) this.addUsage(usage);
     this.toolCalls += stopped.toolCalls;

@@ -38,6 +38,17 @@ export interface StoppedRun {
   toolCalls: number;
   /** The time it ran, without the time between a crash and its resume. */
   elapsedMs: number;
+  /**
+   * The delegate calls the fan-out guard counts on (orchestrator/fanout.ts): those since the person
+   * last approved a fan-out, less those it refused.
+   */
+  delegations: CarriedDelegation[];
+}
+
+export interface CarriedDelegation {
+  callId: string;
+  callerId: string;
+  args: unknown;
 }
 
 /** The stopped run's spend (the last run of `events`). */
@@ -46,6 +57,7 @@ export function stoppedRun(events: readonly OrcaEvent[], rootAgentId: string): S
   const accounts = new Map<string, CarriedAccount>();
   const usage: CarriedUsage[] = [];
   const calls = new Set<string>();
+  let delegations: CarriedDelegation[] = [];
   const account = (id: string, parentId?: string): CarriedAccount => {
     let found = accounts.get(id);
     if (!found) accounts.set(id, (found = { id, limits: {}, steps: 0 }));
@@ -68,9 +80,16 @@ export function stoppedRun(events: readonly OrcaEvent[], rootAgentId: string): S
     else if (event.type === "usage") usage.push({ agentId: event.agentId, input: event.input, output: event.output, ...(event.cost === undefined ? {} : { cost: event.cost }) });
     else if (event.type === "tool_started") calls.add(event.callId);
     else if (event.type === "budget_set" && event.scope === "agent") mine.limits = limitsOf(event);
+    else if (event.type === "assistant_message") {
+      for (const call of event.toolCalls) if (call.name === "delegate") delegations.push({ callId: call.id, callerId: event.agentId, args: call.args });
+    } else if (event.type === "fanout_checked") {
+      // An approval starts the count again after the calls it approved.
+      if (event.decision === "approved") delegations = [];
+      else delegations = delegations.filter((d) => !event.refused.includes(d.callId));
+    }
   }
   if (sessionFrom !== undefined && lastTs !== undefined) elapsedMs += lastTs - sessionFrom;
-  return { accounts: parentsFirst([...accounts.values()]), usage, toolCalls: calls.size, elapsedMs };
+  return { accounts: parentsFirst([...accounts.values()]), usage, toolCalls: calls.size, elapsedMs, delegations };
 }
 
 /** Index of the stopped run's first event. */

@@ -73,9 +73,15 @@ describe("stoppedRun", () => {
 
   it("max_duration: the time the run had taken counts", () => {
     const budget = new RunBudget({ maxDuration: 60 });
-    budget.carry({ accounts: [], usage: [], toolCalls: 0, elapsedMs: 59_000 });
+    budget.carry({ accounts: [], usage: [], toolCalls: 0, elapsedMs: 59_000, delegations: [] });
     expect(budget.timeLeftMs).toBeLessThanOrEqual(1000);
-    budget.carry({ accounts: [], usage: [], toolCalls: 0, elapsedMs: 2000 });
+    budget.carry({ accounts: [], usage: [], toolCalls: 0, elapsedMs: 2000, delegations: [] });
     expect(budget.exceeded()?.message).toBe("time budget reached (60s)");
+  });
+  it("the fan-out guard's count: delegate calls since the person's last approval, less those it refused", () => {
+    const delegates = (...ids: string[]) => ev({ type: "assistant_message", agentId: "coordinator", content: "", toolCalls: ids.map((id) => ({ id, name: "delegate", args: { agent: "tester" }, raw: "{}" })) });
+    const checked = (decision: string, refused: string[]) => ev({ type: "fanout_checked", agentId: "coordinator", calls: 2, estimateUsd: null, reason: "r", decision, decidedBy: "user", refused });
+    const log = [session(), turn(), delegates("d1", "d2"), checked("approved", []), delegates("d3", "d4"), checked("limited", ["d4"]), delegates("d5")];
+    expect(stoppedRun(log, "coordinator").delegations.map((d) => d.callId)).toEqual(["d3", "d5"]);
   });
 });

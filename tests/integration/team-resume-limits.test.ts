@@ -107,3 +107,32 @@ describe("budgets survive a crash (kill -9, then --resume)", () => {
     expect(resumed.stderr).toMatch(/Stopped: cost budget reached \(\$0\.2\d{3} of \$0\.2000 spent\)/);
   });
 });
+
+describe("the fan-out count survives a crash (kill -9, then --resume)", () => {
+  it("the continued sub-agents are not asked about again, but they count: one more delegation passes agents.confirm_fanout and is refused (headless)", { timeout: 120_000 }, async () => {
+    ws = tempWorkspace({ ".orca/config.yaml": "agents:\n  confirm_fanout: 2\n" });
+    const bg = (suite: string, id: string) => ({ id, name: "delegate", args: { agent: "tester", task: `run suite ${suite}`, label: suite, background: true } });
+    const first = await server(perAgent({ coordinator: [{ toolCalls: [bg("A", "call_a"), bg("B", "call_b")] }, () => ({ kind: "hang" })], "tester-1": [() => ({ kind: "hang" })], "tester-2": [() => ({ kind: "hang" })] }));
+    const killed = await runAndKill(["-p", "run the suites", "--base-url", first.url, "--yes"], ws, () => first.requests.length === 4, "both testers and the coordinator waiting on the model");
+    expect(killed.signal).toBe("SIGKILL");
+    const id = readLog(sessionLogs(ws)[0]!).events[0]!.sessionId;
+
+    const second = await server(
+      perAgent({
+        coordinator: [{ toolCalls: [bg("C", "call_c")] }, ...Array.from({ length: 4 }, () => ({ text: "suites A and B ran" }))],
+        "tester-1": [{ text: "passed" }],
+        "tester-2": [{ text: "passed" }],
+      }),
+    );
+    const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes"], { ws, timeoutMs: 90_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const events = readLog(sessionLogs(ws)[0]!).events;
+    const after = events.slice(events.findIndex((e) => e.type === "session_started" && e.resumedFrom === id));
+    // Only the third delegation was checked: 3 sub-agents in the run passed 2.
+    expect(of(after, "fanout_checked").map((e) => [e.decision, e.refused, e.reason])).toEqual([["limited", ["call_c"], "3 sub-agents in this run, 1 in this turn (agents.confirm_fanout: 2)"]]);
+    expect(of(after, "agent_started").map((e) => e.agentId)).toEqual([]);
+    // Both testers went on from their histories (one request each), and no third one started.
+    expect(second.requests.map(agentOf).filter((a) => a.startsWith("tester-")).sort()).toEqual(["tester-1", "tester-2"]);
+    expect(toolResults(second.requests.filter((r) => agentOf(r) === "coordinator")[1]!).get("call_c")).toMatch(/^Error: not run: this turn started 3 sub-agents in this run/);
+  });
+});
