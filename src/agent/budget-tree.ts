@@ -137,6 +137,17 @@ export class BudgetTree {
     return { account, cut, opened: true, lowered: false };
   }
 
+  /**
+   * An account of the run a resume continues, as it stood when the run stopped: its limits as they
+   * applied then (already cut to its parent's remainder), its steps taken. Its spend is charged after.
+   */
+  restore(agentId: string, parentId: string | undefined, limits: AccountLimits, steps: number): void {
+    const parent = (parentId && this.accounts.get(parentId)) || this.run;
+    const account = new BudgetAccount(agentId, { ...limits }, parent);
+    for (const a of account.chain()) a.steps += steps;
+    this.accounts.set(agentId, account);
+  }
+
   /** A request's usage, charged to its agent's account and every one above it (the run's when the agent has none). */
   charge(agentId: string, usage: { input: number; output: number; cost?: number }): void {
     const account = this.accounts.get(agentId) ?? this.run;

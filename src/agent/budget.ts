@@ -1,5 +1,6 @@
 import type { Usage } from "../events/types.js";
 import type { Model } from "../model/model.js";
+import type { StoppedRun } from "../sessions/stopped-run.js";
 import { raceAbort } from "../util/race-abort.js";
 import { BudgetExceeded } from "../util/errors.js";
 import { BudgetTree, formatUsd, type Admission, type BudgetAccount, type RequestPlan } from "./budget-tree.js";
@@ -41,7 +42,9 @@ export interface AgentBudget {
  */
 export class RunBudget {
   private toolCalls = 0;
-  private readonly startedAt = Date.now();
+  private startedAt = Date.now();
+  /** The stopped run this one continues (a resume), whose fan-out count goes on too (orchestrator/fanout.ts). */
+  carried?: StoppedRun;
   /** The accounts of the run and of each agent in it (budget-tree.ts): tokens, money and steps. */
   readonly tree: BudgetTree;
 
@@ -55,6 +58,23 @@ export class RunBudget {
   /** A request's usage, charged to its agent's account and those above it. */
   addUsage(usage: Pick<Usage, "input" | "output" | "cost"> & { agentId?: string }): void {
     this.tree.charge(usage.agentId ?? "", usage);
+  }
+
+  /**
+   * The run a resume continues: what it spent before it stopped counts against its limits, and its
+   * agents' accounts keep theirs (a sub-agent's delegate {budget} too), as if it had not stopped.
+   */
+  carry(stopped: StoppedRun): void {
+    this.carried = stopped;
+    for (const a of stopped.accounts) this.tree.restore(a.id, a.parentId, a.limits, a.steps);
+    for (const usage of stopped.usage) this.addUsage(usage);
+    this.toolCalls += stopped.toolCalls;
+    this.startedAt -= stopped.elapsedMs;
+  }
+
+  /** Milliseconds left of max_duration, if set. */
+  get timeLeftMs(): number | undefined {
+    return this.limits.maxDuration === undefined ? undefined : this.limits.maxDuration * 1000 - (Date.now() - this.startedAt);
   }
 
   /** Tokens the run has spent so far (input and output of every request). */

@@ -9,6 +9,7 @@ import type { DelegateArgs } from "./delegate.js";
 import type { Approver, FanoutQuestion } from "../tools/approver.js";
 import { formatUsd } from "../agent/budget-tree.js";
 import { ownLimits } from "./budget-accounts.js";
+import type { RunBudget } from "../agent/budget.js";
 
 /**
  * How a fan-out's cost is estimated, per sub-agent: its first request (system prompt, task and tool
@@ -45,6 +46,8 @@ export interface FanoutGuardDeps {
   firstRequestTokens(child: PlannedChild): number;
   /** The run in progress (any object that is new with each run): the count starts again with each. */
   run(): object | null;
+  /** A resumed run's delegate calls from before it stopped, counted as if it had not (sessions/stopped-run.ts). */
+  carried?(): readonly { callerId: string; args: unknown }[];
 }
 
 /** Sub-agents started in one run since the person last approved a fan-out (or since the run began). */
@@ -87,7 +90,7 @@ export class FanoutGuard {
 
   private async screenNow(caller: Caller, calls: readonly ToolCall[], signal: AbortSignal): Promise<Map<string, string>> {
     const run = this.deps.run();
-    if (this.tally.run !== run) this.tally = { run, started: 0, estimateUsd: 0 };
+    if (this.tally.run !== run) this.tally = this.carriedTally(run);
     const tally = this.tally;
     const refused = new Map<string, string>();
     const children = calls.flatMap((call) => {
@@ -170,6 +173,17 @@ export class FanoutGuard {
     return refused;
   }
 
+  /**
+   * A new run's count: none, or — for a run a resume continues — the sub-agents it had started
+   * since the person last approved a fan-out. Those go on without asking again (they passed this
+   * guard when they started); a crash must not give the run a fresh allowance either.
+   */
+  private carriedTally(run: object | null): Tally {
+    const children = (this.deps.carried?.() ?? []).flatMap((call) => this.deps.plan(call.callerId, call.args) ?? []);
+    const estimateUsd = this.deps.confirmCostUsd === undefined ? 0 : sum(children.map((child) => this.estimate(child)));
+    return { run, started: children.length, estimateUsd };
+  }
+
   /** USD for one sub-agent (see ESTIMATE_HOW); null when its model's price is unknown. */
   estimate(child: PlannedChild): number | null {
     const price = child.model.price;
@@ -199,11 +213,12 @@ export function sessionFanoutGuard(deps: {
   agents: AgentRegistry;
   modelFor(spec: string): Model;
   registry: ToolRegistry;
-  run(): object | null;
+  run(): RunBudget | null;
 }): FanoutGuard {
   const { config } = deps;
   return new FanoutGuard({
     run: deps.run,
+    carried: () => deps.run()?.carried?.delegations ?? [],
     confirmFanout: config.agents.confirm_fanout,
     confirmCostUsd: config.agents.confirm_cost_usd,
     approver: deps.approver,

@@ -1,6 +1,7 @@
 import { RunBudget } from "../agent/budget.js";
 import type { Config } from "../config/schema.js";
 import type { EmitFn } from "../events/types.js";
+import type { StoppedRun } from "../sessions/stopped-run.js";
 import type { CancelScope } from "../util/cancel-scope.js";
 
 /**
@@ -11,6 +12,8 @@ import type { CancelScope } from "../util/cancel-scope.js";
 export function openRunBudget(
   budget: Config["budget"],
   run: { scope: CancelScope; agentScope(id: string): CancelScope | undefined; emit: EmitFn; rootId: string },
+  /** The run a resume continues: its spend, steps, calls and time count (sessions/stopped-run.ts). */
+  stopped?: StoppedRun,
 ): { budget: RunBudget; deadline: NodeJS.Timeout | undefined } {
   const runBudget = new RunBudget(
     { maxTokens: budget.max_tokens, maxToolCalls: budget.max_tool_calls, maxDuration: budget.max_duration, maxCostUsd: budget.max_cost_usd },
@@ -19,7 +22,8 @@ export function openRunBudget(
   if (budget.max_cost_usd !== undefined || budget.max_tokens !== undefined) {
     run.emit({ type: "budget_set", agentId: run.rootId, scope: "run", maxCostUsd: budget.max_cost_usd, maxTokens: budget.max_tokens });
   }
-  const durationMs = budget.max_duration === undefined ? undefined : budget.max_duration * 1000;
+  if (stopped) runBudget.carry(stopped);
+  const durationMs = runBudget.timeLeftMs === undefined ? undefined : Math.max(0, runBudget.timeLeftMs);
   // setTimeout fires at once past 2^31-1 ms; such a budget is no limit in practice.
   const deadline = durationMs !== undefined && durationMs < 2 ** 31 - 1 ? setTimeout(() => run.scope.cancel(runBudget.timeUp()), durationMs) : undefined;
   return { budget: runBudget, deadline };

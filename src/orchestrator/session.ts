@@ -291,7 +291,7 @@ export class Session implements SessionApi {
     const root = this.agentRegistry.get(this.rootAgentId)!;
     const scope = new CancelScope(this.sessionScope.signal);
     this.runScope = scope;
-    const { budget: runBudget, deadline } = openRunBudget(this.deps.config.budget, { scope, agentScope: (id) => this.agentRegistry.get(id)?.scope, emit: this.bus.emit, rootId: root.id });
+    const { budget: runBudget, deadline } = openRunBudget(this.deps.config.budget, { scope, agentScope: (id) => this.agentRegistry.get(id)?.scope, emit: this.bus.emit, rootId: root.id }, this.team?.stopped);
     this.runBudget = runBudget;
     const usageBefore = { ...this.totalUsage() };
     try {

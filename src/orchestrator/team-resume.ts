@@ -2,6 +2,7 @@ import type { AgentOutcome } from "../agent/loop.js";
 import { toolFinished } from "../events/constructors.js";
 import type { EmitFn } from "../events/types.js";
 import type { ContinuedAgent, HeldCall, TeamPlan } from "../sessions/team-plan.js";
+import type { StoppedRun } from "../sessions/stopped-run.js";
 import type { ToolResult } from "../tools/tool.js";
 import { CancelScope } from "../util/cancel-scope.js";
 import type { AgentRegistry, AgentState } from "./agents.js";
@@ -36,6 +37,11 @@ export class TeamResume {
 
   constructor(private readonly deps: TeamResumeDeps) {
     this.byId = new Map(deps.plan.agents.map((a) => [a.id, a]));
+  }
+
+  /** What the stopped run had spent: the continuing run's budget starts from it (run-budget.ts). */
+  get stopped(): StoppedRun {
+    return this.deps.plan.stopped;
   }
 
   /** The agents it continues that the session has (a definition gone leaves one out), coordinator first. */

@@ -1,4 +1,5 @@
 import type { AgentStatus, OrcaEvent, ToolCall } from "../events/types.js";
+import { stoppedRun, type StoppedRun } from "./stopped-run.js";
 
 /**
  * Which agents a resumed session continues, read from its log: the run that stopped (a crash, or
@@ -36,6 +37,8 @@ export interface ContinuedAgent {
 export interface TeamPlan {
   /** Tree order: the coordinator first, every agent after its parent. */
   agents: ContinuedAgent[];
+  /** What the run spent before it stopped: its budgets go on from there. */
+  stopped: StoppedRun;
 }
 
 interface Track {
@@ -113,7 +116,7 @@ export function planTeam(events: readonly OrcaEvent[], rootAgentId: string): Tea
     for (const kid of kids) visit(kid, !waitedOn.has(kid.id));
   };
   visit(root, false);
-  return agents.length > 1 ? { agents } : null;
+  return agents.length > 1 ? { agents, stopped: stoppedRun(events, rootAgentId) } : null;
 }
 
 /** The calls of `parent`'s last round, when no request followed it, that wait on its continued sub-agents. */

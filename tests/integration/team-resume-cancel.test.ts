@@ -1,8 +1,10 @@
+import fs from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { createSession, type SessionSetup } from "../../src/orchestrator/create.js";
 import { rebuildSession } from "../../src/sessions/rebuild.js";
+import { RESUMED_IDLE } from "../../src/orchestrator/team-resume.js";
 import { planResume, type ResumePlan } from "../../src/sessions/resume-plan.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
@@ -54,6 +56,7 @@ async function resume(w: TempWorkspace, id: string, baseUrl: string): Promise<{ 
   return { resumed, plan };
 }
 
+const SCOUT = ["---", "name: scout", "description: Looks around.", "tools: [read_file]", "model: inherit", "---", "You look."].join("\n");
 const MID = ["---", "name: mid", "description: Hands a part of its task on.", "tools: [delegate, read_file]", "model: inherit", "---", "You delegate."].join("\n");
 
 describe("a cancelled run resumes as a team", () => {
@@ -153,5 +156,40 @@ describe("a cancelled run resumes as a team", () => {
       ["mid-1", "coordinator", "done"],
       ["explorer-1", "mid-1", "done"],
     ]);
+  });
+  it("a coordinator that had answered and waited for a background sub-agent that cannot go on (its definition is gone) is told RESUMED_IDLE and finishes", { timeout: 60_000 }, async () => {
+    ws = tempWorkspace({ ".orca/agents/scout.md": SCOUT });
+    const first = await server(
+      perAgent({
+        coordinator: [{ toolCalls: [{ id: "call_bg", name: "delegate", args: { agent: "scout", task: "look around", background: true } }] }, { text: "the scout is out; its report follows" }],
+        "scout-1": [() => HANG],
+      }),
+    );
+    const orchestra = await testOrchestra(ws, first.url);
+    setups.push(orchestra);
+    const running = orchestra.session.run("look");
+    // The coordinator has answered and sleeps until its background scout ends: then Esc.
+    await vi.waitFor(() => {
+      expect(first.requests.map(agentOf).sort()).toEqual(["coordinator", "coordinator", "scout-1"]);
+      expect(readLog(orchestra.session.logFile!).events.some((e) => e.type === "agent_waiting" && e.agentId === "coordinator")).toBe(true);
+    }, WAIT);
+    orchestra.session.cancel();
+    expect((await running).status).toBe("cancelled");
+    await orchestra.session.close("cancelled");
+    setups.pop();
+
+    fs.rmSync(ws.file(".orca/agents/scout.md"));
+    const second = await server(perAgent({ coordinator: [{ text: "wrapped up without the scout" }] }));
+    const { resumed } = await resume(ws, orchestra.session.id, second.url);
+    expect(resumed.session.continuing).toEqual(["coordinator"]);
+    const result = await resumed.session.run(null);
+    expect(result.status).toBe("done");
+    expect(result.answer).toBe("wrapped up without the scout");
+    expectValidHistories(second.requests);
+    expect(second.requests.map(agentOf)).toEqual(["coordinator"]);
+    const messages = second.requests[0]!.body.messages;
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
+    expect(messages.at(-2)?.content).toBe("the scout is out; its report follows");
+    expect(messages.at(-1)?.content).toBe(RESUMED_IDLE);
   });
 });
