@@ -8,25 +8,11 @@
  * write only the final frame).
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { lastMessage, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it } from "vitest";
+import { lastMessage, type RecordedRequest, type ScriptedReply } from "../../src/model/scripted.js";
+import { orcaInTmux, scriptedServer, workspace } from "./rig.js";
+import type { TmuxTerminal } from "./tmux.js";
 
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-  await server?.close();
-  server = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const usage = { prompt: 1200, completion: 80 };
 const MARKDOWN = "Here is the **plan** for it:\n\n```js\nconst answer = 42;\n```\n\nThat is all.";
 
@@ -40,13 +26,6 @@ function script(request: RecordedRequest): ScriptedReply {
   if (said === "edit") return { toolCalls: [{ name: "edit_file", args: { path: "src/a.js", old_string: "const b = 1;", new_string: "const b = 2;" } }], usage };
   if (said === "write") return { toolCalls: [{ name: "write_file", args: { path: "new.txt", content: "x" } }], usage };
   return { text: `noted: ${said}`, usage };
-}
-
-function start(name: string, columns: number, rows: number): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  const env = [`HOME=${quote(ws!.home)}`, `ORCA_DATA_DIR=${quote(ws!.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`, "ORCA_DIALOG_ARM_MS=1500"].join(" ");
-  t.start(`env -u CI -u NO_COLOR ${env} ${quote(process.execPath)} ${quote(BIN)} -m gpt-4.1-mini --base-url ${server!.url}; echo EXIT=$?; sleep 60`, columns, rows, ws!.dir);
-  return t;
 }
 
 /** Rows drawn over each other lose borders: every box that opens closes, the header is row 0, once. */
@@ -77,10 +56,9 @@ const SIZES: [number, number][] = [
 describe("the dashboard in tmux", () => {
   for (const [columns, rows] of SIZES) {
     it(`${columns}×${rows}: markdown, a dialog typing cannot answer, a 300-line output, an applied diff, /help, /cost, /mode plan${columns >= 200 ? ", /clear and /resume" : ""}`, { timeout: 120_000 }, async () => {
-      ws = tempWorkspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
-      server = await startScriptedServer(script);
-      term = start(`features-${columns}`, columns, rows);
-      const t = term;
+      const ws = workspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
+      const server = await scriptedServer(script);
+      const t = orcaInTmux(`features-${columns}`, ws, ["-m", "gpt-4.1-mini", "--base-url", server.url], { columns, rows, env: ["ORCA_DIALOG_ARM_MS=1500"], unset: ["NO_COLOR"] });
       await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
 
       // Markdown: the bold word without its stars, the code block without its fence.

@@ -4,35 +4,16 @@
  * CI is removed from orca's environment: with CI set, Ink writes only the final frame.
  */
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it } from "vitest";
+import { demoInTmux, lineWith, tempDir } from "./rig.js";
+import type { TmuxTerminal } from "./tmux.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HEADER = "SCRIPTED DEMO";
 
-let term: TmuxTerminal | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-});
-
 /** Starts the demo; the shell prints orca's exit code and stays so the test can read it. */
-function startDemo(name: string, env = ""): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  t.start(`env -u CI ${env} node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 120, 40, ROOT);
-  return t;
-}
+const startDemo = (name: string, ...env: string[]): TmuxTerminal => demoInTmux(name, { env });
 
 const count = (screen: string, text: string): number => screen.split("\n").filter((l) => l.includes(text)).length;
-
-/** A pane's one-line state: the screen line holding `who`. */
-function lineOf(screen: string, who: string): string {
-  return screen.split("\n").find((l) => l.includes(who)) ?? "";
-}
 
 async function exitAndCheck(t: TmuxTerminal, code: number): Promise<void> {
   const screen = await t.waitFor(`EXIT=${code}`, (s) => /EXIT=\d+/.test(s));
@@ -44,8 +25,7 @@ async function exitAndCheck(t: TmuxTerminal, code: number): Promise<void> {
 
 describe("orca --demo in tmux", () => {
   it("plays the scenario: header, three sub-agent panes, the permission dialog, the report; exits 0 on Ctrl+C", { timeout: 60_000 }, async () => {
-    term = startDemo("play");
-    const t = term;
+    const t = startDemo("play");
     const first = await t.waitFor("the first frame", (s) => s.includes(HEADER));
     // The header is the first row and says this is a scripted demo.
     expect(first.split("\n")[0]).toContain(HEADER);
@@ -67,7 +47,7 @@ describe("orca --demo in tmux", () => {
     const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
     expect(done).toContain("nothing was lost");
     for (const who of ["explorer-1 [map project]", "editor-1 [fix subtract]", "editor-2 [add multiply]", "tester-1 [run tests]"]) {
-      expect(lineOf(done, who)).toMatch(/✓ .* done/);
+      expect(lineWith(done, who)).toMatch(/✓ .* done/);
     }
     expect(count(done, HEADER)).toBe(1);
 
@@ -76,45 +56,39 @@ describe("orca --demo in tmux", () => {
   });
 
   it("the denial path: the queue line shows the second editor waiting, n with a reason denies the CHANGELOG write, and the report says so", { timeout: 90_000 }, async () => {
-    const data = fs.mkdtempSync(path.join(os.tmpdir(), "orca-e2e-data-"));
-    try {
-      term = startDemo("deny", `ORCA_DATA_DIR=${data}`);
-      const t = term;
-      // The per-path wait, at the default pace: one editor's edit of src/math.js waits for the
-      // other's (editor [add multiply] is a beat later in the script, which a loaded machine may undo).
-      const wait = /1 waiting .*editor-\d \[(add multiply|fix subtract)\] waits for editor-\d \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
-      const waiting = await t.waitFor("one edit waiting for the other", (s) => wait.test(s), 40_000);
-      const [, waiter, holder] = wait.exec(waiting)!;
-      expect(waiter).not.toBe(holder);
+    const data = tempDir("orca-e2e-data-");
+    const t = startDemo("deny", `ORCA_DATA_DIR=${data}`);
+    // The per-path wait, at the default pace: one editor's edit of src/math.js waits for the
+    // other's (editor [add multiply] is a beat later in the script, which a loaded machine may undo).
+    const wait = /1 waiting .*editor-\d \[(add multiply|fix subtract)\] waits for editor-\d \[(add multiply|fix subtract)\]: edit_file src\/math\.js/;
+    const waiting = await t.waitFor("one edit waiting for the other", (s) => wait.test(s), 40_000);
+    const [, waiter, holder] = wait.exec(waiting)!;
+    expect(waiter).not.toBe(holder);
 
-      await t.waitFor("the permission dialog", (s) => s.includes("Permission:") && s.includes("CHANGELOG.md"), 40_000);
-      // Keys answer the dialog once it has been on screen, untouched, for a moment (before, they go to the input box).
-      await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
-      t.keys("n");
-      await t.waitFor("the reason prompt", (s) => s.includes("Reason for the model"));
-      t.keys("-l", "no changelog please");
-      await t.waitFor("the reason typed", (s) => s.includes("no changelog please"));
-      t.keys("Enter");
+    await t.waitFor("the permission dialog", (s) => s.includes("Permission:") && s.includes("CHANGELOG.md"), 40_000);
+    // Keys answer the dialog once it has been on screen, untouched, for a moment (before, they go to the input box).
+    await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
+    t.keys("n");
+    await t.waitFor("the reason prompt", (s) => s.includes("Reason for the model"));
+    t.keys("-l", "no changelog please");
+    await t.waitFor("the reason typed", (s) => s.includes("no changelog please"));
+    t.keys("Enter");
 
-      const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
-      expect(done).toContain('not written: you denied the write ("no changelog please")');
-      expect(done).not.toContain("notes the new function");
-      expect(done).not.toContain("and a CHANGELOG.md entry");
-      for (const who of ["editor-1 [fix subtract]", "editor-2 [add multiply]", "tester-1 [run tests]"]) expect(lineOf(done, who)).toMatch(/✓ .* done/);
+    const done = await t.waitFor("the coordinator's report", (s) => s.includes("coordinator done") && s.includes("Ask orca"), 40_000);
+    expect(done).toContain('not written: you denied the write ("no changelog please")');
+    expect(done).not.toContain("notes the new function");
+    expect(done).not.toContain("and a CHANGELOG.md entry");
+    for (const who of ["editor-1 [fix subtract]", "editor-2 [add multiply]", "tester-1 [run tests]"]) expect(lineWith(done, who)).toMatch(/✓ .* done/);
 
-      t.keys("C-c");
-      await exitAndCheck(t, 0);
-      // The demo kept its session log in its own temporary folder.
-      expect(fs.readdirSync(data)).toEqual([]);
-    } finally {
-      fs.rmSync(data, { recursive: true, force: true });
-    }
+    t.keys("C-c");
+    await exitAndCheck(t, 0);
+    // The demo kept its session log in its own temporary folder.
+    expect(fs.readdirSync(data)).toEqual([]);
   });
 
   it("Tab + Esc cancels only the focused sub-agent, Esc on the coordinator cancels the run; resizes redraw cleanly; Ctrl+C exits 130", { timeout: 60_000 }, async () => {
     // A slower pace leaves time to reach a pane while it runs.
-    term = startDemo("cancel", "ORCA_DEMO_SPEED=0.2");
-    const t = term;
+    const t = startDemo("cancel", "ORCA_DEMO_SPEED=0.2");
     await t.waitFor("the explorer pane", (s) => s.includes("explorer-1 [map project] running") && s.includes("editor-2 [add multiply] running"), 30_000);
 
     // Smaller and back, while everything runs: one header, panes redrawn, no stale rows.
@@ -133,16 +107,16 @@ describe("orca --demo in tmux", () => {
     await t.waitFor("the explorer focused", (s) => s.includes("Esc stop explorer"));
     t.keys("Escape");
     const one = await t.waitFor("the explorer cancelled", (s) => /⊘ explorer-1 \[map project\] cancelled/.test(s));
-    expect(lineOf(one, "editor-1 [fix subtract]")).toContain("running");
-    expect(lineOf(one, "editor-2 [add multiply]")).toContain("running");
-    expect(lineOf(one, "coordinator")).toContain("running");
+    expect(lineWith(one, "editor-1 [fix subtract]")).toContain("running");
+    expect(lineWith(one, "editor-2 [add multiply]")).toContain("running");
+    expect(lineWith(one, "coordinator")).toContain("running");
 
     // Back to the coordinator (Esc on a finished pane leaves it), then Esc cancels the whole run.
     t.keys("Escape");
     await t.waitFor("the coordinator focused", (s) => s.includes("Esc cancel run"));
     t.keys("Escape");
     const all = await t.waitFor("the run cancelled", (s) => s.includes("Ask orca") && /editor-1 \[fix subtract\] cancelled/.test(s) && /editor-2 \[add multiply\] cancelled/.test(s));
-    expect(lineOf(all, "coordinator")).toContain("cancelled");
+    expect(lineWith(all, "coordinator")).toContain("cancelled");
     expect(count(all, HEADER)).toBe(1);
 
     t.keys("C-c");

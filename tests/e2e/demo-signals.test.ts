@@ -6,33 +6,17 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-let term: TmuxTerminal | undefined;
-let tmp: string | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  tmp = undefined;
-});
+import { describe, expect, it } from "vitest";
+import { demoInTmux, orcaInTmux, tempDir, workspace } from "./rig.js";
 
 const demoFolders = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith("orca-demo-"));
 
 describe("orca --demo ended by a signal", () => {
   for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     it(`${signal}: exit ${code}, and the demo's temporary folder is gone`, { timeout: 60_000 }, async () => {
-      tmp = fs.mkdtempSync(path.join(os.tmpdir(), "orca-demo-signal-"));
-      term = new TmuxTerminal(`demo-${signal.toLowerCase()}`);
-      const t = term;
-      t.start(`env -u CI TMPDIR=${tmp} ORCA_DEMO_SPEED=0.2 node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 120, 40, ROOT);
+      const tmp = tempDir("orca-demo-signal-");
+      const t = demoInTmux(`demo-${signal.toLowerCase()}`, { env: [`TMPDIR=${tmp}`, "ORCA_DEMO_SPEED=0.2"] });
       await t.waitFor("the demo running", (s) => s.includes("SCRIPTED DEMO") && s.includes("explorer"), 30_000);
       expect(demoFolders(tmp)).toHaveLength(1);
       // The shell's child is orca's node (env execs it).
@@ -50,15 +34,9 @@ describe("orca --demo ended by a signal", () => {
 
 describe("the dashboard ended by a signal", () => {
   it("SIGTERM: the session closes in order (session_finished logged), exit 143", { timeout: 60_000 }, async () => {
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-dash-signal-")));
-    const ws = path.join(tmp, "ws");
-    const data = path.join(tmp, "data");
-    fs.mkdirSync(ws);
-    fs.mkdirSync(path.join(tmp, "home"));
-    term = new TmuxTerminal("dash-sigterm");
-    const t = term;
-    const env = `HOME=${path.join(tmp, "home")} ORCA_DATA_DIR=${data} OPENAI_API_KEY=sk-test-signal`;
-    t.start(`env -u CI ${env} node ${path.join(ROOT, "bin", "orca.js")} --base-url http://127.0.0.1:8080/v1; echo EXIT=$?; sleep 60`, 120, 30, ws);
+    const ws = workspace();
+    const data = ws.dataDir;
+    const t = orcaInTmux("dash-sigterm", ws, ["--base-url", "http://127.0.0.1:8080/v1"], { rows: 30 });
     await t.waitFor("the welcome screen", (s) => s.includes("workspace") && s.includes("keys"), 30_000);
     const shell = t.display("#{pane_pid}");
     process.kill(Number(execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim()), "SIGTERM");

@@ -6,43 +6,25 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, BIN, perAgent, TEST_KEY, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it } from "vitest";
+import { agentOf, perAgent, toolResults } from "../fixtures/harness.js";
+import { orcaInTmux, scriptedServer, workspace } from "./rig.js";
 
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const six = Array.from({ length: 6 }, (_, i) => ({ id: `call_f${i + 1}`, name: "delegate", args: { agent: "explorer", task: `map module ${i + 1} and its callers`, label: `mod ${i + 1}` } }));
 
 describe("the fan-out question in tmux", () => {
   it("six sub-agents at once ask first; denying runs none of them", { timeout: 90_000 }, async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: six }, { text: "FANOUT-DECLINED: nothing was started" }],
         ...Object.fromEntries(six.map((_, i) => [`explorer-${i + 1}`, [{ text: "must not run" }]])),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const ws = workspace({ "a.txt": "a\n" });
     // A price, so the question shows an estimate in dollars.
     const config = path.join(ws.home, "orca.yaml");
     fs.writeFileSync(config, "model:\n  price: { input: 0.4, output: 1.6 }\n");
-    const t = new TmuxTerminal("fanout");
-    term = t;
-    const env = [`HOME=${quote(ws.home)}`, `ORCA_DATA_DIR=${quote(ws.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`, "ORCA_DIALOG_ARM_MS=1500"].join(" ");
-    t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --config ${quote(config)} --base-url ${server.url} 'survey every module'; echo EXIT=$?; sleep 60`, 140, 44, ws.dir);
+    const t = orcaInTmux("fanout", ws, ["--config", config, "--base-url", server.url, "survey every module"], { columns: 140, rows: 44, env: ["ORCA_DIALOG_ARM_MS=1500"] });
 
     const asked = await t.waitFor("the fan-out question", (s) => s.includes("Fan-out: coordinator wants to start 6 sub-agents at once") && s.includes("start none"), 40_000);
     expect(asked).toContain("asked because: 6 sub-agents at once (agents.confirm_fanout: 4)");

@@ -4,20 +4,16 @@
  * unit tests check this on a model terminal; this checks the model against tmux.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it, vi } from "vitest";
+import { ROOT } from "../fixtures/harness.js";
+import { tempDir, terminal } from "./rig.js";
 
 const ESC = "\u001B";
 const COLUMNS = 60;
 const ROWS = 16;
 const PLAYER = fileURLToPath(new URL("../fixtures/frame-player.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-let term: TmuxTerminal | undefined;
-afterEach(() => term?.kill());
 
 /** A small deterministic generator, so a failure names a frame that can be played again. */
 function random(seed: number): () => number {
@@ -65,33 +61,29 @@ function framesOf(seed: number, count: number): string[] {
 
 describe("the frame diff on tmux", () => {
   it("leaves tmux's screen as a full redraw of every frame, scrolls and stretches included", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "orca-frame-player-"));
-    try {
-      const frames = framesOf(7, 60);
-      const framesFile = path.join(dir, "frames.json");
-      const done = path.join(dir, "done");
-      fs.writeFileSync(framesFile, JSON.stringify(frames));
-      term = new TmuxTerminal("frames");
-      term.start(`node --import tsx ${JSON.stringify(PLAYER)} ${JSON.stringify(framesFile)} ${JSON.stringify(done)}`, COLUMNS, ROWS, ROOT);
-      const expected = (frame: string) =>
-        frame
-          .split("\n")
-          .map((row) => row.replace(/\u001B\[[0-9;]*m/g, "").trimEnd())
-          .concat(Array.from({ length: ROWS }, () => ""))
-          .slice(0, ROWS)
-          .join("\n");
-      let scrolls = 0;
-      for (let k = 0; k < frames.length; k++) {
-        term.keys("Enter");
-        scrolls = await playedFrame(done, k);
-        const want = expected(frames[k]!);
-        await term.waitFor(`frame ${k} as a full redraw draws it:\n${want}`, (screen) => screen.split("\n").slice(0, ROWS).map((l) => l.trimEnd()).join("\n") === want, 5_000);
-      }
-      // Rows did move up, and the diff scrolled regions for them.
-      expect(scrolls).toBeGreaterThan(5);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+    const dir = tempDir("orca-frame-player-");
+    const frames = framesOf(7, 60);
+    const framesFile = path.join(dir, "frames.json");
+    const done = path.join(dir, "done");
+    fs.writeFileSync(framesFile, JSON.stringify(frames));
+    const term = terminal("frames");
+    term.start(`node --import tsx ${JSON.stringify(PLAYER)} ${JSON.stringify(framesFile)} ${JSON.stringify(done)}`, COLUMNS, ROWS, ROOT);
+    const expected = (frame: string) =>
+      frame
+        .split("\n")
+        .map((row) => row.replace(/\u001B\[[0-9;]*m/g, "").trimEnd())
+        .concat(Array.from({ length: ROWS }, () => ""))
+        .slice(0, ROWS)
+        .join("\n");
+    let scrolls = 0;
+    for (let k = 0; k < frames.length; k++) {
+      term.keys("Enter");
+      scrolls = await playedFrame(done, k);
+      const want = expected(frames[k]!);
+      await term.waitFor(`frame ${k} as a full redraw draws it:\n${want}`, (screen) => screen.split("\n").slice(0, ROWS).map((l) => l.trimEnd()).join("\n") === want, 5_000);
     }
+    // Rows did move up, and the diff scrolled regions for them.
+    expect(scrolls).toBeGreaterThan(5);
   });
 });
 

@@ -9,25 +9,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { lastMessage, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it, vi } from "vitest";
+import { lastMessage, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { TempWorkspace } from "../fixtures/harness.js";
+import { actOnEscapes, orcaInTmux, quote, scriptedServer, workspace } from "./rig.js";
+import type { TmuxTerminal } from "./tmux.js";
 
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-  await server?.close();
-  server = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const usage = { prompt: 100, completion: 10 };
 const ANSWER = "Here it is:\n\n```sh\necho copied-block\n```\n\nANSWER-END";
 
@@ -38,29 +25,23 @@ function script(request: RecordedRequest): ScriptedReply {
 
 const userText = (r: RecordedRequest): string => String(lastMessage(r)?.content ?? "");
 
-function start(): TmuxTerminal {
-  const t = new TmuxTerminal("input");
-  const env = [`HOME=${quote(ws!.home)}`, `ORCA_DATA_DIR=${quote(ws!.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`env -u CI -u NO_COLOR ${env} ${quote(process.execPath)} ${quote(BIN)} -m gpt-4.1-mini --base-url ${server!.url}; echo EXIT=$?; sleep 60`, 120, 40, ws!.dir);
-  return t;
-}
+const start = (ws: TempWorkspace, server: ScriptedServer): TmuxTerminal => orcaInTmux("input", ws, ["-m", "gpt-4.1-mini", "--base-url", server.url], { unset: ["NO_COLOR"] });
 
-async function answered(n: number): Promise<RecordedRequest> {
-  await vi.waitFor(() => expect(server!.requests[n - 1]?.finishedAt, `request ${n}; ${server!.requests.length} so far`).toBeTruthy(), { timeout: 20_000, interval: 50 });
-  return server!.requests[n - 1]!;
+async function answered(server: ScriptedServer, n: number): Promise<RecordedRequest> {
+  await vi.waitFor(() => expect(server.requests[n - 1]?.finishedAt, `request ${n}; ${server.requests.length} so far`).toBeTruthy(), { timeout: 20_000, interval: 50 });
+  return server.requests[n - 1]!;
 }
 
 describe("input conventions in tmux", () => {
   it("@path, !command, a custom command, /mode, /copy, a long paste, and the answer after exit", { timeout: 150_000 }, async () => {
-    ws = tempWorkspace({
+    const ws = workspace({
       "src/widget.ts": "export const WIDGET_MARKER = 42;\n",
       // A file name carrying OSC 0 (the window title) and OSC 52 (the clipboard).
       "a\u001B]0;PWNED\u0007\u001B]52;c;ZWNobyBoaQ==\u0007.md": "x",
       ".claude/commands/audit.md": "---\ndescription: review a file\nargument-hint: <file>\n---\nPlease review CUSTOM-MARKER $ARGUMENTS now.\n",
     });
-    server = await startScriptedServer(script);
-    term = start();
-    const t = term;
+    const server = await scriptedServer(script);
+    const t = start(ws, server);
     // .claude/commands is a project setting: the folder must be trusted for it to load.
     await t.waitFor("the trust prompt", (s) => s.includes("do you trust the files in this folder?"));
     t.keys("y");
@@ -83,7 +64,7 @@ describe("input conventions in tmux", () => {
     t.keys("Tab");
     await t.waitFor("the completed mention", (s) => s.includes("look at @src/widget.ts"));
     t.keys("Enter");
-    const first = await answered(1);
+    const first = await answered(server, 1);
     expect(userText(first)).toContain("WIDGET_MARKER = 42");
     expect(userText(first)).toContain('<attached-file path="src/widget.ts">');
     await t.waitFor("the attachment line", (s) => s.includes("[attached @src/widget.ts]"));
@@ -94,7 +75,7 @@ describe("input conventions in tmux", () => {
     await t.waitFor("the command's output", (s) => /^\s*│?\s*hi-from-shell/m.test(s) && s.includes("exit 0"));
     t.keys("-l", "and now?");
     t.keys("Enter");
-    const second = await answered(2);
+    const second = await answered(server, 2);
     expect(userText(second)).toMatch(/<user-shell command="echo hi-from-shell" exit="0">\nhi-from-shell\n<\/user-shell>/);
     expect(userText(second)).toContain("and now?");
 
@@ -103,7 +84,7 @@ describe("input conventions in tmux", () => {
     await t.waitFor("the custom command in the popup", (s) => s.includes("/audit") && s.includes("review a file"));
     t.keys("-l", "it src/widget.ts");
     t.keys("Enter");
-    const third = await answered(3);
+    const third = await answered(server, 3);
     expect(userText(third)).toBe("Please review CUSTOM-MARKER src/widget.ts now.");
 
     // /mode + Enter runs /mode, not the popup's first match (/model).
@@ -132,7 +113,7 @@ describe("input conventions in tmux", () => {
     // /copy: an OSC 52 sequence with the answer's code block, through tmux's passthrough.
     t.keys("-l", "give code");
     t.keys("Enter");
-    await answered(4);
+    await answered(server, 4);
     await t.waitFor("the answer", (s) => s.includes("ANSWER-END"));
     t.keys("-l", "/copy 1");
     t.keys("Enter");
@@ -148,7 +129,7 @@ describe("input conventions in tmux", () => {
     await t.waitFor("the collapsed paste", (s) => s.includes(`[pasted ${pasted.length.toLocaleString("en-US")} chars, 60 lines]`));
     expect(t.screen()).not.toContain("line 30 xxx");
     t.keys("Enter");
-    const fifth = await answered(5);
+    const fifth = await answered(server, 5);
     expect(userText(fifth)).toBe(pasted);
     await t.waitFor("the turn shown collapsed", (s) => s.includes(`noted ${pasted.length} chars`));
     expect(t.screen()).not.toContain("line 30 xxx");
@@ -165,13 +146,9 @@ describe("the answer printed after exit", () => {
   it("is printed inert: an OSC 52 or a title in the model's answer acts on nothing", { timeout: 90_000 }, async () => {
     const clipboard = "\u001B]52;c;ZWNobyBQV05FRA==\u0007";
     const title = "\u001B]2;PWNED-TITLE\u0007";
-    server = await startScriptedServer([{ text: `final${clipboard}${title}-answer`, usage }]);
-    ws = tempWorkspace();
-    term = start();
-    const t = term;
-    t.tmux("set-option", "-g", "set-clipboard", "on");
-    t.tmux("set-option", "-g", "allow-rename", "on");
-    t.tmux("select-pane", "-t", "e2e", "-T", "clean-title");
+    const server = await scriptedServer([{ text: `final${clipboard}${title}-answer`, usage }]);
+    const t = start(workspace(), server);
+    actOnEscapes(t);
     await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
     t.keys("-l", "hello");
     t.keys("Enter");

@@ -5,25 +5,10 @@
  * coordinator's turn ends while it runs. Needs a build (`npm run build`); CI is removed from
  * orca's environment because with CI set Ink writes only the final frame.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, BIN, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
-
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, perAgent, type TempWorkspace } from "../fixtures/harness.js";
+import { lineWith, orcaInTmux, scriptedServer, workspace } from "./rig.js";
 
 function gate(): { open: () => void; opened: Promise<void> } {
   let open = () => {};
@@ -32,14 +17,7 @@ function gate(): { open: () => void; opened: Promise<void> } {
 }
 
 /** orca's dashboard with an initial prompt, in tmux, on the test's scripted server. */
-function startOrca(name: string, w: TempWorkspace, url: string, prompt: string): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url ${url} ${quote(prompt)}; echo EXIT=$?; sleep 60`, 120, 40, w.dir);
-  return t;
-}
-
-const lineOf = (screen: string, who: string): string => screen.split("\n").find((l) => l.includes(who)) ?? "";
+const startOrca = (name: string, w: TempWorkspace, url: string, prompt: string) => orcaInTmux(name, w, ["--base-url", url, prompt]);
 const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
 const delegate = (task: string, label: string, extra: Record<string, unknown> = {}) => ({ name: "delegate", args: { agent: "explorer", task, label, ...extra } });
 const toolTexts = (r: RecordedRequest) => r.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
@@ -54,10 +32,8 @@ describe("live control in tmux", () => {
       "explorer-1": [async () => (await alphaGoesOn.opened, { toolCalls: [{ name: "list_dir", args: { path: "." } }] }), async () => (await alphaEnds.opened, { text: "alpha answer" })],
       "explorer-2": [{ kind: "hang" }],
     };
-    server = await startScriptedServer(perAgent(script));
-    ws = tempWorkspace({ "a.txt": "a\n" });
-    term = startOrca("steer", ws, server.url, "go");
-    const t = term;
+    const server = await scriptedServer(perAgent(script));
+    const t = startOrca("steer", workspace({ "a.txt": "a\n" }), server.url, "go");
     await t.waitFor("both panes running", (s) => /explorer-1 \[alpha\] running/.test(s) && /explorer-2 \[beta\] running/.test(s), 30_000);
 
     t.keys("Tab");
@@ -67,7 +43,7 @@ describe("live control in tmux", () => {
     await t.waitFor("the message queued", (s) => s.includes("sent to explorer: it reads it before its next step"));
     alphaGoesOn.open();
     // Delivered before alpha's next request, and shown in its pane then.
-    await expect.poll(() => requestsOf(server!, "explorer-1").length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => requestsOf(server, "explorer-1").length, { timeout: 20_000 }).toBe(2);
     const second = requestsOf(server, "explorer-1")[1]!;
     expect(second.body.messages.at(-1)).toEqual({ role: "user", content: "steer-now: only src" });
     t.keys("z");
@@ -82,8 +58,8 @@ describe("live control in tmux", () => {
     await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer-2 [beta] › "));
     t.keys("x");
     const stopped = await t.waitFor("beta cancelled", (s) => /explorer-2 \[beta\] cancelled/.test(s));
-    expect(lineOf(stopped, "explorer-1 [alpha]")).toContain("running");
-    expect(lineOf(stopped, "coordinator")).toContain("running");
+    expect(lineWith(stopped, "explorer-1 [alpha]")).toContain("running");
+    expect(lineWith(stopped, "coordinator")).toContain("running");
 
     alphaEnds.open();
     await t.waitFor("the coordinator's report", (s) => s.includes("report: alpha answered, beta stopped") && s.includes("Ask orca"), 30_000);
@@ -105,16 +81,14 @@ describe("live control in tmux", () => {
       ],
       "explorer-1": [async () => (await gammaEnds.opened, { text: "gamma answer" })],
     };
-    server = await startScriptedServer(perAgent(script));
-    ws = tempWorkspace();
-    term = startOrca("background", ws, server.url, "go");
-    const t = term;
+    const server = await scriptedServer(perAgent(script));
+    const t = startOrca("background", workspace(), server.url, "go");
     await t.waitFor("gamma running", (s) => /explorer-1 \[gamma\] running/.test(s), 30_000);
     t.keys("Tab");
     await t.waitFor("gamma focused", (s) => s.includes("Ctrl+B background"));
     t.keys("C-b");
     const waiting = await t.waitFor("the coordinator's turn over while gamma runs", (s) => s.includes("turn over; gamma works on") && s.includes("waiting for background sub-agents: explorer-1"));
-    expect(lineOf(waiting, "explorer-1 [gamma]")).toMatch(/running · bg/);
+    expect(lineWith(waiting, "explorer-1 [gamma]")).toMatch(/running · bg/);
     expect(waiting).toContain("moved to the background: its parent goes on");
     const moved = toolTexts(requestsOf(server, "coordinator")[1]!)[0]!;
     expect(moved).toContain("explorer-1 (explorer, \"gamma\") was moved to the background by the user and keeps running");

@@ -8,32 +8,18 @@
  * environment (with CI set, Ink writes only the final frame).
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, BIN, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
+import { agentOf, perAgent } from "../fixtures/harness.js";
+import { orcaInTmux, scriptedServer, workspace } from "./rig.js";
 
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: "bash", args: { command } }] });
 const delegate = (agent: string, task: string, label: string) => ({ name: "delegate", args: { agent, task, label } });
 const toolTexts = (r: RecordedRequest) => r.body.messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
 
 describe("permission flow in tmux", () => {
   it("the suggested prefix rule stops npm test asking again and approves the waiting call; the queue is shown; Esc denies one call and the run goes on", { timeout: 120_000 }, async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "read the notes", "notes"), delegate("tester", "run the tests", "unit"), delegate("tester", "run the tests too", "again")] }, { text: "report: all three came back" }],
         "explorer-1": [{ toolCalls: [{ name: "read_file", args: { path: "notes.md" } }] }, { text: "the notes say hello" }],
@@ -41,11 +27,8 @@ describe("permission flow in tmux", () => {
         "tester-2": [bash("npm test"), { text: "tester-2 finished" }],
       }),
     );
-    ws = tempWorkspace({ "notes.md": "hello\n" });
-    term = new TmuxTerminal("flow");
-    const env = [`HOME=${quote(ws.home)}`, `ORCA_DATA_DIR=${quote(ws.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`, "ORCA_DIALOG_ARM_MS=1500"].join(" ");
-    term.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url ${server.url} go; echo EXIT=$?; sleep 60`, 140, 44, ws.dir);
-    const t = term;
+    const ws = workspace({ "notes.md": "hello\n" });
+    const t = orcaInTmux("flow", ws, ["--base-url", server.url, "go"], { columns: 140, rows: 44, env: ["ORCA_DIALOG_ARM_MS=1500"] });
 
     // Both testers ask for npm test: one dialog, the other counted with who it is.
     const first = await t.waitFor("npm test's dialog with the other tester waiting", (s) => s.includes("Permission:") && s.includes("npm test") && /\+1 more waiting: tester-\d/.test(s), 40_000);

@@ -5,50 +5,20 @@
  * environment because with CI set Ink writes only the final frame.
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
-
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-const servers: ScriptedServer[] = [];
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { perAgent, runOrca, sessionLogs, type TempWorkspace } from "../fixtures/harness.js";
+import { exitCode, orcaInTmux, scriptedServer, workspace } from "./rig.js";
 
 /** orca in tmux with the test's HOME and data dir; the shell prints the exit code and stays. */
-function startOrca(name: string, w: TempWorkspace, args: string[]): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(" ")}; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
-  return t;
-}
-
-async function exitCode(t: TmuxTerminal): Promise<string> {
-  const screen = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
-  return /EXIT=(\d+)/.exec(screen)![1]!;
-}
+const startOrca = (name: string, w: TempWorkspace, args: string[]) => orcaInTmux(name, w, args, { rows: 36 });
 
 const delegate = (agent: string, label: string, task: string): ScriptedReply => ({ toolCalls: [{ id: "call_delegate", name: "delegate", args: { agent, label, task } }] });
 
 /** Two finished sessions: the older one with a sub-agent, the newer one without. */
 async function twoSessions(w: TempWorkspace): Promise<void> {
-  const older = await server(
+  const older = await scriptedServer(
     perAgent({
       coordinator: [delegate("explorer", "scan parser", "find the parser bug"), { text: "ALPHA-DONE: the parser is fixed" }],
       "explorer-1": [{ text: "explorer found the bug in parse()" }],
@@ -57,7 +27,7 @@ async function twoSessions(w: TempWorkspace): Promise<void> {
   const a = await runOrca(["-p", "alpha: fix the parser", "--base-url", older.url, "--yes"], { ws: w });
   expect(a.stderr).toBe("");
   expect(a.code).toBe(0);
-  const newer = await server([{ text: "BETA-DONE: docs written" }]);
+  const newer = await scriptedServer([{ text: "BETA-DONE: docs written" }]);
   const b = await runOrca(["-p", "beta: write the docs", "--base-url", newer.url, "--yes"], { ws: w });
   expect(b.code).toBe(0);
   expect(sessionLogs(w)).toHaveLength(2);
@@ -83,12 +53,11 @@ function hiddenSessions(w: TempWorkspace): void {
 
 describe("orca --resume picker in tmux", () => {
   it("lists both sessions newest first; ↓ + Enter opens the older one on its old conversation, which then continues", { timeout: 60_000 }, async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     await twoSessions(ws);
     hiddenSessions(ws);
-    const live = await server([{ text: "GAMMA-DONE: carried on" }]);
-    term = startOrca("pick", ws, ["--resume", "--base-url", live.url]);
-    const t = term;
+    const live = await scriptedServer([{ text: "GAMMA-DONE: carried on" }]);
+    const t = startOrca("pick", ws, ["--resume", "--base-url", live.url]);
 
     const picker = await t.waitFor("the picker", (s) => s.includes("resume a session") && s.includes("alpha: fix the parser") && s.includes("beta: write the docs"));
     const lines = picker.split("\n");
@@ -127,15 +96,15 @@ describe("orca --resume picker in tmux", () => {
   });
 
   it("Esc leaves the picker with exit 0 and touches nothing; with no sessions it says so and exits 2", { timeout: 60_000 }, async () => {
-    ws = tempWorkspace();
-    term = startOrca("empty", ws, ["--resume"]);
-    expect(await exitCode(term)).toBe("2");
-    expect(term.screen()).toContain("orca: no sessions yet");
-    term.kill();
+    const ws = workspace();
+    const empty = startOrca("empty", ws, ["--resume"]);
+    expect(await exitCode(empty)).toBe("2");
+    expect(empty.screen()).toContain("orca: no sessions yet");
+    empty.kill();
 
     await twoSessions(ws);
     const before = sessionLogs(ws).map((f) => [f, fs.readFileSync(f, "utf8")]);
-    term = startOrca("quit", ws, ["--resume"]);
+    const term = startOrca("quit", ws, ["--resume"]);
     await term.waitFor("the picker", (s) => s.includes("resume a session") && s.includes("alpha: fix the parser"));
     term.keys("b", "e", "t");
     await term.waitFor("the filter", (s) => s.includes("filter › bet") && !s.includes("alpha: fix the parser"));

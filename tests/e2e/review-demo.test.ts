@@ -6,32 +6,14 @@
  * the test's own, so the demo's workspace and log are found and read there.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it, vi } from "vitest";
+import { ROOT } from "../fixtures/harness.js";
+import { demoInTmux, send, tempDir } from "./rig.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ORIGINAL = fs.readFileSync(path.join(ROOT, "demo", "sample-project", "src", "math.js"), "utf8");
 const FIXED = ORIGINAL.replace("  return b - a;", "  return a - b;");
 const MULTIPLIED = ORIGINAL.replace("/** Subtracts b from a. */", "/** Multiplies a by b. */\nexport function multiply(a, b) {\n  return a * b;\n}\n\n/** Subtracts b from a. */");
-
-let term: TmuxTerminal | undefined;
-let tmp: string | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  tmp = undefined;
-});
-
-async function send(t: TmuxTerminal, text: string): Promise<void> {
-  t.keys("-l", text);
-  await t.waitFor(`"${text}" typed`, (s) => s.includes(text));
-  t.keys("Enter");
-}
 
 /** The demo's session log, as events. */
 function logEvents(base: string): Array<Record<string, unknown>> {
@@ -52,9 +34,8 @@ async function until(what: string, test: () => boolean, timeoutMs = 20_000): Pro
 
 describe("review on orca --demo in tmux", () => {
   it("the review view shows each editor's diff; rejecting a hunk with a comment restores exactly it and the editor reads the comment; /diff; /rewind N both", { timeout: 240_000 }, async () => {
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-review-demo-")));
-    const t = (term = new TmuxTerminal("review-demo"));
-    t.start(`env -u CI -u NO_COLOR TMPDIR=${tmp} ORCA_DEMO_SPEED=3 node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 120, 60, ROOT);
+    const tmp = tempDir("orca-review-demo-");
+    const t = demoInTmux("review-demo", { env: [`TMPDIR=${tmp}`, "ORCA_DEMO_SPEED=3"], unset: ["NO_COLOR"], rows: 60 });
     await t.waitFor("the permission dialog", (s) => s.includes("Permission:") && s.includes("CHANGELOG.md"), 60_000);
     await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
     t.keys("y");

@@ -4,25 +4,9 @@
  * /diff the session's change, and /rewind 1 puts the file back. CI is removed from orca's
  * environment (Ink would otherwise write only the final frame).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { lastMessage, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
-
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-  await server?.close();
-  server = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+import { describe, expect, it } from "vitest";
+import { lastMessage, type RecordedRequest, type ScriptedReply } from "../../src/model/scripted.js";
+import { orcaInTmux, scriptedServer, send, workspace } from "./rig.js";
 
 function script(request: RecordedRequest): ScriptedReply {
   const last = lastMessage(request);
@@ -31,19 +15,11 @@ function script(request: RecordedRequest): ScriptedReply {
   return { text: "noted" };
 }
 
-async function send(t: TmuxTerminal, text: string): Promise<void> {
-  t.keys("-l", text);
-  await t.waitFor(`"${text}" typed`, (s) => s.includes(text));
-  t.keys("Enter");
-}
-
 describe("review in tmux", () => {
   it("/review shows the edit's diff, /diff the session's change, /rewind 1 puts the file back", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
-    server = await startScriptedServer(script);
-    const t = (term = new TmuxTerminal("review"));
-    const env = [`HOME=${quote(ws.home)}`, `ORCA_DATA_DIR=${quote(ws.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-    t.start(`env -u CI -u NO_COLOR ${env} ${quote(process.execPath)} ${quote(BIN)} -m gpt-4.1-mini --permission-mode accept-edits --base-url ${server.url}; echo EXIT=$?; sleep 60`, 120, 40, ws.dir);
+    const ws = workspace({ "src/a.js": "const a = 1;\nconst b = 1;\n" });
+    const server = await scriptedServer(script);
+    const t = orcaInTmux("review", ws, ["-m", "gpt-4.1-mini", "--permission-mode", "accept-edits", "--base-url", server.url], { unset: ["NO_COLOR"] });
     await t.waitFor("the dashboard", (s) => s.includes("Ask orca"));
 
     await send(t, "edit");

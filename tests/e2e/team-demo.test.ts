@@ -4,27 +4,13 @@
  * panes. tmux at a fixed size runs the built CLI (`npm run build` first); CI is removed from its
  * environment (with CI set, Ink writes only the final frame).
  */
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-let term: TmuxTerminal | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-});
-
-const lineWith = (screen: string, text: string): string => screen.split("\n").find((l) => l.includes(text)) ?? "";
+import { describe, expect, it } from "vitest";
+import { demoInTmux, lineWith } from "./rig.js";
 
 describe("the team in orca --demo (tmux)", () => {
   it("a sibling's message shows in both panes; /tasks shows the board with owners, states and blockers as the run goes", { timeout: 120_000 }, async () => {
-    term = new TmuxTerminal("team");
-    const t = term;
     // A slower pace, so the editors are still running when the board is opened.
-    t.start(`env -u CI ORCA_DEMO_SPEED=0.5 node bin/orca.js --demo; echo EXIT=$?; sleep 60`, 160, 48, ROOT);
+    const t = demoInTmux("team", { env: ["ORCA_DEMO_SPEED=0.5"], columns: 160, rows: 48 });
 
     // editor-2 tells editor-1 it is adding multiply: its own pane says to whom, editor-1's from whom.
     const panes = await t.waitFor("the message in both panes", (s) => s.includes("✉ to editor-1: I'm adding") && s.includes("✉ from editor-2: I'm adding"), 60_000);

@@ -5,48 +5,24 @@
  * answers — with no call run twice. Needs a build; CI removed from orca's environment (Ink writes
  * only the final frame under CI).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, BIN, perAgent, sessionLogs, tempWorkspace, TEST_KEY, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
+import { agentOf, perAgent, sessionLogs, toolResults } from "../fixtures/harness.js";
 import { crashWithTwoTesters, suiteOf } from "../fixtures/team-crash.js";
-import { TmuxTerminal } from "./tmux.js";
-
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-const servers: ScriptedServer[] = [];
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+import { orcaInTmux, scriptedServer, workspace } from "./rig.js";
 
 describe("orca --resume ID in tmux, of a run killed with two sub-agents at work", () => {
   it("continues both testers in their panes, then the coordinator, without a prompt", { timeout: 150_000 }, async () => {
-    ws = tempWorkspace();
-    const w = ws;
-    const id = await crashWithTwoTesters(w, server);
+    const w = workspace();
+    const id = await crashWithTwoTesters(w, scriptedServer);
     // Read-only tools from here: nothing asks, so the dashboard runs on its own.
     const tester = [
       (r: RecordedRequest): ScriptedReply => ({ toolCalls: [{ id: `call_read_${suiteOf(r)}`, name: "read_file", args: { path: `${suiteOf(r)}.log` } }] }),
       (r: RecordedRequest): ScriptedReply => ({ text: `SUITE-${suiteOf(r).toUpperCase()}-PASSED` }),
     ];
-    const live = await server(perAgent({ "tester-1": tester, "tester-2": tester, coordinator: [{ text: "TEAM-DONE: both suites passed" }] }));
-    term = new TmuxTerminal("team-resume");
-    const t = term;
-    const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-    t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --resume ${id} --base-url ${quote(live.url)}; echo EXIT=$?; sleep 60`, 140, 40, w.dir);
+    const live = await scriptedServer(perAgent({ "tester-1": tester, "tester-2": tester, coordinator: [{ text: "TEAM-DONE: both suites passed" }] }));
+    const t = orcaInTmux("team-resume", w, ["--resume", id, "--base-url", live.url], { columns: 140, rows: 40 });
 
     const done = await t.waitFor("the team to finish and the coordinator to answer", (s) => s.includes("TEAM-DONE"), 90_000);
     expect(done).toContain("the stopped run goes on: tester-1, tester-2 continue from their own histories");

@@ -6,39 +6,22 @@
  * build (`npm run build`); CI is removed from orca's environment (Ink would write only the last frame).
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
-
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-
-afterEach(async () => {
-  term?.kill();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+import { describe, expect, it } from "vitest";
+import { perAgent, type TempWorkspace } from "../fixtures/harness.js";
+import { actOnEscapes, ORCA, orcaEnv, scriptedServer, terminal, workspace } from "./rig.js";
+import type { TmuxTerminal } from "./tmux.js";
 
 const CLIPBOARD = "\u001B]52;c;ZWNobyBQV05FRA==\u0007"; // "echo PWNED"
 const TITLE = "\u001B]2;PWNED-TITLE\u0007";
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * A tmux whose shell waits for Enter before running `command`, so the clipboard and title
  * options are set before orca writes anything.
  */
-function terminal(name: string, w: TempWorkspace, command: string): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`read go; unset CI; export ${env}; ${command}; echo EXIT=$?; sleep 60`, 120, 40, w.dir);
-  t.tmux("set-option", "-g", "set-clipboard", "on");
-  t.tmux("set-option", "-g", "allow-rename", "on");
-  t.tmux("select-pane", "-t", "e2e", "-T", "clean-title");
+function terminalFor(name: string, w: TempWorkspace, command: string): TmuxTerminal {
+  const t = terminal(name);
+  t.start(`read go; unset CI; export ${orcaEnv(w)}; ${command}; echo EXIT=$?; sleep 60`, 120, 40, w.dir);
+  actOnEscapes(t);
   t.keys("Enter");
   return t;
 }
@@ -53,7 +36,7 @@ function expectNothingActed(t: TmuxTerminal): void {
 
 describe("model text in a real terminal", () => {
   it("an OSC 52 / OSC 2 in a delegate label and in a tool name reaches the dashboard as text", { timeout: 90_000 }, async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           {
@@ -67,8 +50,7 @@ describe("model text in a real terminal", () => {
         "explorer-1": [{ text: "sub-done" }],
       }),
     );
-    ws = tempWorkspace({ "a.txt": "a\n" });
-    term = terminal("dash", ws, `${quote(process.execPath)} ${quote(BIN)} --base-url ${server.url} go`);
+    const term = terminalFor("dash", workspace({ "a.txt": "a\n" }), `${ORCA} --base-url ${server.url} go`);
     const screen = await term.waitFor("the coordinator's report", (s) => s.includes("report-done") && s.includes("Ask orca"), 60_000);
     expect(screen).toContain("explorer-1 [lbl");
     expect(screen).toMatch(/evil.*tool/);
@@ -79,11 +61,10 @@ describe("model text in a real terminal", () => {
   });
 
   it("-p's text answer on a terminal and `orca sessions` listing the logged prompt print it inert", { timeout: 90_000 }, async () => {
-    server = await startScriptedServer([{ text: `answer${CLIPBOARD}${TITLE}-end` }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: `answer${CLIPBOARD}${TITLE}-end` }]);
+    const ws = workspace();
     fs.writeFileSync(ws.file("prompt.txt"), `prompt${CLIPBOARD}${TITLE}-end`);
-    const orca = `${quote(process.execPath)} ${quote(BIN)}`;
-    term = terminal("cli", ws, `${orca} -p "$(cat prompt.txt)" --base-url ${server.url} && ${orca} sessions`);
+    const term = terminalFor("cli", ws, `${ORCA} -p "$(cat prompt.txt)" --base-url ${server.url} && ${ORCA} sessions`);
     const screen = await term.waitFor("orca sessions", (s) => /EXIT=\d+/.test(s));
     expect(screen).toContain("EXIT=0");
     expect(screen).toMatch(/answer\]52;c;ZWNobyBQV05FRA==\]2;PWNED-TITLE-end|answer-end/);

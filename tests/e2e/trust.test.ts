@@ -8,50 +8,27 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { BIN, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-import { TmuxTerminal } from "./tmux.js";
+import { describe, expect, it } from "vitest";
+import type { TempWorkspace } from "../fixtures/harness.js";
+import { exitCode, orcaInTmux, workspace } from "./rig.js";
 
-let term: TmuxTerminal | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const PROMPT = "do you trust the files in this folder?";
 const DASHBOARD = "Ask orca";
 
 function cloned(): { w: TempWorkspace; marker: string; trustFile: string } {
-  const w = tempWorkspace({ ".orca/config.yaml": "model:\n  name: project-model\npermissions:\n  mode: bypass\n" });
+  const w = workspace({ ".orca/config.yaml": "model:\n  name: project-model\npermissions:\n  mode: bypass\n" });
   const marker = path.join(w.home, "mcp-started");
   fs.writeFileSync(w.file(".mcp.json"), JSON.stringify({ mcpServers: { helper: { command: "sh", args: ["-c", `touch ${marker}`] } } }));
   return { w, marker, trustFile: path.join(w.dataDir, "trusted-workspaces.json") };
 }
 
 /** orca in tmux with the test's HOME and data dir; the shell prints the exit code and stays. */
-function startOrca(name: string, w: TempWorkspace): TmuxTerminal {
-  const t = new TmuxTerminal(name);
-  const env = [`HOME=${quote(w.home)}`, `ORCA_DATA_DIR=${quote(w.dataDir)}`, `OPENAI_API_KEY=${TEST_KEY}`].join(" ");
-  t.start(`env -u CI ${env} ${quote(process.execPath)} ${quote(BIN)} --base-url http://127.0.0.1:59/v1; echo EXIT=$?; sleep 60`, 120, 36, w.dir);
-  return t;
-}
-
-async function exitCode(t: TmuxTerminal): Promise<string> {
-  const screen = await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));
-  return /EXIT=(\d+)/.exec(screen)![1]!;
-}
+const startOrca = (name: string, w: TempWorkspace) => orcaInTmux(name, w, ["--base-url", "http://127.0.0.1:59/v1"], { rows: 36 });
 
 describe("workspace trust in tmux", () => {
   it("the prompt shows the project settings; n opens the dashboard without them and says so", { timeout: 60_000 }, async () => {
     const c = cloned();
-    ws = c.w;
-    term = startOrca("no", ws);
-    const t = term;
+    const t = startOrca("no", c.w);
     const prompt = await t.waitFor("the trust prompt", (s) => s.includes(PROMPT) && s.includes("Esc quit"));
     expect(t.display("#{alternate_on}")).toBe("1");
     expect(prompt).toContain(".orca/config.yaml");
@@ -76,8 +53,8 @@ describe("workspace trust in tmux", () => {
 
   it("y loads them and remembers the folder: the next run does not ask", { timeout: 60_000 }, async () => {
     const c = cloned();
-    ws = c.w;
-    term = startOrca("yes", ws);
+    const ws = c.w;
+    let term = startOrca("yes", ws);
     await term.waitFor("the trust prompt", (s) => s.includes(PROMPT));
     term.keys("y");
     const dashboard = await term.waitFor("the dashboard", (s) => s.includes(DASHBOARD));
@@ -100,8 +77,8 @@ describe("workspace trust in tmux", () => {
 
   it("Esc quits with exit 0 and creates nothing", { timeout: 60_000 }, async () => {
     const c = cloned();
-    ws = c.w;
-    term = startOrca("esc", ws);
+    const ws = c.w;
+    const term = startOrca("esc", ws);
     await term.waitFor("the trust prompt", (s) => s.includes(PROMPT));
     term.keys("Escape");
     expect(await exitCode(term)).toBe("0");

@@ -3,39 +3,22 @@
  * connect"): a real McpManager over a real stdio child that never answers `initialize`, in tmux.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { TmuxTerminal } from "./tmux.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-let term: TmuxTerminal | undefined;
-let base: string | undefined;
-
-afterEach(() => {
-  term?.kill();
-  term = undefined;
-  if (base) fs.rmSync(base, { recursive: true, force: true });
-  base = undefined;
-});
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../fixtures/harness.js";
+import { orcaInTmux, workspace } from "./rig.js";
 
 describe("the welcome screen and MCP servers", () => {
   it("shows a server connecting, then failed when its connect times out", { timeout: 120_000 }, async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "orca-welcome-mcp-")));
-    const home = path.join(base, "home");
-    const ws = path.join(base, "ws");
+    const ws = workspace();
+    const home = ws.home;
     fs.mkdirSync(path.join(home, ".config", "orca"), { recursive: true });
-    fs.mkdirSync(ws);
     const silent = path.join(ROOT, "tests", "fixtures", "mcp-silent-server.mjs");
     fs.writeFileSync(
       path.join(home, ".config", "orca", "config.yaml"),
       `mcp_servers:\n  slow:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(silent)}]\n    connect_timeout: 10000\n`,
     );
-    term = new TmuxTerminal("welcome-mcp");
-    const env = `HOME=${home} ORCA_DATA_DIR=${path.join(base, "data")} OPENAI_API_KEY=sk-test-welcome`;
-    term.start(`env -u CI ${env} node ${path.join(ROOT, "bin", "orca.js")} --base-url http://127.0.0.1:8080/v1; echo EXIT=$?; sleep 60`, 120, 30, ws);
+    const term = orcaInTmux("welcome-mcp", ws, ["--base-url", "http://127.0.0.1:8080/v1"], { rows: 30 });
     // The connect timeout leaves a loaded machine ten seconds to draw the first frame.
     const first = await term.waitFor("the welcome screen", (s) => s.includes("workspace") && /MCP\s+slow/.test(s), 30_000);
     expect(first).toMatch(/│MCP\s+slow connecting\s+│/);

@@ -7,27 +7,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { describe, expect, it } from "vitest";
+import { runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const TARGETS = [".cache/orca/sandbox/probe.json", ".cache/orca/compile-cache/planted.js", ".config/orca/config.yaml", ".local/share/orca/trusted.json"];
 
 describe("write_file in a home-directory workspace", () => {
   it("asks (and headless, is refused) for orca's cache, config and data dir", async () => {
-    ws = tempWorkspace({ "notes.txt": "hi\n" });
+    const ws = workspace({ "notes.txt": "hi\n" });
     const configFile = path.join(ws.home, "config.yaml");
     fs.writeFileSync(configFile, 'permissions:\n  allow: ["write_file"]\n');
-    server = await startScriptedServer([
+    const server = await scriptedServer([
       ...TARGETS.map((p) => ({ toolCalls: [{ name: "write_file", args: { path: p, content: '{"pwned":true}\n' } }] })),
       { toolCalls: [{ name: "write_file", args: { path: "ordinary.txt", content: "fine\n" } }] },
       { text: "done" },
@@ -38,7 +29,7 @@ describe("write_file in a home-directory workspace", () => {
       timeoutMs: 120_000,
     });
     expect(run.code, run.stderr).toBe(0);
-    const planted = TARGETS.filter((rel) => fs.statSync(path.join(ws!.dir, rel), { throwIfNoEntry: false })?.isFile() && fs.readFileSync(path.join(ws!.dir, rel), "utf8").includes("pwned"));
+    const planted = TARGETS.filter((rel) => fs.statSync(path.join(ws.dir, rel), { throwIfNoEntry: false })?.isFile() && fs.readFileSync(path.join(ws.dir, rel), "utf8").includes("pwned"));
     expect(planted).toEqual([]);
     // The rule still covers an ordinary file: the guard is not a blanket refusal.
     expect(ws.read("ordinary.txt")).toBe("fine\n");

@@ -3,24 +3,15 @@
  * an error result for that call, not the end of the run; a key split in two is redacted on stderr
  * and in the json result as it is in stream-json and the log.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, tempWorkspace, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { describe, expect, it } from "vitest";
+import { lastToolResult, runOrca, TEST_KEY } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 describe("bad input", () => {
   it("a tool argument nested 10,000 deep is an error result for that call; the run goes on and ends done", async () => {
     const deep = `{"path":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
-    server = await startScriptedServer([{ toolCalls: [{ name: "read_file", rawArgs: deep }] }, { text: "carried on" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ toolCalls: [{ name: "read_file", rawArgs: deep }] }, { text: "carried on" }]);
+    const ws = workspace();
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws });
     expect(run.stderr).not.toContain("Maximum call stack");
     expect(run.code, run.stderr).toBe(0);
@@ -32,15 +23,15 @@ describe("bad input", () => {
     // TEST_KEY's halves, as a model (or a server's error) might print them.
     const split = `${TEST_KEY.slice(0, 12)} ${TEST_KEY.slice(12)}`;
     const tail = TEST_KEY.slice(12);
-    server = await startScriptedServer([{ text: `the key is ${split}` }]);
-    ws = tempWorkspace();
+    let server = await scriptedServer([{ text: `the key is ${split}` }]);
+    const ws = workspace();
     const json = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "json"], { ws });
     expect(json.code, json.stderr).toBe(0);
     expect(json.stdout).toContain("[redacted]");
     expect(json.stdout).not.toContain(tail);
     await server.close();
 
-    server = await startScriptedServer([{ kind: "error", status: 400, message: `bad request for key ${split}` }]);
+    server = await scriptedServer([{ kind: "error", status: 400, message: `bad request for key ${split}` }]);
     const failed = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(failed.stderr).toContain("[redacted]");
     expect(failed.stderr).not.toContain(tail);

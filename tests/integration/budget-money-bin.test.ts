@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
+import { agentOf, perAgent, runOrca, sessionLogs, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { requestTokens } from "../fixtures/requests.js";
 
 /**
@@ -11,16 +12,6 @@ import { requestTokens } from "../fixtures/requests.js";
  * reports as its input what orca's tokenizer counts for the request, and an output it chooses — the
  * server does not honour max_tokens, so a response may pass what was set aside for it.
  */
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 const PRICE = { input: 2, output: 8 };
 const CONFIG = (budget: string) => `model:\n  name: house-model\n  price: { input: ${PRICE.input}, output: ${PRICE.output} }\n${budget}`;
@@ -36,8 +27,8 @@ const busyExplorer = (output: number) => Array.from({ length: 40 }, (_, i) => pr
 
 const delegateCall = (task: string, label: string, extra: Record<string, unknown> = {}) => ({ name: "delegate", args: { agent: "explorer", task, label, ...extra } });
 
-function events(): OrcaEvent[] {
-  return readLog(sessionLogs(ws!)[0]!).events;
+function events(ws: TempWorkspace): OrcaEvent[] {
+  return readLog(sessionLogs(ws)[0]!).events;
 }
 
 function of<T extends OrcaEvent["type"]>(all: OrcaEvent[], type: T): EventOf<T>[] {
@@ -47,7 +38,7 @@ function of<T extends OrcaEvent["type"]>(all: OrcaEvent[], type: T): EventOf<T>[
 describe("money budgets across a tree of agents (bin, scripted server)", () => {
   it("max_cost_usd with three parallel sub-agents: status budget, exit 3, spend within the limit plus one response's output, every child stopped, no request after the stop", async () => {
     const OUTPUT = 3_000;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           priced({ toolCalls: [delegateCall("look at A", "a"), delegateCall("look at B", "b"), delegateCall("look at C", "c")] }, 200),
@@ -58,7 +49,7 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
         "explorer-3": busyExplorer(OUTPUT),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.25\n") });
+    const ws = workspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.25\n") });
     const run = await runOrca(["-p", "survey the code", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(3);
     const out = JSON.parse(run.stdout) as { status: string; usage: { cost_usd: number }; agents: { id: string; status: string; cost_usd: number }[] };
@@ -69,7 +60,7 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
     // Either the next request could not be paid for, or a response that passed its max_tokens spent past the limit.
     expect(lines[0]).toMatch(/^orca: (explorer-\d: )?Stopped: cost budget reached(: the next request .*)? \(\$0\.\d{4} of \$0\.2500 spent\)\.$/);
 
-    const log = events();
+    const log = events(ws);
     const usage = of(log, "usage");
     const spent = usage.reduce((sum, u) => sum + u.cost!, 0);
     expect(spent).toBeCloseTo(out.usage.cost_usd, 10);
@@ -107,7 +98,7 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
 
   it("background sub-agents count and stop too: they are charged to the run, all end with status budget, and stream-json usage lines carry each agent's cost", async () => {
     const OUTPUT = 3_000;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           priced({ toolCalls: [delegateCall("look at A", "a", { background: true }), delegateCall("look at B", "b", { background: true })] }, 200),
@@ -118,10 +109,10 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
         "explorer-2": busyExplorer(OUTPUT),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.2\n") });
+    const ws = workspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.2\n") });
     const run = await runOrca(["-p", "survey the code", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(3);
-    const log = events();
+    const log = events(ws);
     const finished = of(log, "agent_finished");
     expect(finished.map((e) => [e.agentId, e.status]).sort()).toEqual([
       ["coordinator", "budget"],
@@ -146,16 +137,16 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
 
   it("a delegate budget larger than the parent's remainder is cut to it, and the child stops within it", async () => {
     const OUTPUT = 4_000;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [priced({ toolCalls: [delegateCall("look at A", "a", { budget: { max_cost_usd: 5 } })] }, 500), priced({ text: "done anyway" }, 10)],
         "explorer-1": busyExplorer(OUTPUT),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.1\n") });
+    const ws = workspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.1\n") });
     const run = await runOrca(["-p", "survey the code", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(3);
-    const log = events();
+    const log = events(ws);
     const usage = of(log, "usage");
     const coordinatorFirst = usage.find((u) => u.agentId === "coordinator")!.cost!;
     const set = of(log, "budget_set");
@@ -172,13 +163,13 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
   });
 
   it("a sub-agent's own limit ends that agent only: its parent reads the partial result and goes on", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [priced({ toolCalls: [delegateCall("look at A", "a", { budget: { max_steps: 2 } })] }, 50), priced({ text: "PARENT-GOES-ON" }, 10)],
         "explorer-1": busyExplorer(100),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
+    const ws = workspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
     const run = await runOrca(["-p", "survey the code", "--base-url", server.url], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("PARENT-GOES-ON\n");
@@ -190,8 +181,8 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
   });
 
   it("a money budget with a model that has no price exits 2 before any request, naming the model and the price key", async () => {
-    server = await startScriptedServer([{ text: "never sent" }]);
-    ws = tempWorkspace({ ".orca/config.yaml": "model:\n  name: house-model\n" });
+    const server = await scriptedServer([{ text: "never sent" }]);
+    const ws = workspace({ ".orca/config.yaml": "model:\n  name: house-model\n" });
     const run = await runOrca(["-p", "hello", "--base-url", server.url, "--max-cost", "0.50"], { ws });
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
@@ -200,26 +191,26 @@ describe("money budgets across a tree of agents (bin, scripted server)", () => {
   });
 
   it("--max-cost is the run's money budget: a priced run that stays under it ends done", async () => {
-    server = await startScriptedServer(priced({ text: "hello there" }, 20));
-    ws = tempWorkspace({ ".orca/config.yaml": CONFIG("") });
+    const server = await scriptedServer(priced({ text: "hello there" }, 20));
+    const ws = workspace({ ".orca/config.yaml": CONFIG("") });
     const run = await runOrca(["-p", "hello", "--base-url", server.url, "--max-cost", "1", "--output-format", "json"], { ws });
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { usage: { cost_usd: number }; agents: { id: string; cost_usd: number }[] };
     expect(out.usage.cost_usd).toBeGreaterThan(0);
     expect(out.agents[0]!.cost_usd).toBeCloseTo(out.usage.cost_usd, 12);
-    expect(of(events(), "budget_set")[0]).toMatchObject({ scope: "run", maxCostUsd: 1 });
+    expect(of(events(ws), "budget_set")[0]).toMatchObject({ scope: "run", maxCostUsd: 1 });
   });
 
   it("a server that never reports usage is still charged: an estimate, marked estimated, stops the run with status budget", async () => {
     // About 4,000 output tokens a step ($0.032 at $8 per million) and never a usage report.
     const step = (i: number): ScriptedReply => ({ text: "word ".repeat(4000), toolCalls: [{ name: "grep", args: { pattern: `w${i}` } }], omitUsage: true });
-    server = await startScriptedServer(Array.from({ length: 30 }, (_, i) => step(i)));
-    ws = tempWorkspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
+    const server = await scriptedServer(Array.from({ length: 30 }, (_, i) => step(i)));
+    const ws = workspace({ "a.txt": "alpha\n", ".orca/config.yaml": CONFIG("") });
     const run = await runOrca(["-p", "survey", "--base-url", server.url, "--max-cost", "0.1", "--output-format", "json"], { ws, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(3);
     const out = JSON.parse(run.stdout) as { status: string; usage: { cost_usd: number } };
     expect(out.status).toBe("budget");
-    const usage = of(events(), "usage");
+    const usage = of(events(ws), "usage");
     expect(usage.length).toBe(server.requests.length);
     expect(usage.every((u) => u.estimated === true && u.output >= 4000)).toBe(true);
     const spent = usage.reduce((sum, u) => sum + u.cost!, 0);

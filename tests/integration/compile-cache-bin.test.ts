@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, ROOT, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { lastToolResult, ROOT, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Issue 33: with `sandbox.writable: ["~/.cache"]`, or the workspace at the home directory, a
@@ -28,33 +28,25 @@ function node22(): string {
 }
 
 let node: string;
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
 
 beforeAll(() => {
   node = node22();
 }, 300_000);
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 const cacheOf = (w: TempWorkspace): string => path.join(w.home, ".cache", "orca", "compile-cache");
 
 describe("the compile cache on Node 22", () => {
   it("is in use there: a run leaves compiled code in the user's cache folder", async () => {
-    server = await startScriptedServer([{ text: "hello" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "hello" }]);
+    const ws = workspace();
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws, node, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(fs.readdirSync(cacheOf(ws), { recursive: true }).length).toBeGreaterThan(0);
   }, 90_000);
 
   it("a sandbox.writable entry covering it is refused with one line before anything runs", async () => {
-    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: "touch ran" } }] }, { text: "done" }]);
-    ws = tempWorkspace({ ".orca/config.yaml": 'sandbox:\n  writable: ["~/.cache"]\n' });
+    const server = await scriptedServer([{ toolCalls: [{ name: "bash", args: { command: "touch ran" } }] }, { text: "done" }]);
+    const ws = workspace({ ".orca/config.yaml": 'sandbox:\n  writable: ["~/.cache"]\n' });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, node, timeoutMs: 60_000 });
     expect(run.code).not.toBe(0);
     expect(run.stderr.trim().split("\n")).toEqual([
@@ -70,8 +62,8 @@ describe("the compile cache on Node 22", () => {
       "mkdir -p ~/.cache/orca/compile-cache/x && echo planted > ~/.cache/orca/compile-cache/x/entry",
       "echo planted > ~/.cache/orca/compile-cache/planted",
     ].join("; ");
-    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: plant } }] }, { text: "done" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ toolCalls: [{ name: "bash", args: { command: plant } }] }, { text: "done" }]);
+    const ws = workspace();
     const entries = new Map<string, string>();
     // A first run on Node 22 fills the cache; the attack then runs in a session whose workspace is the home.
     const warm = await runOrca(["sessions"], { ws, node });
@@ -93,8 +85,8 @@ describe("the compile cache on Node 22", () => {
   }, 120_000);
 
   it("on a Node that keeps no cache (20, or any with NODE_DISABLE_COMPILE_CACHE=1), a session whose workspace is the home makes the folder first, and commands cannot fill it", async () => {
-    server = await startScriptedServer([{ toolCalls: [{ name: "bash", args: { command: "mkdir -p ~/.cache/orca/compile-cache/x; echo planted > ~/.cache/orca/compile-cache/planted" } }] }, { text: "done" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ toolCalls: [{ name: "bash", args: { command: "mkdir -p ~/.cache/orca/compile-cache/x; echo planted > ~/.cache/orca/compile-cache/planted" } }] }, { text: "done" }]);
+    const ws = workspace();
     expect(fs.existsSync(cacheOf(ws))).toBe(false);
     // The suite also runs on Node 24 (.ci/run), whose own cache would fill the folder: switched off here.
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "-w", ws.home], { ws, cwd: ws.home, timeoutMs: 60_000, env: { NODE_DISABLE_COMPILE_CACHE: "1" } });

@@ -1,19 +1,9 @@
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { describe, expect, it } from "vitest";
+import { runOrca, sessionLogs } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /** A prompt (or a whole request) that cannot fit the model's context window is refused before anything is sent. */
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 /** About 1.3 MB of varied words: well over 128k tokens in any tokenizer. */
 function hugePrompt(): string {
@@ -24,8 +14,8 @@ function hugePrompt(): string {
 
 describe("context fit", () => {
   it("a prompt larger than gpt-4o's window exits 2 with its size and the window; no request reaches the server", async () => {
-    server = await startScriptedServer([{ text: "never" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "never" }]);
+    const ws = workspace();
     const run = await runOrca(["-p", "-m", "gpt-4o", "--base-url", server.url], { ws, input: hugePrompt(), timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/^orca: the prompt is [\d,]+ tokens \(1\.\d MB\); gpt-4o's context window is 128,000 tokens: not sent\n$/);
@@ -36,8 +26,8 @@ describe("context fit", () => {
   }, 90_000);
 
   it("a prompt that fits but a request that does not (system prompt and tools over a small window) is refused unsent too", async () => {
-    server = await startScriptedServer([{ text: "never" }]);
-    ws = tempWorkspace({ ".orca/config.yaml": "model:\n  context_window: 500\n" });
+    const server = await scriptedServer([{ text: "never" }]);
+    const ws = workspace({ ".orca/config.yaml": "model:\n  context_window: 500\n" });
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/the request is [\d,]+ tokens \(system prompt, conversation and tools\); gpt-4\.1-mini's context window is 500 tokens: not sent/);
@@ -46,8 +36,8 @@ describe("context fit", () => {
   });
 
   it("a prompt just under the window is sent", async () => {
-    server = await startScriptedServer([{ text: "fine" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "fine" }]);
+    const ws = workspace();
     const run = await runOrca(["-p", "-m", "gpt-4o", "--base-url", server.url], { ws, input: "hello ".repeat(40_000) });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests).toHaveLength(1);

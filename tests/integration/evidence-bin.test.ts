@@ -7,21 +7,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { applyPatch } from "diff";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import type { AgentReport } from "../../src/review/report.js";
-import { agentOf, perAgent, runOrca, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { agentOf, perAgent, runOrca, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const MATH = "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a + b;\n";
 const MATH_FIXED = "exports.add = (a, b) => a + b;\nexports.sub = (a, b) => a - b;\n";
@@ -52,8 +42,8 @@ tools: [read_file, edit_file, write_file]
 You edit notes.
 `;
 
-function workspace(extra: Record<string, string> = {}): TempWorkspace {
-  return tempWorkspace({ "math.js": MATH, "math.test.js": MATH_TEST, "notes.txt": NOTES, ".orca/agents/fixer.md": FIXER, ".orca/agents/noter.md": NOTER, ...extra });
+function notesWorkspace(extra: Record<string, string> = {}): TempWorkspace {
+  return workspace({ "math.js": MATH, "math.test.js": MATH_TEST, "notes.txt": NOTES, ".orca/agents/fixer.md": FIXER, ".orca/agents/noter.md": NOTER, ...extra });
 }
 
 const call = (name: string, args: unknown) => ({ toolCalls: [{ name, args }] });
@@ -88,8 +78,8 @@ const eventsOf = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.p
 
 /** The two editors' run in `format`, which must end well. */
 async function runTwoEditors(format: "json" | "stream-json" | "text") {
-  server = await startScriptedServer(twoEditors());
-  ws = workspace();
+  const server = await scriptedServer(twoEditors());
+  const ws = notesWorkspace();
   const run = await runOrca(["-p", "fix and reword", "--base-url", server.url, "--yes", "--output-format", format], { ws, timeoutMs: 60_000 });
   expect(run.code, run.stderr).toBe(0);
   return { run, server, ws };
@@ -140,7 +130,7 @@ describe("the json result's report", () => {
   });
 
   it("an agent that ran the tests after its last edit is not flagged; one whose last test run failed is", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [{ name: "delegate", args: { agent: "fixer", task: "fix sub" } }] },
@@ -160,7 +150,7 @@ describe("the json result's report", () => {
         ],
       }),
     );
-    ws = workspace({ "math.js": MATH });
+    const ws = notesWorkspace({ "math.js": MATH });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const agents = (JSON.parse(run.stdout) as { report: { agents: AgentReport[] } }).report.agents;
@@ -189,13 +179,13 @@ verify:
 ---
 You look.
 `;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [call("delegate", { agent: "attacker", task: "look" }), { text: "ok" }],
         "attacker-1": [{ text: "Looked." }],
       }),
     );
-    ws = workspace({ ".orca/agents/attacker.md": attacker });
+    const ws = notesWorkspace({ ".orca/agents/attacker.md": attacker });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const events = eventsOf(run.stdout);
@@ -216,13 +206,13 @@ You look.
   });
 
   it("do not run for an agent that did not end done", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [call("delegate", { agent: "fixer", task: "fix" }), { text: "ok" }],
         "fixer-1": [{ kind: "error", status: 400, message: "bad request" }],
       }),
     );
-    ws = workspace();
+    const ws = notesWorkspace();
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const events = eventsOf(run.stdout);

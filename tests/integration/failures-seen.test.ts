@@ -1,25 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { runOrca, sessionLogs, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Every failure is an event and one `orca:` line on stderr, whatever the output format: what
  * programs read (stdout, the log) and what people and CI logs read (stderr) both say it.
  */
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 function config(ws: TempWorkspace, yaml: string): void {
   fs.mkdirSync(path.join(ws.dir, ".orca"), { recursive: true });
@@ -36,8 +27,8 @@ const MISSING = "orca-no-such-mcp-command-xyz";
 
 describe("a failing MCP server is seen", () => {
   it.each(["stream-json", "text", "json"] as const)("%s: an mcp_status failed event, one stderr warning, and the run completes", { timeout: 30_000 }, async (format) => {
-    server = await startScriptedServer([{ text: "done without it" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "done without it" }]);
+    const ws = workspace();
     config(ws, `mcp_servers:\n  x:\n    command: ${MISSING}\n`);
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", format], { ws });
     expect(run.code, run.stderr).toBe(0);
@@ -59,8 +50,8 @@ describe("a failed run says why on stderr in every format", () => {
   const always500 = (): ScriptedReply => ({ kind: "error", status: 500, message: "upstream exploded" });
 
   it.each(["stream-json", "text", "json"] as const)("%s: constant 500s exit 1 with one stderr line naming the status", { timeout: 30_000 }, async (format) => {
-    server = await startScriptedServer(always500);
-    ws = tempWorkspace();
+    const server = await scriptedServer(always500);
+    const ws = workspace();
     config(ws, "model:\n  max_retries: 1\n");
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", format], { ws });
     expect(run.code).toBe(1);
@@ -81,8 +72,8 @@ describe("a session log that cannot be written stops the run", () => {
     // 200 KB of answer streamed as text deltas: the log passes the 64 KB limit mid-answer. A file
     // size limit fails a write with EFBIG exactly as a full disk fails it with ENOSPC.
     const long = "All work and no play makes orca a dull whale. ".repeat(4_500);
-    server = await startScriptedServer([{ text: long, chunkChars: 2_000, toolCalls: [{ name: "list_dir", args: { path: "." } }] }, { text: "never sent" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: long, chunkChars: 2_000, toolCalls: [{ name: "list_dir", args: { path: "." } }] }, { text: "never sent" }]);
+    const ws = workspace();
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", "stream-json"], {
       ws,
       prefix: ["bash", "-c", 'ulimit -f 64 && exec "$@"', "bash"],

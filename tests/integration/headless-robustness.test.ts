@@ -1,28 +1,19 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { BIN, lastToolResult, runOrca, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import { describe, expect, it, vi } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { BIN, lastToolResult, runOrca, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Through the real bin: output and prompts that used to stall orca for minutes (token counting was
  * quadratic in the length of one pre-token), and answers that carry nothing.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 async function setup(replies: ScriptedReply[]) {
-  server = await startScriptedServer(replies);
-  ws = tempWorkspace();
+  const server = await scriptedServer(replies);
+  const ws = workspace();
   return { server, ws };
 }
 

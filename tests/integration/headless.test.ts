@@ -1,23 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { lastMessage, startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { describe, expect, it, vi } from "vitest";
+import { lastMessage, type ScriptedReply } from "../../src/model/scripted.js";
 import { processesWith } from "../fixtures/processes.js";
-import { expectValidHistories, lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { expectValidHistories, lastToolResult, runOrca, sessionLogs, TEST_KEY, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 async function setup(replies: ScriptedReply[], files: Record<string, string> = {}) {
-  server = await startScriptedServer(replies);
-  ws = tempWorkspace(files);
+  const server = await scriptedServer(replies);
+  const ws = workspace(files);
   return { server, ws };
 }
 
@@ -209,7 +200,7 @@ describe("orca -p against the scripted server", () => {
   });
 
   it("no endpoint configured: exit 2 with a hint, and no request is sent", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const run = await runOrca(["-p", "hi"], { ws, env: { OPENAI_API_KEY: undefined } });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/OPENAI_API_KEY/);
@@ -342,7 +333,7 @@ describe("orca -p against the scripted server", () => {
   });
 
   it("--version and --help answer without a model", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const version = await runOrca(["--version"], { ws });
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^orca \d+\.\d+\.\d+/);

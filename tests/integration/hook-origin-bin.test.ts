@@ -6,37 +6,24 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { outsideDir } from "../fixtures/sandbox.js";
+import { describe, expect, it } from "vitest";
+import { lastToolResult, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, sharedOutsideDir, workspace } from "../fixtures/rig.js";
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let outside: ReturnType<typeof outsideDir>;
-beforeAll(() => {
-  outside = outsideDir();
-});
-afterAll(() => outside.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const outside = sharedOutsideDir();
 
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", args: { command } }] });
 const preToolUse = (command: string) => `hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ${JSON.stringify(command)}\n`;
 
 describe("hooks and the sandbox", () => {
   it("the user's own PreToolUse hook (in --config, its script under /tmp, which the sandbox hides) runs as the user and blocks rm", async () => {
-    ws = tempWorkspace({ f: "keep me\n" });
+    const ws = workspace({ f: "keep me\n" });
     const script = path.join(ws.home, "block-rm.cjs");
     fs.writeFileSync(
       script,
       `let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const c=JSON.parse(s).tool_input.command;if(/\\brm\\b/.test(c)){console.error("no rm here");process.exit(2)}process.exit(0)});\n`,
     );
-    server = await startScriptedServer([bash("rm f"), { text: "done" }]);
+    const server = await scriptedServer([bash("rm f"), { text: "done" }]);
     const config = path.join(ws.home, "my-config.yaml");
     fs.writeFileSync(config, `permissions:\n  allow: ["bash"]\n${preToolUse(`node ${script}`)}`);
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--config", config], { ws });
@@ -47,16 +34,16 @@ describe("hooks and the sandbox", () => {
 
   it("a workspace's own hook runs in the sandbox: it cannot write outside the workspace", async () => {
     const marker = path.join(outside.dir, "workspace-hook-ran");
-    server = await startScriptedServer([bash("echo hi"), { text: "done" }]);
-    ws = tempWorkspace({ ".orca/config.yaml": `permissions:\n  allow: ["bash"]\n${preToolUse(`touch ${marker}`)}` });
+    const server = await scriptedServer([bash("echo hi"), { text: "done" }]);
+    const ws = workspace({ ".orca/config.yaml": `permissions:\n  allow: ["bash"]\n${preToolUse(`touch ${marker}`)}` });
     const run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
     expect(fs.existsSync(marker)).toBe(false);
   });
 
   it("a hook that could not run is said every time, on stderr and in the transcript, naming the call it let through", async () => {
-    server = await startScriptedServer([bash("echo one"), bash("echo two"), { text: "done" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([bash("echo one"), bash("echo two"), { text: "done" }]);
+    const ws = workspace();
     const config = path.join(ws.home, "my-config.yaml");
     fs.writeFileSync(config, `permissions:\n  allow: ["bash"]\n${preToolUse("/nonexistent/guard.sh")}`);
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--config", config, "--output-format", "stream-json"], { ws });

@@ -5,26 +5,17 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { expectValidHistories, lastToolResult, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import type { RecordedRequest, ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
+import { expectValidHistories, lastToolResult, runOrca, sessionLogs, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { outsideDir } from "../fixtures/sandbox.js";
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 async function setup(replies: ScriptedReply[], files: Record<string, string> = {}): Promise<{ server: ScriptedServer; ws: TempWorkspace }> {
-  server = await startScriptedServer(replies);
-  ws = tempWorkspace(files);
+  const server = await scriptedServer(replies);
+  const ws = workspace(files);
   return { server, ws };
 }
 

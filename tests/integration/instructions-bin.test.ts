@@ -1,24 +1,15 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { describe, expect, it } from "vitest";
+import { systemPrompt, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, perAgent, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Project instructions (AGENTS.md, CLAUDE.md with @imports, the user's own) through the bin: what
  * reaches the model's first request, and what an attacker's repository cannot pull into it.
  */
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 const delegate = (agent: string, task: string) => ({ name: "delegate", args: { agent, task } });
 const write = (file: string, text: string) => {
@@ -43,8 +34,8 @@ function monorepo(w: TempWorkspace): string {
 
 describe("project instructions through the bin", () => {
   it("AGENTS.md from the workspace up to the repository root, CLAUDE.md with its import and the user's own reach the coordinator's first request, in order", async () => {
-    server = await startScriptedServer([{ text: "ok" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "ok" }]);
+    const ws = workspace();
     const pkg = monorepo(ws);
     write(path.join(path.dirname(ws.dir), "AGENTS.md"), "MARKER-ABOVE-THE-REPO\n");
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "-w", pkg], { ws });
@@ -66,14 +57,14 @@ describe("project instructions through the bin", () => {
         coordinator: [{ toolCalls: [delegate("explorer", "look")] }, { text: "ok" }],
         "explorer-1": [{ text: "looked" }],
       });
-    server = await startScriptedServer(script());
-    ws = tempWorkspace({ "AGENTS.md": "MARKER-FOR-EVERY-AGENT\n" });
+    let server = await scriptedServer(script());
+    const ws = workspace({ "AGENTS.md": "MARKER-FOR-EVERY-AGENT\n" });
     let run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
     expect(systemPrompt(requestsOf(server, "explorer-1")[0]!)).toContain("MARKER-FOR-EVERY-AGENT");
     await server.close();
 
-    server = await startScriptedServer(script());
+    server = await scriptedServer(script());
     write(ws.file(".orca/config.yaml"), "instructions:\n  subagents: false\n");
     run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
@@ -81,7 +72,7 @@ describe("project instructions through the bin", () => {
     expect(systemPrompt(requestsOf(server, "explorer-1")[0]!)).not.toContain("MARKER-FOR-EVERY-AGENT");
     await server.close();
 
-    server = await startScriptedServer(script());
+    server = await scriptedServer(script());
     write(ws.file(".orca/agents/explorer.md"), "---\nname: explorer\ndescription: reads\ntools: [read_file]\ninstructions: true\n---\nYou explore.\n");
     run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
@@ -89,8 +80,8 @@ describe("project instructions through the bin", () => {
   });
 
   it("attack: imports and links that lead outside the repository, a read_file deny rule and an import cycle pull nothing in", async () => {
-    server = await startScriptedServer([{ text: "ok" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "ok" }]);
+    const ws = workspace();
     const outside = path.dirname(ws.dir);
     write(path.join(outside, "outside-secret.txt"), "MARKER-OUTSIDE-SECRET\n");
     write(path.join(outside, "outside-agents.md"), "MARKER-OUTSIDE-LINKED\n");
@@ -131,8 +122,8 @@ describe("project instructions through the bin", () => {
   });
 
   it("past instructions.max_chars a file is skipped and named; the others still load", async () => {
-    server = await startScriptedServer([{ text: "ok" }]);
-    ws = tempWorkspace({ "AGENTS.md": "MARKER-SMALL\n", "CLAUDE.md": `MARKER-LARGE ${"x".repeat(5_000)}\n`, ".orca/config.yaml": "instructions:\n  max_chars: 1000\n" });
+    const server = await scriptedServer([{ text: "ok" }]);
+    const ws = workspace({ "AGENTS.md": "MARKER-SMALL\n", "CLAUDE.md": `MARKER-LARGE ${"x".repeat(5_000)}\n`, ".orca/config.yaml": "instructions:\n  max_chars: 1000\n" });
     const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
     const system = systemPrompt(server.requests[0]!);

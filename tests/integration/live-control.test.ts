@@ -4,21 +4,12 @@
  * cancel (SIGINT) that stops background sub-agents with their processes.
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { alive, processesWith } from "../fixtures/processes.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import type { RecordedRequest, ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, expectValidHistories, perAgent, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /** A promise the test resolves when a condition it watches for has happened. */
 function gate(): { open: () => void; opened: Promise<void> } {
@@ -38,7 +29,7 @@ describe("live control of sub-agents (orca -p)", () => {
   it("a message sent to a running sub-agent is in its next request, and in no sibling's or the coordinator's", async () => {
     const STEER = "steer-7c1f: only look at src/";
     const coordinatorWaits = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: thenAck([
           { toolCalls: [bg("explorer", "look at A"), bg("explorer", "look at B")] },
@@ -53,7 +44,7 @@ describe("live control of sub-agents (orca -p)", () => {
         "explorer-2": [async () => (await coordinatorWaits.opened, { toolCalls: [{ name: "list_dir", args: { path: "." } }] }), { text: "B: done" }],
       }),
     );
-    ws = tempWorkspace({ "src/a.ts": "a\n" });
+    const ws = workspace({ "src/a.ts": "a\n" });
     const run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
     expect(run.code, run.stderr).toBe(0);
 
@@ -73,7 +64,7 @@ describe("live control of sub-agents (orca -p)", () => {
 
   it("a background delegate returns before its sub-agent ends; the result reaches the coordinator's next request", async () => {
     const coordinatorWaits = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: thenAck([
           { toolCalls: [bg("explorer", "count the files")] },
@@ -84,7 +75,7 @@ describe("live control of sub-agents (orca -p)", () => {
         "explorer-1": [async () => (await coordinatorWaits.opened, { text: "there are 3 files" })],
       }),
     );
-    ws = tempWorkspace({ "a.txt": "a" });
+    const ws = workspace({ "a.txt": "a" });
     const onStdout = (out: string) => {
       if (out.includes('"type":"agent_waiting"')) coordinatorWaits.open();
     };
@@ -120,7 +111,7 @@ describe("live control of sub-agents (orca -p)", () => {
 
   it("wait_agents joins two background sub-agents; their results are not delivered again", async () => {
     const joining = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: thenAck([
           { toolCalls: [bg("explorer", "find A"), bg("explorer", "find B")] },
@@ -132,7 +123,7 @@ describe("live control of sub-agents (orca -p)", () => {
         "explorer-2": [async () => (await joining.opened, { text: "B is in b.ts" })],
       }),
     );
-    ws = tempWorkspace();
+    const ws = workspace();
     const onStdout = (out: string) => {
       if (/"type":"tool_started"[^\n]*"name":"wait_agents"/.test(out)) joining.open();
     };
@@ -159,13 +150,13 @@ describe("live control of sub-agents (orca -p)", () => {
   });
 
   it("SIGINT stops background sub-agents and their processes; orca exits 130", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: thenAck([{ toolCalls: [bg("tester", "run the slow thing")] }, { text: "it runs in the background" }]),
         "tester-1": [{ toolCalls: [{ name: "bash", args: { command: "echo started > pid.txt; exec sleep 600.0307" } }] }, { text: "never" }],
       }),
     );
-    ws = tempWorkspace();
+    const ws = workspace();
     let pid = 0;
     const pending = runOrca(["-p", "go", "--base-url", server.url, "--yes", "--output-format", "stream-json"], { ws, onSpawn: (p) => (pid = p) });
     const pidFile = ws.file("pid.txt");

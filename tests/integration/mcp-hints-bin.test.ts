@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, ROOT, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { outsideDir } from "../fixtures/sandbox.js";
+import { describe, expect, it } from "vitest";
+import { lastToolResult, ROOT, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, sharedOutsideDir, workspace } from "../fixtures/rig.js";
 
 /**
  * Issue 33: a stdio MCP server whose `save` tool writes files and claims readOnlyHint. Through the
@@ -12,20 +11,7 @@ import { outsideDir } from "../fixtures/sandbox.js";
  */
 
 const LIAR = path.join(ROOT, "tests", "fixtures", "mcp-lying-server.mjs");
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let outside: ReturnType<typeof outsideDir>;
-
-beforeAll(() => {
-  outside = outsideDir();
-});
-afterAll(() => outside.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const outside = sharedOutsideDir();
 
 interface Decision {
   type: string;
@@ -35,8 +21,8 @@ interface Decision {
 }
 
 async function saveCalls(targets: string[], config = "") {
-  server = await startScriptedServer([...targets.map((p) => ({ toolCalls: [{ name: "mcp__liar__save", args: { path: p } }] })), { text: "done" }]);
-  ws = tempWorkspace({
+  const server = await scriptedServer([...targets.map((p) => ({ toolCalls: [{ name: "mcp__liar__save", args: { path: p } }] })), { text: "done" }]);
+  const ws = workspace({
     ".orca/config.yaml": `mcp_servers:\n  liar:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(LIAR)}]\n${config}`,
   });
   fs.mkdirSync(ws.file(".git/hooks"), { recursive: true });
@@ -47,7 +33,7 @@ async function saveCalls(targets: string[], config = "") {
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Decision)
     .filter((e) => e.type === "permission_decided");
-  return { ws, decisions, results: targets.map((_, i) => lastToolResult(server!.requests[i + 1]!)) };
+  return { ws, decisions, results: targets.map((_, i) => lastToolResult(server.requests[i + 1]!)) };
 }
 
 describe("an MCP tool's readOnlyHint", () => {

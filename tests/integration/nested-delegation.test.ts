@@ -1,12 +1,12 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import { createSession } from "../../src/orchestrator/create.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
-import { agentOf, perAgent, ROOT, runOrca, sessionLogs, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, perAgent, ROOT, runOrca, sessionLogs, TEST_KEY } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Issue 33: with `agents.max_parallel: 1`, a coordinator delegating `mid` that delegates `leaf`
@@ -14,22 +14,12 @@ import { agentOf, perAgent, ROOT, runOrca, sessionLogs, TEST_KEY, tempWorkspace,
  * while its child queued for it. A parent waiting on its children now gives its slot up.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 const MID = ["---", "name: mid", "description: Hands a part of its task on.", "tools: [delegate, read_file]", "model: inherit", "---", "You delegate."].join("\n");
 const delegate = (agent: string, label: string) => ({ toolCalls: [{ name: "delegate", args: { agent, task: `do the ${label} part`, label } }] });
 
 describe("nested delegation under agents.max_parallel: 1", () => {
   it("a three-level tree runs to the end: each parent gives its slot to its child while it waits", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [delegate("mid", "middle"), { text: "all-done" }],
         "mid-1": [
@@ -45,7 +35,7 @@ describe("nested delegation under agents.max_parallel: 1", () => {
         "explorer-2": [{ toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] }, { text: "leaf-b-done" }],
       }),
     );
-    ws = tempWorkspace({
+    const ws = workspace({
       "a.txt": "a\n",
       ".orca/config.yaml": "agents:\n  max_parallel: 1\n",
       ".orca/agents/mid.md": MID,
@@ -67,7 +57,7 @@ describe("nested delegation under agents.max_parallel: 1", () => {
 
 describe("a run that cannot go on", () => {
   it("fails with one line and session_finished instead of a silent exit when the process runs out of work (headless)", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     // The session stands in for a stuck one: its run waits on a promise nothing will settle, and
     // nothing else keeps the process alive. What is under test is runHeadless noticing.
     const script = ws.file("stuck.mjs");
@@ -101,8 +91,8 @@ process.exitCode = await runHeadless({ session, config: { model: {} }, warnings:
   }, 60_000);
 
   it("Session.failStuckRun ends a pending run as failed, says why once, and close() still finishes the session", async () => {
-    server = await startScriptedServer([{ kind: "hang" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ kind: "hang" }]);
+    const ws = workspace();
     const setup = await createSession({
       workspace: ws.dir,
       overrides: { baseUrl: server.url },
@@ -116,7 +106,7 @@ process.exitCode = await runHeadless({ session, config: { model: {} }, warnings:
     setup.session.bus.subscribe((e) => void events.push(e));
     setup.session.start();
     const running = setup.session.run("go");
-    await vi.waitFor(() => expect(server!.requests).toHaveLength(1), { timeout: 20_000, interval: 10 });
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 20_000, interval: 10 });
     setup.session.failStuckRun("stuck for the test");
     setup.session.failStuckRun("said twice");
     const result = await running;

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { expectValidHistories, perAgent, ROOT, runOrca, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import type { RecordedRequest } from "../../src/model/scripted.js";
+import { expectValidHistories, perAgent, ROOT, runOrca, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { PLACEHOLDERS, SCENARIO_FILES, SCENARIO_PROMPT } from "../fixtures/logs/scenario.js";
 
 /**
@@ -14,18 +15,9 @@ import { PLACEHOLDERS, SCENARIO_FILES, SCENARIO_PROMPT } from "../fixtures/logs/
 const LOGS = path.join(ROOT, "tests", "fixtures", "logs");
 const fixtures = fs.readdirSync(LOGS).filter((f) => f.endsWith(".jsonl"));
 
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
-
 /** The fixture as a session of a fresh workspace: its placeholders are that workspace's paths. */
 function install(fixture: string): { ws: TempWorkspace; file: string; sessionId: string } {
-  const w = tempWorkspace({ ...SCENARIO_FILES, "notes.md": "# notes\n\ngreeting: the fixture\n" });
+  const w = workspace({ ...SCENARIO_FILES, "notes.md": "# notes\n\ngreeting: the fixture\n" });
   const text = fs
     .readFileSync(path.join(LOGS, fixture), "utf8")
     .replaceAll(PLACEHOLDERS.workspace, w.dir)
@@ -48,7 +40,6 @@ describe("session logs of earlier versions", () => {
   for (const fixture of fixtures) {
     it(`${fixture}: every line is read as an event`, () => {
       const installed = install(fixture);
-      ws = installed.ws;
       const lines = fs.readFileSync(installed.file, "utf8").split("\n").filter((l) => l.trim());
       const log = readLog(installed.file);
       expect(log.skipped).toEqual([]);
@@ -61,8 +52,8 @@ describe("session logs of earlier versions", () => {
 
     it(`${fixture}: resumes — the coordinator sees its old conversation, and its explorer continues with its own`, async () => {
       const installed = install(fixture);
-      ws = installed.ws;
-      server = await startScriptedServer(
+      const ws = installed.ws;
+      const server = await scriptedServer(
         perAgent({
           coordinator: [{ toolCalls: [{ id: "call_again", name: "delegate", args: { resume: "explorer-1", task: "is the greeting still there?" } }] }, { text: "resumed and checked" }],
           "explorer-1": [{ text: "yes: hello.txt still greets from the fixture" }],

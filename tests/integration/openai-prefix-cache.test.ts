@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { costOf, priceFor } from "../../src/model/pricing.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import type { RecordedRequest } from "../../src/model/scripted.js";
+import { agentOf, perAgent, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * OpenAI caches a prompt's longest previously seen prefix by itself; orca's part is to keep that
@@ -9,20 +10,10 @@ import { agentOf, perAgent, runOrca, tempWorkspace, type TempWorkspace } from ".
  * the history only appended to — and to bill the cached tokens it reports at the cached rate.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 describe("OpenAI prompt caching", () => {
   it("each step's request starts with the previous one byte for byte, for the coordinator and its sub-agents", async () => {
     const usage = { prompt: 2_000, completion: 100, cached: 1_500 };
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [{ name: "list_dir", args: { path: "." } }, { name: "glob", args: { pattern: "*.txt" } }], usage },
@@ -33,7 +24,7 @@ describe("OpenAI prompt caching", () => {
         "explorer-1": [{ toolCalls: [{ name: "read_file", args: { path: "a.txt" } }], usage }, { toolCalls: [{ name: "grep", args: { pattern: "A" } }], usage }, { text: "A", usage }],
       }),
     );
-    ws = tempWorkspace({ "a.txt": "A\n", "b.txt": "B\n" });
+    const ws = workspace({ "a.txt": "A\n", "b.txt": "B\n" });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "-m", "gpt-4.1-mini", "--output-format", "json"], { ws });
     expect(run.code, run.stderr).toBe(0);
 

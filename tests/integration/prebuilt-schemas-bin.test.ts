@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import { builtinSchemaForms } from "../../src/tools/builtin/schema-forms.js";
 import { schemaKey } from "../../src/tools/prebuilt-schemas.js";
 import { builtinTools } from "../../src/tools/builtin/index.js";
 import type { ShellManager } from "../../src/tools/builtin/shells.js";
-import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * The built-in tools' schemas compiled into the bundle at build time (src/tools/prebuilt-schemas.ts)
@@ -14,18 +14,9 @@ import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.
  * exactly the schemas of the sources.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 async function offered(config: string): Promise<Map<string, unknown>> {
-  server = await startScriptedServer([{ text: "hi" }]);
-  ws = tempWorkspace(config ? { ".orca/config.yaml": config } : {});
+  const server = await scriptedServer([{ text: "hi" }]);
+  const ws = workspace(config ? { ".orca/config.yaml": config } : {});
   const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws });
   expect(run.code, run.stderr).toBe(0);
   return new Map((server.requests[0]!.body.tools ?? []).map((t) => [t.function.name, t.function.parameters]));

@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import { beforeAll, afterAll, describe, expect, it, vi } from "vitest";
 import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer } from "../fixtures/rig.js";
 import { testCertificate, type TestCertificate } from "../fixtures/test-certificate.js";
 
 /**
@@ -12,19 +12,11 @@ import { testCertificate, type TestCertificate } from "../fixtures/test-certific
  */
 
 let cert: TestCertificate;
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
 
 beforeAll(() => {
   cert = testCertificate();
 });
 afterAll(() => cert.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 function gatedWorkspace(config = ""): TempWorkspace {
   return tempWorkspace({
@@ -34,10 +26,10 @@ function gatedWorkspace(config = ""): TempWorkspace {
 
 describe("preconnect", () => {
   it("opens the provider's TLS connection before the first request, and the request goes on it", async () => {
-    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
-    ws = gatedWorkspace();
+    const server = await scriptedServer([{ text: "hello" }], { tls: cert });
+    const ws = gatedWorkspace();
     const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile } });
-    await vi.waitFor(() => expect(server!.connections).toBe(1), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(server.connections).toBe(1), { timeout: 20_000, interval: 20 });
     expect(server.requests).toHaveLength(0);
     fs.writeFileSync(ws.file("gate"), "");
     const run = await running;
@@ -49,11 +41,11 @@ describe("preconnect", () => {
   });
 
   it("model.preconnect: false connects only when the request goes", async () => {
-    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
-    ws = gatedWorkspace("model:\n  preconnect: false\n");
+    const server = await scriptedServer([{ text: "hello" }], { tls: cert });
+    const ws = gatedWorkspace("model:\n  preconnect: false\n");
     const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile } });
     // The hook runs after start-up, right before the first request: no connection yet.
-    await vi.waitFor(() => expect(fs.existsSync(ws!.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(fs.existsSync(ws.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
     expect(server.connections).toBe(0);
     fs.writeFileSync(ws.file("gate"), "");
     const run = await running;
@@ -63,11 +55,11 @@ describe("preconnect", () => {
   });
 
   it("does not dial round a proxy in the environment: with HTTPS_PROXY set, no connection before the request", async () => {
-    server = await startScriptedServer([{ text: "hello" }], { tls: cert });
-    ws = gatedWorkspace();
+    const server = await scriptedServer([{ text: "hello" }], { tls: cert });
+    const ws = gatedWorkspace();
     // Without NODE_USE_ENV_PROXY Node's fetch itself ignores the variable: the request still goes direct.
     const running = runOrca(["-p", "hi", "--base-url", server.url], { ws, env: { NODE_EXTRA_CA_CERTS: cert.certFile, HTTPS_PROXY: "http://127.0.0.1:9" } });
-    await vi.waitFor(() => expect(fs.existsSync(ws!.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(fs.existsSync(ws.file("started"))).toBe(true), { timeout: 20_000, interval: 20 });
     expect(server.connections).toBe(0);
     fs.writeFileSync(ws.file("gate"), "");
     const run = await running;

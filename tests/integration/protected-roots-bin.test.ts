@@ -8,18 +8,10 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { describe, expect, it } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { agentOf, perAgent, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /** Missing ones (a stand-in keeps them from being made) and, for the home-directory files, present ones. */
 const MISSING = [".git/config", ".git/hooks/pre-commit", ".orca/config.yaml", ".mcp.json", ".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".idea/workspace.xml"];
@@ -60,7 +52,7 @@ type Kind = "workspace" | "worktree" | "additional_dirs" | "sandbox.writable";
 const contentOf = (file: string): string | null => (fs.statSync(file, { throwIfNoEntry: false })?.isFile() ? fs.readFileSync(file, "utf8") : null);
 
 async function attack(kind: Kind): Promise<{ results: string[]; root: string; before: Array<string | null> }> {
-  ws = tempWorkspace();
+  const ws = workspace();
   const extraDir = path.join(ws.home, "extra");
   const config =
     kind === "additional_dirs"
@@ -78,7 +70,7 @@ async function attack(kind: Kind): Promise<{ results: string[]; root: string; be
   const script = attempts(base);
   const before = ALL.map((rel) => contentOf(path.join(root, rel)));
   const writer = kind === "worktree" ? "wt-writer-1" : "coordinator";
-  server = await startScriptedServer(
+  const server = await scriptedServer(
     perAgent(
       kind === "worktree"
         ? { coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "wt-writer", task: "write" } }] }, { text: "done" }], "wt-writer-1": [...script, { text: "done" }] }

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { perAgent, ROOT, runOrca, sessionLogs, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
+import { perAgent, ROOT, runOrca, sessionLogs, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * The promise of a `read_file(PATTERN)` deny rule: the file's content reaches the model through no
@@ -13,15 +14,6 @@ import { perAgent, ROOT, runOrca, sessionLogs, tempWorkspace, type TempWorkspace
  * attack here: a new tool fails this test until someone has thought about how it could leak.
  */
 const SECRET = "orca-denied-7f3a9c";
-
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 type Attack = { name: string; args: unknown } | ((previous: string) => { name: string; args: unknown });
 
@@ -74,7 +66,7 @@ function lastResult(request: RecordedRequest): string {
 
 describe("a read_file(PATTERN) deny rule, against every tool an agent can have", () => {
   it("no tool hands the denied files' content to the model", async () => {
-    ws = tempWorkspace({
+    const ws = workspace({
       ".env": `TOKEN=${SECRET}\n`,
       "secrets/key.txt": `${SECRET} key\n`,
       "notes.txt": "harmless notes\n",
@@ -99,7 +91,7 @@ describe("a read_file(PATTERN) deny rule, against every tool an agent can have",
       return { toolCalls: [{ id: `attack_${i}`, name: call.name, args: call.args }] };
     });
     coordinator.push(() => ({ text: "done" }));
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator,
         "explorer-1": [

@@ -4,22 +4,12 @@
  * (an in-process session whose approver is a person's), it waits until accepted, then merges.
  */
 import { execFileSync } from "node:child_process";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
 import type { Approver } from "../../src/tools/approver.js";
-import { agentOf, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, perAgent, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 const REVIEWED_EDITOR = `---
 name: wt-editor
@@ -35,7 +25,7 @@ const git = (dir: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@localhost", "-c", "init.defaultBranch=main", ...args], { cwd: dir, encoding: "utf8" }).trim();
 
 function repo(): TempWorkspace {
-  const w = tempWorkspace({ "f.txt": "one\n", ".orca/agents/wt-editor.md": REVIEWED_EDITOR });
+  const w = workspace({ "f.txt": "one\n", ".orca/agents/wt-editor.md": REVIEWED_EDITOR });
   git(w.dir, "init", "-q");
   git(w.dir, "add", "-A");
   git(w.dir, "commit", "-qm", "start");
@@ -50,8 +40,8 @@ const script = () =>
 
 describe("review: ask", () => {
   it("headless: the isolated agent's merge is refused and reported; the workspace is untouched", async () => {
-    server = await startScriptedServer(script());
-    ws = repo();
+    const server = await scriptedServer(script());
+    const ws = repo();
     const run = await runOrca(["-p", "edit", "--base-url", server.url, "--permission-mode", "accept-edits", "--output-format", "stream-json"], { ws });
     expect(run.code, run.stderr).toBe(0);
     expect(ws.read("f.txt")).toBe("one\n");
@@ -64,8 +54,8 @@ describe("review: ask", () => {
   });
 
   it("with a person: nothing merges until accepted; then the work is merged and the change set says so", async () => {
-    server = await startScriptedServer(script());
-    ws = repo();
+    const server = await scriptedServer(script());
+    const ws = repo();
     const person: Approver = { request: async () => ({ decision: "once" }) };
     const orchestra = await testOrchestra(ws, server.url, { approver: person, config: "permissions:\n  mode: accept-edits\n" });
     try {
@@ -80,7 +70,7 @@ describe("review: ask", () => {
 
       const accepted = await session.review.accept("wt-editor-1");
       expect(accepted).toMatchObject({ ok: true, note: expect.stringContaining("merged into the main tree: f.txt") });
-      await vi.waitFor(() => expect(ws!.read("f.txt")).toBe("ONE\n"));
+      await vi.waitFor(() => expect(ws.read("f.txt")).toBe("ONE\n"));
       expect(session.review.held()).toEqual([]);
       const merged = session.review.changeSets().agents.find((a) => a.agentId === "wt-editor-1")!;
       expect(merged.files).toEqual([expect.objectContaining({ path: "f.txt", status: "modified", tools: ["merge_worktree"] })]);

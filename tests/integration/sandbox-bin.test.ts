@@ -3,13 +3,14 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
+import { describe, expect, it, vi } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { lastToolResult, runOrca, sessionLogs, TEST_KEY, stderrBesidesReport } from "../fixtures/harness.js";
+import { runReplies, scriptedServer, sharedOutsideDir, workspace } from "../fixtures/rig.js";
 import { runAndKill } from "../fixtures/crash-kill.js";
 import { bin } from "../fixtures/mcp-servers.js";
 import { processesWith } from "../fixtures/processes.js";
-import { countingServer, outsideDir } from "../fixtures/sandbox.js";
+import { countingServer } from "../fixtures/sandbox.js";
 
 /**
  * The attacks of issue 11 that the sandbox makes moot, through the real bin: a scripted model
@@ -17,31 +18,11 @@ import { countingServer, outsideDir } from "../fixtures/sandbox.js";
  * the disk, the host and what reached the model.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let outside: ReturnType<typeof outsideDir>;
-
-beforeAll(() => {
-  outside = outsideDir();
-});
-afterAll(() => outside.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const outside = sharedOutsideDir();
 
 const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: "bash", args: { command } }] });
 
-async function orca(commands: string[], files: Record<string, string> = {}, extraArgs: string[] = []) {
-  server = await startScriptedServer([...commands.map(bash), { text: "done" }]);
-  ws = tempWorkspace(files);
-  const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", ...extraArgs], { ws });
-  expect(run.code, run.stderr).toBe(0);
-  const results = commands.map((_, i) => lastToolResult(server!.requests[i + 1]!));
-  return { run, results, ws };
-}
+const orca = (commands: string[], files: Record<string, string> = {}, extraArgs: string[] = []) => runReplies(commands.map(bash), { files, args: ["--yes", ...extraArgs] });
 
 describe("orca -p --yes: commands run in the sandbox", () => {
   it("cannot write outside the workspace, nor git's config and hooks, nor orca's own settings", async () => {
@@ -64,11 +45,11 @@ describe("orca -p --yes: commands run in the sandbox", () => {
   });
 
   it("cannot change an existing repository's config or add a hook", async () => {
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const ws = workspace({ "a.txt": "a\n" });
     execFileSync("git", ["init", "-q", "."], { cwd: ws.dir });
     const config = fs.readFileSync(ws.file(".git/config"), "utf8");
     const marker = path.join(outside.dir, "hooked");
-    server = await startScriptedServer([
+    const server = await scriptedServer([
       bash(`git config core.fsmonitor 'touch ${marker}'; echo 'touch ${marker}' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; git status --short`),
       { text: "done" },
     ]);
@@ -113,8 +94,8 @@ describe("orca -p --yes: commands run in the sandbox", () => {
       const open = await orca([curl("any-port")], { ".orca/config.yaml": 'sandbox:\n  network:\n    allow: ["localhost"]\n' });
       expect(open.results[0]).toContain(`localhost:${port} is not in sandbox.network.allow`);
       expect(seen).toEqual([]);
-      await server?.close();
-      ws?.cleanup();
+      await open.server.close();
+      open.ws.cleanup();
       const listed = await orca([curl("listed")], { ".orca/config.yaml": `sandbox:\n  network:\n    allow: ["localhost:${port}"]\n` });
       expect(listed.results[0]).toContain("hello over http");
       expect(seen).toEqual(["/listed"]);
@@ -129,7 +110,7 @@ describe("orca -p --yes: commands run in the sandbox", () => {
     const hidden = await orca([probe]);
     expect(hidden.results[0]).not.toContain("sk-test");
     expect(hidden.results[0]).toMatch(/^0$/m);
-    await server!.close();
+    await hidden.server.close();
     hidden.ws.cleanup();
 
     const coloured = "grep --color=always -a -o -E 'KEY=.{20}' /proc/self/environ";
@@ -144,8 +125,8 @@ describe("orca -p --yes: commands run in the sandbox", () => {
   });
 
   it("says at start-up when commands cannot be sandboxed", async () => {
-    server = await startScriptedServer([{ text: "done" }]);
-    ws = tempWorkspace();
+    const server = await scriptedServer([{ text: "done" }]);
+    const ws = workspace();
     // A PATH with node and bash but no bwrap.
     const bin = path.join(ws.home, "bin");
     fs.mkdirSync(bin);
@@ -170,8 +151,8 @@ describe("orca -p --yes: commands run in the sandbox", () => {
   });
 
   it("an MCP stdio server gets its configured env, not orca's (no model key)", async () => {
-    server = await startScriptedServer([{ toolCalls: [{ name: "mcp__everything__get-env", args: {} }] }, { text: "done" }]);
-    ws = tempWorkspace({
+    const server = await scriptedServer([{ toolCalls: [{ name: "mcp__everything__get-env", args: {} }] }, { text: "done" }]);
+    const ws = workspace({
       ".orca/config.yaml": `mcp_servers:\n  everything:\n    command: ${JSON.stringify(bin("mcp-server-everything"))}\n    env: { CONFIGURED_FOR_SERVER: "yes-configured" }\n`,
     });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, env: { ANTHROPIC_API_KEY: "sk-ant-0123456789abcdef", ORCA_ONLY_VARIABLE: "leak" }, timeoutMs: 60_000 });
@@ -183,19 +164,19 @@ describe("orca -p --yes: commands run in the sandbox", () => {
   }, 90_000);
 
   it("after orca is killed mid-command, the sandbox dies with it and the next start removes its stand-ins", async () => {
-    server = await startScriptedServer([bash("touch started; sleep 30.0505"), { kind: "hang" }]);
-    ws = tempWorkspace();
+    let server = await scriptedServer([bash("touch started; sleep 30.0505"), { kind: "hang" }]);
+    const ws = workspace();
     // A temp dir of their own: any other orca starting meanwhile (tests run in parallel) would
     // clean up after the killed one before this test looks.
     const tmp = path.join(ws.home, "tmp");
     fs.mkdirSync(tmp);
-    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws!.file("started")), "the command to start", { TMPDIR: tmp });
+    await runAndKill(["-p", "go", "--base-url", server.url, "--yes"], ws, () => fs.existsSync(ws.file("started")), "the command to start", { TMPDIR: tmp });
     // bwrap --die-with-parent: nothing of the command outlives orca.
     await vi.waitFor(() => expect(processesWith("30.0505"), "the sandbox outlived orca").toEqual([]), { timeout: 5_000, interval: 20 });
     // Left behind by the kill: empty stand-ins.
     expect(fs.readdirSync(ws.file(".mcp.json"))).toEqual([]);
     await server.close();
-    server = await startScriptedServer([{ text: "clean" }]);
+    server = await scriptedServer([{ text: "clean" }]);
     const next = await runOrca(["-p", "again", "--base-url", server.url], { ws, env: { TMPDIR: tmp } });
     expect(stderrBesidesReport(next.stderr)).toBe("");
     expect(next.code).toBe(0);

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { countingServer, outsideDir } from "../fixtures/sandbox.js";
+import { describe, expect, it } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
+import { runReplies, sharedOutsideDir } from "../fixtures/rig.js";
+import { countingServer } from "../fixtures/sandbox.js";
 
 /**
  * permissions.sandboxed_commands: auto, through the real bin and real bwrap, headless without
@@ -13,31 +13,13 @@ import { countingServer, outsideDir } from "../fixtures/sandbox.js";
  * neither reach the network nor write outside.
  */
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let outside: ReturnType<typeof outsideDir>;
-
-beforeAll(() => {
-  outside = outsideDir();
-});
-afterAll(() => outside.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const outside = sharedOutsideDir();
 
 const bash = (command: string, extra: Record<string, unknown> = {}): ScriptedReply => ({ toolCalls: [{ name: "bash", args: { command, ...extra } }] });
 const AUTO = "permissions:\n  sandboxed_commands: auto\n";
 
-async function orca(replies: ScriptedReply[], config: string | null, extraFiles: Record<string, string> = {}) {
-  server = await startScriptedServer([...replies, { text: "done" }]);
-  ws = tempWorkspace({ ...(config ? { ".orca/config.yaml": config } : {}), ...extraFiles });
-  const run = await runOrca(["-p", "go", "--base-url", server.url], { ws });
-  expect(run.code, run.stderr).toBe(0);
-  return { run, results: replies.map((_, i) => lastToolResult(server!.requests[i + 1]!)), ws };
-}
+const orca = (replies: ScriptedReply[], config: string | null, extraFiles: Record<string, string> = {}) =>
+  runReplies(replies, { files: { ...(config ? { ".orca/config.yaml": config } : {}), ...extraFiles } });
 
 describe("sandboxed_commands: auto (headless, no --yes)", () => {
   it("off (default mode's default): a command that may write is asked, so refused here", async () => {

@@ -1,24 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
 import { processesWith } from "../fixtures/processes.js";
-import { runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { runOrca, sessionLogs, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 async function setup(replies: ScriptedReply[], budget: string): Promise<{ server: ScriptedServer; ws: TempWorkspace }> {
-  server = await startScriptedServer(replies);
-  ws = tempWorkspace({ "a.txt": "A\n" });
+  const server = await scriptedServer(replies);
+  const ws = workspace({ "a.txt": "A\n" });
   fs.mkdirSync(path.join(ws.dir, ".orca"));
   fs.writeFileSync(path.join(ws.dir, ".orca", "config.yaml"), `budget:\n${budget}`);
   return { server, ws };

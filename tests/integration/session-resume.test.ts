@@ -1,27 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
 import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
 import { processesWith } from "../fixtures/processes.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, TEST_KEY, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
-
-const servers: ScriptedServer[] = [];
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
+import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, TEST_KEY, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const call = (name: string, args: unknown, id?: string): ScriptedReply => ({ toolCalls: [{ id, name, args }] });
 const HANG: ScriptedReply = { kind: "hang" };
@@ -32,12 +18,12 @@ function messagesOf(request: RecordedRequest): { role: string; content: string |
 
 describe("crash and resume", () => {
   it("kill -9 during a bash call, resume with a new prompt: the call is reported unknown and the work completes", async () => {
-    ws = tempWorkspace();
-    const first = await server([call("bash", { command: "echo started > shell.pid; sleep 30.0202" }, "call_sleep"), HANG]);
+    const ws = workspace();
+    const first = await scriptedServer([call("bash", { command: "echo started > shell.pid; sleep 30.0202" }, "call_sleep"), HANG]);
     const killed = await runAndKill(
       ["-p", "start the long job", "--base-url", first.url, "--yes"],
       ws,
-      () => logText(ws!).includes('"type":"tool_started"') && fs.existsSync(ws!.file("shell.pid")),
+      () => logText(ws).includes('"type":"tool_started"') && fs.existsSync(ws.file("shell.pid")),
       "the bash call to start",
     );
     expect(killed.signal).toBe("SIGKILL");
@@ -50,7 +36,7 @@ describe("crash and resume", () => {
     expect(before.events.some((e) => e.type === "tool_finished")).toBe(false);
     const id = before.events[0]!.sessionId;
 
-    const second = await server([call("bash", { command: "echo finished > done.txt" }, "call_done"), { text: "all done" }]);
+    const second = await scriptedServer([call("bash", { command: "echo finished > done.txt" }, "call_done"), { text: "all done" }]);
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes"], { ws });
     expect(stderrBesidesReport(resumed.stderr)).toBe("");
     expect(resumed.code).toBe(0);
@@ -77,7 +63,7 @@ describe("crash and resume", () => {
     expect(fs.readFileSync(file!, "utf8")).not.toContain(TEST_KEY);
 
     // Resume of the resume: the whole conversation, both runs, comes back.
-    const third = await server([{ text: "third" }]);
+    const third = await scriptedServer([{ text: "third" }]);
     const again = await runOrca(["--resume", id, "-p", "one more", "--base-url", third.url], { ws });
     expect(again.code).toBe(0);
     const roles = messagesOf(third.requests[0]!).map((m) => m.role);
@@ -86,8 +72,8 @@ describe("crash and resume", () => {
   });
 
   it("with --no-continue, a sub-agent killed mid-call is rebuilt and continued by hand with delegate {resume}", async () => {
-    ws = tempWorkspace();
-    const first = await server(
+    const ws = workspace();
+    const first = await scriptedServer(
       perAgent({
         coordinator: [call("delegate", { agent: "tester", task: "run the slow suite" }, "call_delegate"), () => HANG],
         "tester-1": [call("bash", { command: "echo started > shell.pid; sleep 30.0303" }, "call_suite"), () => HANG],
@@ -96,12 +82,12 @@ describe("crash and resume", () => {
     await runAndKill(
       ["-p", "test it", "--base-url", first.url, "--yes"],
       ws,
-      () => logText(ws!).includes('"callId":"call_suite"') && fs.existsSync(ws!.file("shell.pid")),
+      () => logText(ws).includes('"callId":"call_suite"') && fs.existsSync(ws.file("shell.pid")),
       "the sub-agent's bash call",
     );
     await waitFor(() => processesWith("30.0303").length === 0, "the sandboxed command to die with orca");
 
-    const second = await server(
+    const second = await scriptedServer(
       perAgent({
         coordinator: [call("delegate", { resume: "tester-1", task: "check the state and finish" }, "call_resume"), { text: "suite passed" }],
         "tester-1": [{ text: "ran it again: 12 passed" }],
@@ -133,14 +119,14 @@ describe("crash and resume", () => {
   });
 
   it("a torn last line is skipped and reported, cut from the log, and the session resumes", async () => {
-    ws = tempWorkspace();
-    const first = await server([{ text: "first answer" }]);
+    const ws = workspace();
+    const first = await scriptedServer([{ text: "first answer" }]);
     expect((await runOrca(["-p", "first question", "--base-url", first.url], { ws })).code).toBe(0);
     const [file] = sessionLogs(ws);
     fs.appendFileSync(file!, '{"type":"tool_finished","ts":17000000');
     expect(readLog(file!).skipped).toEqual([{ line: expect.any(Number), reason: "torn last line" }]);
 
-    const second = await server([{ text: "second answer" }]);
+    const second = await scriptedServer([{ text: "second answer" }]);
     const run = await runOrca(["--resume", "-p", "second question", "--base-url", second.url], { ws });
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe("second answer");
@@ -153,10 +139,10 @@ describe("crash and resume", () => {
   });
 
   it("orca sessions lists sessions newest first; --continue picks this workspace's, --resume the latest anywhere", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const other = path.join(path.dirname(ws.dir), "other");
     fs.mkdirSync(other);
-    const s = await server([{ text: "answer A" }, { text: "answer B" }, { text: "resumed B" }, { text: "continued A" }]);
+    const s = await scriptedServer([{ text: "answer A" }, { text: "answer B" }, { text: "resumed B" }, { text: "continued A" }]);
     expect((await runOrca(["-p", "prompt in A", "--base-url", s.url], { ws })).code).toBe(0);
     // B is newer: its first event is written by a process started after A's last one was.
     expect((await runOrca(["-p", "prompt in B", "--base-url", s.url, "-w", other], { ws })).code).toBe(0);
@@ -187,7 +173,7 @@ describe("crash and resume", () => {
   });
 
   it("no secret reaches the log, even when a tool prints the API key or a configured MCP header value", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const HEADER_TOKEN = "tok-mcp-header-5f1e2d3c4b5a";
     fs.mkdirSync(ws.file(".orca"));
     fs.writeFileSync(
@@ -196,7 +182,7 @@ describe("crash and resume", () => {
     );
     // Commands get the key only when told to: here they are, so it can be printed.
     fs.appendFileSync(ws.file(".orca/config.yaml"), "tools:\n  pass_model_key: true\n");
-    const s = await server([call("bash", { command: `echo "key=$OPENAI_API_KEY header=${HEADER_TOKEN}"` }), { text: "printed" }]);
+    const s = await scriptedServer([call("bash", { command: `echo "key=$OPENAI_API_KEY header=${HEADER_TOKEN}"` }), { text: "printed" }]);
     const run = await runOrca(["-p", "print the key", "--base-url", s.url, "--yes"], { ws });
     expect(run.code).toBe(0);
     // The model did see the output (orca does not censor tools), but the log keeps neither value.
@@ -208,7 +194,7 @@ describe("crash and resume", () => {
   });
 
   it("unknown ids and an empty history are one-line errors with exit 2", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const none = await runOrca(["--continue", "-p", "x", "--base-url", "http://127.0.0.1:59/v1"], { ws });
     expect(none.code).toBe(2);
     expect(none.stderr.trim().split("\n")).toHaveLength(1);

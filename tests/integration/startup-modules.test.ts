@@ -2,28 +2,18 @@ import fs from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import { runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { describe, expect, it } from "vitest";
+import { runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 // Which files a headless run loads, traced in the real bin (tests/fixtures/module-trace.mjs): the
 // dashboard's libraries, the MCP SDK and esprima cost start-up time and a `-p` run needs none.
 const TRACER = fileURLToPath(new URL("../fixtures/module-trace.mjs", import.meta.url));
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
-
 /** The files `orca -p hi` loaded, and for each bundle chunk the packages esbuild put in it. */
 async function tracedRun(opts: { delayMs?: number; files?: Record<string, string>; prompt?: string } = {}): Promise<{ files: string[]; bundled: Set<string> }> {
-  server = await startScriptedServer([{ text: "hello", delayMs: opts.delayMs }]);
-  ws = tempWorkspace(opts.files);
+  const server = await scriptedServer([{ text: "hello", delayMs: opts.delayMs }]);
+  const ws = workspace(opts.files);
   const trace = path.join(ws.home, "modules.txt");
   const run = await runOrca(["-p", opts.prompt ?? "hi", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
   expect(run.code, run.stderr).toBe(0);

@@ -4,20 +4,11 @@
  * stream-json carries the task events and the json result the board; a delegation whose scope
  * meets a running task's warns, asks (agents.on_overlap: ask) or refuses.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest, ScriptedServer } from "../../src/model/scripted.js";
 import { acks, events, gate, requestsOf } from "../fixtures/team.js";
-import { expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { expectValidHistories, perAgent, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const call = (name: string, args: object) => ({ name, args });
 /** The results of the last round a request carried (those after its last assistant message), in call order. */
@@ -33,7 +24,7 @@ const WS = { "src/a.ts": "export const a = 1;\n", "src/b.ts": "export const b = 
 
 describe("the task board (orca -p)", () => {
   it("three tasks with a dependency: the blocked one is refused until the first is done; the events and the board are in stream-json", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: acks([
           {
@@ -58,7 +49,7 @@ describe("the task board (orca -p)", () => {
         "explorer-2": acks([{ toolCalls: [call("my_task", {})] }, { text: "summary ready" }]),
       }),
     );
-    ws = tempWorkspace(WS);
+    const ws = workspace(WS);
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
 
@@ -96,7 +87,7 @@ describe("the task board (orca -p)", () => {
 
   it("on_overlap warn: the delegate result and a notice name the files and the agent; the json result carries the board", async () => {
     const second = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: acks([
           { toolCalls: [call("task_create", { title: "refactor src", scope: ["src/**"] }), call("task_create", { title: "fix a", scope: ["src/a.ts", "test/a.test.ts"] })] },
@@ -109,7 +100,7 @@ describe("the task board (orca -p)", () => {
         "explorer-2": acks([{ text: "fixed a" }]),
       }),
     );
-    ws = tempWorkspace(WS);
+    const ws = workspace(WS);
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const result = resultsAt(server, 3)[0]!;
@@ -129,7 +120,7 @@ describe("the task board (orca -p)", () => {
     { policy: "refuse", yes: false, decision: "refused", by: "config", result: /^Error: task t2's scope overlaps task t1 .*: src\/a\.ts \(agents\.on_overlap: refuse\)/ },
   ])("on_overlap $policy (--yes: $yes): $decision", async ({ policy, yes, decision, by, result }) => {
     const second = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: acks([
           { toolCalls: [call("task_create", { title: "refactor src", scope: ["src"] }), call("task_create", { title: "fix a", scope: ["src/a.ts"] })] },
@@ -141,7 +132,7 @@ describe("the task board (orca -p)", () => {
         "explorer-2": acks([{ text: "fixed a" }]),
       }),
     );
-    ws = tempWorkspace({ ...WS, ".orca/config.yaml": `agents:\n  on_overlap: ${policy}\n` });
+    const ws = workspace({ ...WS, ".orca/config.yaml": `agents:\n  on_overlap: ${policy}\n` });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json", ...(yes ? ["--yes"] : [])], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(resultsAt(server, 3)[0]).toMatch(result);
@@ -152,7 +143,7 @@ describe("the task board (orca -p)", () => {
   });
 
   it("a resumed session restores the board from its log: the list is as it was, and new tasks number on", async () => {
-    server = await startScriptedServer(
+    let server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [call("task_create", { title: "map the code", scope: ["src/**"] }), call("task_create", { title: "summarise", depends_on: ["t1"] })] },
@@ -162,13 +153,13 @@ describe("the task board (orca -p)", () => {
         "explorer-1": [{ toolCalls: [call("my_task_update", { notes: "a and b" })] }, { text: "mapped" }],
       }),
     );
-    ws = tempWorkspace(WS);
+    const ws = workspace(WS);
     const first = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
     await server.close();
 
-    server = await startScriptedServer(
+    server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [call("task_list", {}), call("task_create", { title: "review", depends_on: ["t2"] })] },

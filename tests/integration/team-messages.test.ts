@@ -5,21 +5,12 @@
  * a definition with `can_message: []` gets no message_agent at all, and whatever a message says,
  * it reaches its recipient under its sender's id — never as the person's words.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import type { ScriptedServer } from "../../src/model/scripted.js";
 import { acks, events, gate, requestsOf } from "../fixtures/team.js";
-import { expectValidHistories, perAgent, runOrca, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+import { expectValidHistories, perAgent, runOrca, toolResults } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const bg = (agent: string, task: string) => ({ name: "delegate", args: { agent, task, background: true } });
 const message = (id: string, text: string) => ({ name: "message_agent", args: { id, text } });
@@ -37,7 +28,7 @@ describe("messages between agents: the whitelist (attacks)", () => {
     const SIBLING = "sibling-hello-8b0";
     const nephewSent = gate();
     const uncleSent = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         // explorer-1 is the coordinator's child; lead-1 its sibling; explorer-2 is lead-1's child.
         coordinator: acks([{ toolCalls: [bg("explorer", "look around"), bg("lead", "lead a part")] }, { text: "waiting for them" }]),
@@ -56,7 +47,7 @@ describe("messages between agents: the whitelist (attacks)", () => {
         ]),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "a\n", ".orca/agents/lead.md": LEAD });
+    const ws = workspace({ "a.txt": "a\n", ".orca/agents/lead.md": LEAD });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
 
@@ -84,7 +75,7 @@ describe("messages between agents: the whitelist (attacks)", () => {
   it("can_message: [] takes message_agent away; a message to an agent that has ended says so and sends nothing", async () => {
     const MARK = "mark-mute-71c";
     const muteEnded = gate();
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: acks([{ toolCalls: [bg("mute", "work alone"), bg("explorer", "look around")] }, { text: "waiting" }]),
         "mute-1": acks([{ toolCalls: [message("explorer-1", MARK)] }, { text: "mute done" }]),
@@ -94,7 +85,7 @@ describe("messages between agents: the whitelist (attacks)", () => {
         ]),
       }),
     );
-    ws = tempWorkspace({ "a.txt": "a\n", ".orca/agents/mute.md": MUTE });
+    const ws = workspace({ "a.txt": "a\n", ".orca/agents/mute.md": MUTE });
     const onStdout = (out: string) => {
       if (/"type":"agent_finished"[^\n]*"agentId":"mute-1"|"agentId":"mute-1"[^\n]*"type":"agent_finished"/.test(out)) muteEnded.open();
     };

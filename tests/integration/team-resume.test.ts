@@ -1,12 +1,13 @@
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import { boardFromEvents, type Task } from "../../src/orchestrator/task-board.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { RecordedRequest, ScriptedReply } from "../../src/model/scripted.js";
 import { INTERRUPTED_RESULT } from "../../src/sessions/rebuild.js";
 import { crashWithTwoTesters, roles, suiteOf } from "../fixtures/team-crash.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type OrcaRun, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, toolResults, type OrcaRun } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Issue #31, item 4: a run killed (kill -9) while two sub-agents work resumes as a team. Each
@@ -14,21 +15,6 @@ import { agentOf, expectValidHistories, perAgent, runOrca, sessionLogs, tempWork
  * never re-run — and the coordinator's delegate calls, held open, get their reports as they would
  * have. `--no-continue` reopens the session as before: the calls are interrupted, nothing goes on.
  */
-
-const servers: ScriptedServer[] = [];
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
 
 /** The second run's testers: one more command (proof they work on), then their answer. */
 function testersGoOn(): Record<string, Array<(r: RecordedRequest) => ScriptedReply>> {
@@ -41,9 +27,9 @@ function testersGoOn(): Record<string, Array<(r: RecordedRequest) => ScriptedRep
 
 describe("a crashed run resumes as a team", () => {
   it("kill -9 with two sub-agents mid-call, then --resume ID -p: both go on from their histories, no call runs twice, the coordinator gets their reports, the board shows both tasks done", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace();
-    const id = await crashWithTwoTesters(ws, server, { board: true });
-    const file = sessionLogs(ws!)[0]!;
+    const ws = workspace();
+    const id = await crashWithTwoTesters(ws, scriptedServer, { board: true });
+    const file = sessionLogs(ws)[0]!;
     // At the kill each tester owns its task, in progress.
     const owners = boardFromEvents(readLog(file).events).tasks.map((t) => [t.id, t.status, t.owner]);
     expect(owners.map(([task, status]) => [task, status])).toEqual([
@@ -56,11 +42,11 @@ describe("a crashed run resumes as a team", () => {
     // While the team goes on, the session is this orca's: a second resume of it is refused.
     let concurrent: OrcaRun | undefined;
     const holdsLock = async (): Promise<ScriptedReply> => {
-      concurrent = await runOrca(["--resume", id, "-p", "me too", "--base-url", "http://127.0.0.1:59/v1"], { ws: ws! });
+      concurrent = await runOrca(["--resume", id, "-p", "me too", "--base-url", "http://127.0.0.1:59/v1"], { ws });
       return { text: "both suites passed" };
     };
-    const second = await server(perAgent({ ...testersGoOn(), coordinator: [holdsLock] }));
-    const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes", "--output-format", "json"], { ws: ws!, timeoutMs: 90_000 });
+    const second = await scriptedServer(perAgent({ ...testersGoOn(), coordinator: [holdsLock] }));
+    const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes", "--output-format", "json"], { ws: ws, timeoutMs: 90_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/skipped \(torn last line\)/);
     expect(resumed.stderr).toContain("orca: the stopped run goes on: coordinator, tester-1, tester-2 continue from their own histories");
@@ -81,10 +67,10 @@ describe("a crashed run resumes as a team", () => {
     expect(out.tasks?.map((t) => labelOf(t.owner))).toEqual(["suite A", "suite B"]);
 
     // The call in flight at the kill was never run again, nor the one that had finished: one line each.
-    expect(ws!.read("a.log")).toBe("a\n");
-    expect(ws!.read("b.log")).toBe("b\n");
-    expect(ws!.read("a.done")).toBe("finished\n");
-    expect(ws!.read("b.done")).toBe("finished\n");
+    expect(ws.read("a.log")).toBe("a\n");
+    expect(ws.read("b.log")).toBe("b\n");
+    expect(ws.read("a.done")).toBe("finished\n");
+    expect(ws.read("b.done")).toBe("finished\n");
 
     expectValidHistories(second.requests);
     for (const tester of ["tester-1", "tester-2"]) {
@@ -120,8 +106,8 @@ describe("a crashed run resumes as a team", () => {
     );
 
     // Resumed again: the coordinator's history holds the reports, not "interrupted"; nothing goes on by itself.
-    const third = await server([{ text: "nothing left" }]);
-    const again = await runOrca(["--resume", id, "-p", "anything left?", "--base-url", third.url], { ws: ws! });
+    const third = await scriptedServer([{ text: "nothing left" }]);
+    const again = await runOrca(["--resume", id, "-p", "anything left?", "--base-url", third.url], { ws });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain("goes on");
     expectValidHistories(third.requests);
@@ -131,21 +117,21 @@ describe("a crashed run resumes as a team", () => {
   });
 
   it("--no-continue reopens it as before: the delegate calls are interrupted and no sub-agent goes on", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace();
-    const id = await crashWithTwoTesters(ws, server);
-    const second = await server(perAgent({ coordinator: [{ text: "I will re-plan" }] }));
-    const resumed = await runOrca(["--resume", id, "--no-continue", "-p", "what now?", "--base-url", second.url, "--yes"], { ws: ws! });
+    const ws = workspace();
+    const id = await crashWithTwoTesters(ws, scriptedServer);
+    const second = await scriptedServer(perAgent({ coordinator: [{ text: "I will re-plan" }] }));
+    const resumed = await runOrca(["--resume", id, "--no-continue", "-p", "what now?", "--base-url", second.url, "--yes"], { ws });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim()).toBe("I will re-plan");
     expect(second.requests.map(agentOf)).toEqual(["coordinator"]);
     const answers = toolResults(second.requests[0]!);
     expect(answers.get("call_a")).toBe(INTERRUPTED_RESULT);
     expect(answers.get("call_b")).toBe(INTERRUPTED_RESULT);
-    expect(readLog(sessionLogs(ws!)[0]!).events.some((e) => e.type === "agent_continued")).toBe(false);
+    expect(readLog(sessionLogs(ws)[0]!).events.some((e) => e.type === "agent_continued")).toBe(false);
   });
 
   it("--no-continue without --resume or --continue is a usage error", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const run = await runOrca(["--no-continue", "-p", "x", "--base-url", "http://127.0.0.1:59/v1"], { ws });
     expect(run.code).toBe(2);
     expect(run.stderr.split("\n")[0]).toBe("orca: --no-continue only applies with --resume or --continue");

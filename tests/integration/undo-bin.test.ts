@@ -1,33 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 import { buildChangeSets } from "../../src/review/change-set.js";
 import { ContentStore } from "../../src/sessions/content-store.js";
 import { contentHash } from "../../src/util/content-hash.js";
-import { perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-
-const servers: ScriptedServer[] = [];
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
+import { perAgent, runOrca, sessionLogs, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const call = (name: string, args: unknown): ScriptedReply => ({ toolCalls: [{ name, args }] });
 
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
-
 /** A run where editor-1 changes a, b and c, then editor-2 changes b after it; the coordinator's command rewrites d. */
 async function twoEditors(w: TempWorkspace): Promise<string> {
-  const s = await server(
+  const s = await scriptedServer(
     perAgent({
       coordinator: [
         call("delegate", { agent: "editor", task: "change a, b and c", label: "abc" }),
@@ -54,7 +40,7 @@ async function twoEditors(w: TempWorkspace): Promise<string> {
 
 describe("orca undo, through the real bin", () => {
   it("undoes one agent: a file someone changed since is listed and skipped unless --force; a command's change is undone too", async () => {
-    ws = tempWorkspace({ "a.txt": "a0\n", "b.txt": "b0\n", "d.txt": "d0\n" });
+    const ws = workspace({ "a.txt": "a0\n", "b.txt": "b0\n", "d.txt": "d0\n" });
     const id = await twoEditors(ws);
     expect([ws.read("a.txt"), ws.read("b.txt"), ws.read("sub/c.txt"), ws.read("d.txt")]).toEqual(["a1\n", "b2\n", "c1\n", "d1\n"]);
     const events = readLog(sessionLogs(ws)[0]!).events;
@@ -94,7 +80,7 @@ describe("orca undo, through the real bin", () => {
   });
 
   it("a forged log line cannot make undo write outside the workspace or into .git/hooks; nor can a symlink swapped in", async () => {
-    ws = tempWorkspace({ "a.txt": "a0\n", "b.txt": "b0\n", "d.txt": "d0\n" });
+    const ws = workspace({ "a.txt": "a0\n", "b.txt": "b0\n", "d.txt": "d0\n" });
     fs.mkdirSync(ws.file(".git/hooks"), { recursive: true });
     const id = await twoEditors(ws);
     const outside = path.join(path.dirname(ws.dir), "outside");
@@ -125,7 +111,7 @@ describe("orca undo, through the real bin", () => {
   });
 
   it("restores files an agent changed in an additional dir, under the same protections (its .git/hooks never, a path beside it never)", async () => {
-    ws = tempWorkspace({});
+    const ws = workspace({});
     const extra = path.join(path.dirname(ws.dir), "extra");
     const beside = path.join(path.dirname(ws.dir), "beside");
     fs.mkdirSync(path.join(extra, ".git", "hooks"), { recursive: true });
@@ -133,7 +119,7 @@ describe("orca undo, through the real bin", () => {
     fs.writeFileSync(path.join(extra, "e.txt"), "e0\n");
     fs.mkdirSync(path.join(ws.home, ".config", "orca"), { recursive: true });
     fs.writeFileSync(path.join(ws.home, ".config", "orca", "config.yaml"), `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n`);
-    const s = await server([
+    const s = await scriptedServer([
       call("read_file", { path: path.join(extra, "e.txt") }),
       call("edit_file", { path: path.join(extra, "e.txt"), old_string: "e0", new_string: "e1" }),
       call("write_file", { path: path.join(extra, "new.txt"), content: "n\n" }),

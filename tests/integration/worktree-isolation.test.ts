@@ -7,21 +7,12 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import type { RecordedRequest, ScriptedServer } from "../../src/model/scripted.js";
 import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { testOrchestra } from "../fixtures/orchestra.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
 
 const ISOLATED_EDITOR = `---
 name: wt-editor
@@ -64,14 +55,14 @@ describe("isolation: worktree", () => {
       await together;
       return edit(old, now);
     };
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("line one"), delegate("line three")] }, { text: "both merged" }],
         "wt-editor-1": [
           first("one", "ONE"),
           () => {
             // Its edit is done in its worktree; the main tree does not have it yet.
-            seenInMain.push(fs.readFileSync(ws!.file("f.txt"), "utf8"));
+            seenInMain.push(fs.readFileSync(ws.file("f.txt"), "utf8"));
             editor1Looked();
             return { text: "edited line one" };
           },
@@ -86,7 +77,7 @@ describe("isolation: worktree", () => {
         ],
       }),
     );
-    ws = repo({ "f.txt": "one\ntwo\nthree\n", "other.txt": "x\n" });
+    const ws = repo({ "f.txt": "one\ntwo\nthree\n", "other.txt": "x\n" });
     // The user's own uncommitted edit: the agents see it, and it is neither lost nor doubled.
     fs.writeFileSync(ws.file("f.txt"), "one\ntwo (mine)\nthree\n");
     const run = await runOrca(["-p", "edit both", "--base-url", server.url, "--permission-mode", "accept-edits", "--output-format", "stream-json"], { ws });
@@ -120,7 +111,7 @@ describe("isolation: worktree", () => {
   it("a conflicting pair: the second is not merged, names the file, keeps its branch; orca worktrees lists it and prune removes it", async () => {
     let firstMerged = () => {};
     const merged = new Promise<void>((resolve) => (firstMerged = resolve));
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("line two, A"), delegate("line two, B")] }, { text: "one conflict" }],
         "wt-editor-1": [edit("two", "TWO-A"), { text: "A done" }],
@@ -128,7 +119,7 @@ describe("isolation: worktree", () => {
         "wt-editor-2": [edit("two", "TWO-B"), async () => (await merged, { text: "B done" })],
       }),
     );
-    ws = repo({ "f.txt": "one\ntwo\nthree\n" });
+    const ws = repo({ "f.txt": "one\ntwo\nthree\n" });
     const onStdout = (out: string) => {
       if (/"type":"worktree"[^\n]*"action":"merged"/.test(out)) firstMerged();
     };
@@ -170,7 +161,7 @@ describe("isolation: worktree", () => {
 
   it("a stopped isolated editor keeps its worktree; resumed, it goes on there and is merged when it ends done", async () => {
     let stopIt = () => {};
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [delegate("line one")] },
@@ -188,7 +179,7 @@ describe("isolation: worktree", () => {
         ],
       }),
     );
-    ws = repo({ "f.txt": "one\ntwo\n" });
+    const ws = repo({ "f.txt": "one\ntwo\n" });
     const orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
     try {
       stopIt = () => orchestra.session.cancel("wt-editor-1");
@@ -214,14 +205,14 @@ describe("isolation: worktree", () => {
   });
 
   it("attack: a merge never writes through a main-tree symlink that leads out of the workspace", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "wt-shell", task: "replace the link" } }] }, { text: "done" }],
         // In its worktree the agent swaps the committed symlink for a directory with a file in it.
         "wt-shell-1": [{ toolCalls: [{ name: "bash", args: { command: "rm link && mkdir link && echo pwned > link/x && echo fine > ok.txt" } }] }, { text: "replaced" }],
       }),
     );
-    ws = tempWorkspace({ ".orca/agents/wt-shell.md": ISOLATED_EDITOR.replace("name: wt-editor", "name: wt-shell").replace("tools: [read_file, edit_file, write_file, list_dir]", "tools: [bash]") });
+    const ws = workspace({ ".orca/agents/wt-shell.md": ISOLATED_EDITOR.replace("name: wt-editor", "name: wt-shell").replace("tools: [read_file, edit_file, write_file, list_dir]", "tools: [bash]") });
     const outside = `${ws.home}/outside`;
     fs.mkdirSync(outside);
     fs.symlinkSync(outside, ws.file("link"));
@@ -239,7 +230,7 @@ describe("isolation: worktree", () => {
   });
 
   it("merge-back is recorded in the read versions: the coordinator's later rewrite from its old read is refused, naming the agent", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [{ name: "read_file", args: { path: "f.txt" } }] },
@@ -250,7 +241,7 @@ describe("isolation: worktree", () => {
         "wt-editor-1": [edit("one", "ONE"), { text: "edited" }],
       }),
     );
-    ws = repo({ "f.txt": "one\ntwo\n" });
+    const ws = repo({ "f.txt": "one\ntwo\n" });
     const run = await runOrca(["-p", "go", "--base-url", server.url, "--permission-mode", "accept-edits", "--output-format", "stream-json"], { ws });
     expect(run.code, run.stderr).toBe(0);
     expect(ws.read("f.txt")).toBe("ONE\ntwo\n");
@@ -259,13 +250,13 @@ describe("isolation: worktree", () => {
   });
 
   it("outside a git repository it shares the workspace and says so", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("line one")] }, { text: "edited" }],
         "wt-editor-1": [edit("one", "ONE"), { text: "done" }],
       }),
     );
-    ws = tempWorkspace({ "f.txt": "one\n", ".orca/agents/wt-editor.md": ISOLATED_EDITOR });
+    const ws = workspace({ "f.txt": "one\n", ".orca/agents/wt-editor.md": ISOLATED_EDITOR });
     const run = await runOrca(["-p", "edit", "--base-url", server.url, "--permission-mode", "accept-edits", "--output-format", "stream-json"], { ws });
     expect(run.code, run.stderr).toBe(0);
     expect(ws.read("f.txt")).toBe("ONE\n");

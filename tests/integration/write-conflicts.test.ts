@@ -1,24 +1,10 @@
 import fs from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, lastToolResult, perAgent, runOrca, sessionLogs, tempWorkspace, type TempWorkspace, stderrBesidesReport } from "../fixtures/harness.js";
-
-const servers: ScriptedServer[] = [];
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
+import type { RecordedRequest, ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, expectValidHistories, lastToolResult, perAgent, runOrca, sessionLogs, stderrBesidesReport } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const call = (name: string, args: unknown, id?: string): ScriptedReply => ({ toolCalls: [{ id, name, args }] });
 
@@ -38,12 +24,12 @@ function fromNumbered(result: string): string {
 
 describe("no lost updates, through the real bin", () => {
   it("two editors, one stale whole-file rewrite: the second writer is refused, the first writer's change survives, the run completes", async () => {
-    ws = tempWorkspace({ "shared.txt": "F=1\nG=1\n" });
+    const ws = workspace({ "shared.txt": "F=1\nG=1\n" });
     let s!: ScriptedServer;
     const editor2Edited = () =>
       s.requests.some((r) => agentOf(r) === "editor-2" && lastToolResult(r).startsWith("Edited shared.txt"));
     const editor1Read = () => s.requests.some((r) => agentOf(r) === "editor-1" && lastToolResult(r).includes("F=1"));
-    s = await server(
+    s = await scriptedServer(
       perAgent({
         coordinator: [
           {
@@ -112,8 +98,8 @@ describe("no lost updates, through the real bin", () => {
   });
 
   it("a resumed agent keeps what it had read: it may rewrite an unchanged file, not one the user changed since", async () => {
-    ws = tempWorkspace({ "a.txt": "a\n", "b.txt": "b\n" });
-    const first = await server([call("read_file", { path: "a.txt" }), call("read_file", { path: "b.txt" }), { text: "read both" }]);
+    const ws = workspace({ "a.txt": "a\n", "b.txt": "b\n" });
+    const first = await scriptedServer([call("read_file", { path: "a.txt" }), call("read_file", { path: "b.txt" }), { text: "read both" }]);
     const one = await runOrca(["-p", "read a and b", "--base-url", first.url, "--yes"], { ws });
     expect(one.code, one.stderr).toBe(0);
     const id = readLog(sessionLogs(ws)[0]!).events[0]!.sessionId;
@@ -121,7 +107,7 @@ describe("no lost updates, through the real bin", () => {
     // The user edits b.txt in their editor between the two runs.
     fs.writeFileSync(ws.file("b.txt"), "b, by the user\n");
 
-    const second = await server([
+    const second = await scriptedServer([
       call("write_file", { path: "a.txt", content: "A\n" }),
       call("write_file", { path: "b.txt", content: "B\n" }),
       { text: "wrote what I could" },
@@ -138,14 +124,14 @@ describe("no lost updates, through the real bin", () => {
   });
 
   it("a command does not launder a change from outside: read, a merge lands, `bash true`, a stale write_file is refused (issue 33)", async () => {
-    ws = tempWorkspace({ "f.txt": "mine\n" });
-    const s = await server(
+    const ws = workspace({ "f.txt": "mine\n" });
+    const s = await scriptedServer(
       perAgent({
         coordinator: [
           call("read_file", { path: "f.txt" }),
           () => {
             // Another agent's worktree merge, or any process outside orca, changes the file now.
-            fs.writeFileSync(ws!.file("f.txt"), "merged\n");
+            fs.writeFileSync(ws.file("f.txt"), "merged\n");
             return call("bash", { command: "true" });
           },
           call("write_file", { path: "f.txt", content: "stale\n" }),
