@@ -131,7 +131,7 @@ export async function runForeground(
   await stopping;
   untrack();
   // Before the answer: a repository it made holds nothing that runs code once the user runs git there.
-  const nested = (await launched.nestedRepos) ?? [];
+  const nested = (await holdingTheLoop(launched.nestedRepos)) ?? [];
 
   const text = output.text();
   const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
@@ -180,4 +180,19 @@ function sandboxHint(mode: SandboxMode | "none", output: string): string {
     hints.push("the sandbox has no network except the hosts in sandbox.network.allow");
   }
   return hints.length ? `\n[sandbox: ${hints.join("; ")}]` : "";
+}
+
+/**
+ * The nested-repository check settles when the sandbox's lease sees it gone, and the lease looks on
+ * unref'd timers (they must not hold orca open at exit). A command's answer waiting on it is the
+ * run's own work: without a ref'd handle the event loop could empty meanwhile and end the run.
+ */
+async function holdingTheLoop<T>(pending: Promise<T> | undefined): Promise<T | undefined> {
+  if (!pending) return undefined;
+  const hold = setInterval(() => {}, 60_000);
+  try {
+    return await pending;
+  } finally {
+    clearInterval(hold);
+  }
 }
