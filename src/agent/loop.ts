@@ -255,7 +255,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
       return outcome("done", text);
     }
 
-    const loopCall = detectLoop(recentCalls, toolCalls, agent.loopLimit);
+    const loopCall = pollsARunningShell(agent.history, toolCalls) ? null : detectLoop(recentCalls, toolCalls, agent.loopLimit);
     if (loopCall) {
       const message = `Stopped: the same call (${loopCall}) was made ${agent.loopLimit} times in a row.`;
       answerAll(agent, toolCalls, `Error: not run. ${message}`, "cancelled");
@@ -311,6 +311,16 @@ function answerAll(agent: AgentRuntime, calls: ToolCall[], content: string, stat
     agent.history.push({ role: "tool", toolCallId: call.id, content });
     agent.emit(toolFinished({ agentId: agent.id, parentId: agent.parentId }, { callId: call.id, name: call.name }, { status, content, durationMs: 0 }));
   }
+}
+
+/**
+ * A bash_output whose last answer said the shell still runs is waiting for it, not looping (a long
+ * build is polled many times); max_steps and the budgets bound it. The call is the history's last
+ * message, the previous step's last result the one before.
+ */
+function pollsARunningShell(history: ChatMessage[], calls: ToolCall[]): boolean {
+  const previous = history.at(-2);
+  return calls.every((c) => c.name === "bash_output") && previous?.role === "tool" && previous.content.startsWith("status: running");
 }
 
 /** Returns a description of the repeated call when the last `limit` steps made the very same calls. */

@@ -225,6 +225,24 @@ describe("orca -p against the scripted server", () => {
     expect(run.stderr).toMatch(/same call .*list_dir.* 3 times/);
   });
 
+  it("polling a background shell that still runs is waiting, not a loop; polling one that ended is", async () => {
+    const ws = workspace();
+    const results: string[] = [];
+    const server = await scriptedServer((request) => {
+      const first = !request.body.messages.some((m) => m.role === "tool");
+      if (first) return call("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished", run_in_background: true });
+      results.push(lastToolResult(request));
+      // The shell's start, then six polls while it runs; then it may end.
+      if (results.length === 7) fs.writeFileSync(ws.file("go"), "");
+      return call("bash_output", { shell_id: "shell_1" });
+    });
+    const run = await runOrca(["-p", "wait for it", "--base-url", server.url, "--yes"], { ws });
+    expect(results.slice(1, 7).every((r) => r.startsWith("status: running"))).toBe(true);
+    expect(results.some((r) => r.startsWith("status: exited"))).toBe(true);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/same call .*bash_output.* 3 times/);
+  });
+
   it("json output is one object with result, status, session id, usage, agents and duration", async () => {
     const { server, ws } = await setup([{ text: "the answer", usage: { prompt: 100, completion: 7 } }]);
     const run = await runOrca(["-p", "hi", "--base-url", server.url, "--output-format", "json"], { ws });
