@@ -6,13 +6,13 @@ import type { SessionApi } from "../orchestrator/types.js";
 import type { PermissionAnswer } from "../tools/approver.js";
 import { AgentPane } from "./AgentPane.js";
 import { CommandPopup } from "./CommandPopup.js";
-import { Dashboard } from "./Dashboard.js";
+import { LiveDashboard } from "./Dashboard.js";
 import type { DialogApprover } from "./dialog-approver.js";
 import type { DashboardHost, HostedSession } from "./host.js";
 import { KeyLayerProvider, useKeymap } from "./hooks/key-layers.js";
 import { nextMode, runCommand, setMode } from "./slash-commands.js";
 import { useDashboardKeys } from "./hooks/use-dashboard-keys.js";
-import { useDashboardState, usePendingPermissions } from "./hooks/use-external.js";
+import { useDashboardShape, usePendingPermissions } from "./hooks/use-external.js";
 import { useInput, type InputBox as InputBoxApi } from "./hooks/use-input.js";
 import { usePromptInput } from "./hooks/use-prompt-input.js";
 import { useRunQueue } from "./hooks/use-run-queue.js";
@@ -106,10 +106,12 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   useEffect(() => () => currentRef.current.detach?.(), []);
   const { session, store, welcome } = current;
 
-  const state = useDashboardState(store);
+  const [view, dispatchView] = useReducer(viewReducer, initialView);
+  // The panes follow the store themselves (LiveDashboard): a streamed delta re-renders only them,
+  // unless this component shows a transcript too (zoom, a viewer, a focused pane's selection).
+  const state = useDashboardShape(store, Boolean(view.zoom || view.viewer || view.focus !== null));
   const pending = usePendingPermissions(approver);
   const size = useTerminalSize();
-  const [view, dispatchView] = useReducer(viewReducer, initialView);
   const [, refresh] = useReducer((n: number) => n + 1, 0);
   const [startedAt, setStartedAt] = useState(() => Date.now());
   /** Sub-agents the user asked to stop: "cancelling X…" shows while each still runs. */
@@ -302,7 +304,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   } else {
     body = (
       <WelcomeContext.Provider value={welcome}>
-        <Dashboard state={state} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />
+        <LiveDashboard store={store} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />
       </WelcomeContext.Provider>
     );
   }

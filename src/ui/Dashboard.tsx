@@ -1,5 +1,8 @@
 import { Box, Text } from "ink";
 import type React from "react";
+import { memo } from "react";
+import { useDashboardState } from "./hooks/use-external.js";
+import type { DashboardStore } from "./state/store.js";
 import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
 import { placeholder } from "./state/reducer.js";
@@ -108,3 +111,11 @@ export function Dashboard({ state, layout, focus, frame, now, busy, selected, pa
     </Box>
   );
 }
+
+/**
+ * The body following the store itself: a streamed delta re-renders it (and, through their memo,
+ * only the panes whose rows changed) without the App around it, whose props stay the same.
+ */
+export const LiveDashboard = memo(function LiveDashboard({ store, ...props }: Omit<DashboardProps, "state"> & { store: DashboardStore }): React.JSX.Element {
+  return <Dashboard state={useDashboardState(store)} {...props} />;
+});

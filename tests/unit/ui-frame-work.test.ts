@@ -3,6 +3,7 @@ import type { OrcaEvent } from "../../src/events/types.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { rowsOf, tailRows } from "../../src/ui/wrap.js";
+import { onlyTextChanged } from "../../src/ui/state/text-only.js";
 
 /**
  * Issue 32 item 5: what a frame costs. A pane whose transcript did not change gets the same rows
@@ -83,5 +84,34 @@ describe("a frame's work", () => {
     expect(at(3, text, 20)).not.toEqual(at(4, text, 30));
     const long = `${"word ".repeat(1000)}end`;
     expect(at(5, long, 40)).toEqual(renderMarkdown(long, 40));
+  });
+});
+
+describe("what a streamed delta re-renders", () => {
+  /** The state after `events` are folded in on top of `store`'s. */
+  const after = (store: DashboardStore, ...events: OrcaEvent[]) => {
+    for (const e of events) store.push(e);
+    store.flush();
+    return store.getSnapshot();
+  };
+  const started = (id: string): OrcaEvent => ({ ...base, type: "agent_started", agentId: id, parentId: "root", name: id, task: "t", tools: [], depth: 1, model: "m", system: "" });
+
+  it("tells text-only changes (the panes' business) from the ones the layout, keys and header read", () => {
+    const store = new DashboardStore({ rootAgentId: "root" });
+    const start = after(store, started("a"), started("b"), delta("a", "one\n"));
+    // Text only, in one pane or several, finished markdown blocks included.
+    const streamed = after(store, delta("a", "**two**\n\nthree "), delta("b", "more"), { ...base, type: "thinking_delta", agentId: "b", text: "hm" });
+    expect(onlyTextChanged(start, streamed)).toBe(true);
+    // Compared with the state last shown, a structural change some flushes back still counts.
+    const called = after(store, { ...base, type: "tool_started", agentId: "a", callId: "c1", name: "grep" });
+    const streamedAgain = after(store, delta("a", "x"));
+    expect(onlyTextChanged(called, streamedAgain)).toBe(true);
+    expect(onlyTextChanged(start, streamedAgain)).toBe(false);
+    // A new pane, a finished one, tokens (the header), an active call (the queue line).
+    expect(onlyTextChanged(streamedAgain, after(store, started("c")))).toBe(false);
+    const beforeUsage = store.getSnapshot();
+    expect(onlyTextChanged(beforeUsage, after(store, { ...base, type: "usage", agentId: "b", input: 10, output: 2, cached: 0 }))).toBe(false);
+    const beforeEnd = store.getSnapshot();
+    expect(onlyTextChanged(beforeEnd, after(store, { ...base, type: "agent_finished", agentId: "b", status: "done", result: "r", steps: 1, usage: { input: 10, output: 2, cached: 0 }, filesChanged: [] }))).toBe(false);
   });
 });
