@@ -208,7 +208,9 @@ export class NestedRepos {
       const known = this.existing.get(root);
       for (const found of this.walker(root).walk()) {
         const original = known?.get(found.entry);
-        if (original !== undefined && original === inode(found.entry)) continue;
+        // A user's entry is left alone while it leads where it led at the first look: a `.git` file
+        // whose git dir was missing then leads to whatever a command makes there now.
+        if (original !== undefined && original === inode(found.entry) && (!found.gitDir || this.userGitDirs.has(realpathOr(found.gitDir)))) continue;
         // A git dir no command can write is not one a command made; nor is the workspace's own, or
         // one of the user's, which a link or `gitdir:` file a command made may lead to. A
         // `commondir` sends git to another folder for config and hooks: that one is checked too.
@@ -230,10 +232,9 @@ export class NestedRepos {
     return reports;
   }
 
-  /** The git dirs that are not a command's: each root's own, and those there at the first look. */
+  /** The git dirs that are not a command's: each root's own, and those found at the first look. */
   private untouchable(roots: readonly string[]): Set<string> {
     const dirs = roots.map((root) => gitDirOf(path.join(root, ".git")));
-    for (const known of this.existing.values()) for (const entry of known.keys()) dirs.push(gitDirOf(entry));
     return new Set([...this.userGitDirs, ...dirs.filter((d): d is string => d !== null).map((d) => realpathOr(d))]);
   }
 
