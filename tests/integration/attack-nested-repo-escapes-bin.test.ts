@@ -5,12 +5,12 @@
  * test does what the user would (git in the folder) and asserts that no marker was written and
  * nothing outside the workspace was touched.
  */
-import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { lastToolResult, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { fsmonitor, plant, repo, userGit } from "../fixtures/planted-repo.js";
 import { outsideDir } from "../fixtures/sandbox.js";
 
 let server: ScriptedServer | undefined;
@@ -28,24 +28,7 @@ afterEach(async () => {
   ws = undefined;
 });
 
-const AUTO = "permissions:\n  sandboxed_commands: auto\n";
-/** A script the permission check cannot read: the command line names no protected path. */
-const plant = (script: string): ScriptedReply => ({
-  toolCalls: [{ name: "bash", args: { command: `python3 -c 'import base64, os; os.system(base64.b64decode("${Buffer.from(script).toString("base64")}").decode())' && echo planted` } }],
-});
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" };
-const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd: dir, encoding: "utf8", env: GIT_ENV }).trim();
-const userGit = (dir: string, ...args: string[]) => spawnSync("git", args, { cwd: dir, encoding: "utf8", env: GIT_ENV });
 const hook = (marker: string) => `printf '#!/bin/sh\\ntouch ${marker}\\n' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit`;
-const fsmonitor = (marker: string) => `touch ${marker}; false`;
-
-function repo(): TempWorkspace {
-  const w = tempWorkspace({ "a.txt": "one\n", ".orca/config.yaml": AUTO });
-  git(w.dir, "init", "-q");
-  git(w.dir, "add", "-A");
-  git(w.dir, "commit", "-qm", "start");
-  return w;
-}
 
 async function orca(w: TempWorkspace, replies: ScriptedReply[]) {
   server = await startScriptedServer([...replies, { text: "done" }]);
