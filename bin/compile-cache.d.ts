@@ -1,5 +1,7 @@
-/** Where orca keeps Node's compile cache: `$XDG_CACHE_HOME/orca/compile-cache`, else `~/.cache/orca/compile-cache`. */
+/** Where orca keeps Node's compile cache: `<orcaCacheBase>/orca/compile-cache`. */
 export declare function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string;
+/** The folder orca's cache folder goes in: $XDG_RUNTIME_DIR, else $XDG_CACHE_HOME (each when absolute and not in a temp dir), else ~/.cache. */
+export declare function orcaCacheBase(env: NodeJS.ProcessEnv, home: string): string;
 /**
  * Turns on Node's compile cache (Node 22.1+) in that folder; undefined where Node has none (Node 20)
  * or it could not be turned on, else what Node answered.

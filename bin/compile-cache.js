@@ -14,13 +14,36 @@
 // `sandbox.writable` or `additional_dirs` entry covering it is refused when the config loads, and
 // inside a workspace that holds it (a home directory) the sandbox keeps it read-only — the session
 // makes it first there if Node has not (src/config/code-paths.ts, src/orchestrator/create.ts).
+//
+// A runtime or cache folder inside a temp dir (XDG_RUNTIME_DIR=/tmp/runtime-<user>, as containers
+// and WSL set it) is passed over: a sandbox with the host's network shares /tmp writable with
+// commands, which could rename the cache's parent away and plant code in its place.
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 export function compileCacheDir(env, home) {
-  const absolute = (p) => typeof p === "string" && path.isAbsolute(p);
-  const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
-  return path.join(base, "orca", "compile-cache");
+  return path.join(orcaCacheBase(env, home), "orca", "compile-cache");
+}
+
+/** The folder orca's cache folder goes in: the first absolute one of $XDG_RUNTIME_DIR, $XDG_CACHE_HOME not in a temp dir, else ~/.cache. */
+export function orcaCacheBase(env, home) {
+  const temps = [os.tmpdir(), "/tmp"].map(real);
+  const usable = (p) => typeof p === "string" && path.isAbsolute(p) && !temps.some((t) => isInside(t, real(p)));
+  return usable(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : usable(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+}
+
+function real(p) {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function isInside(dir, p) {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 export function enableCompileCache(nodeModule, env = process.env, home = os.homedir()) {

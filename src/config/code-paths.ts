@@ -1,5 +1,6 @@
 import path from "node:path";
 import { ConfigError } from "../util/errors.js";
+import { orcaCacheBase } from "../../bin/compile-cache.js";
 
 /**
  * The places orca loads code or settings from, outside any workspace: Node's compile cache of
@@ -12,11 +13,9 @@ export interface CodePath {
   what: string;
 }
 
-/** orca's cache folder: the user's runtime folder, else their cache folder (why: bin/compile-cache.js). */
+/** orca's cache folder: the user's runtime folder, else their cache folder, neither in a temp dir (why: bin/compile-cache.js, whose rule it is). */
 function orcaCacheDir(env: NodeJS.ProcessEnv, home: string): string {
-  const absolute = (p: string | undefined): p is string => typeof p === "string" && path.isAbsolute(p);
-  const base = absolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
-  return path.join(base, "orca");
+  return path.join(orcaCacheBase(env, home), "orca");
 }
 
 /** bin/compile-cache.js's folder, computed the same way (a unit test holds the two equal). */

@@ -7,12 +7,12 @@
  * unasked in the workspace-write sandbox): after the run the test runs git in the folder as a
  * user would and asserts that the marker the planted command would write is not there.
  */
-import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
+import { lastToolResult, perAgent, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { bash, fsmonitor, git, plant, repo, userGit } from "../fixtures/planted-repo.js";
 import { outsideDir } from "../fixtures/sandbox.js";
 
 let server: ScriptedServer | undefined;
@@ -30,28 +30,6 @@ afterEach(async () => {
   ws = undefined;
 });
 
-const AUTO = "permissions:\n  sandboxed_commands: auto\n";
-const bash = (command: string): ScriptedReply => ({ toolCalls: [{ name: "bash", args: { command } }] });
-/**
- * A script the permission check cannot read (as an attacker, or a package's install script, would
- * run it): the command line names no protected path, so it runs unasked in the sandbox.
- */
-const plant = (script: string): ScriptedReply =>
-  bash(`python3 -c 'import base64, os; os.system(base64.b64decode("${Buffer.from(script).toString("base64")}").decode())' && echo planted`);
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" };
-const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd: dir, encoding: "utf8", env: GIT_ENV }).trim();
-/** What the user does later in their own shell: git in that folder, whatever it answers. */
-const userGit = (dir: string, ...args: string[]) => spawnSync("git", args, { cwd: dir, encoding: "utf8", env: GIT_ENV });
-
-/** A repository with one commit and the config; `files` besides. */
-function repo(files: Record<string, string> = {}): TempWorkspace {
-  const w = tempWorkspace({ "a.txt": "one\n", ".orca/config.yaml": AUTO, ...files });
-  git(w.dir, "init", "-q");
-  git(w.dir, "add", "-A");
-  git(w.dir, "commit", "-qm", "start");
-  return w;
-}
-
 async function orca(w: TempWorkspace, replies: ScriptedReply[]) {
   server = await startScriptedServer([...replies, { text: "done" }]);
   const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws: w, timeoutMs: 90_000 });
@@ -59,7 +37,6 @@ async function orca(w: TempWorkspace, replies: ScriptedReply[]) {
   return { run, results: replies.map((_, i) => lastToolResult(server!.requests[i + 1]!)) };
 }
 
-const fsmonitor = (marker: string) => `touch ${marker}; false`;
 
 describe("a git repository a sandboxed command plants in the workspace runs nothing when the user runs git there", () => {
   it("git init sub + core.fsmonitor: the user's git status in sub runs no fsmonitor", async () => {

@@ -25,6 +25,13 @@ describe("the bin's compile cache", () => {
     for (const env of [{ XDG_RUNTIME_DIR: "/run/user/1000" }, { XDG_CACHE_HOME: "/var/cache/me" }, { XDG_CACHE_HOME: "relative" }, {}]) expect(sessionsCompileCacheDir(env, "/home/me")).toBe(compileCacheDir(env, "/home/me"));
   });
 
+  it("passes over a runtime or cache folder in a temp dir (a sandbox with the host's network shares /tmp with commands)", () => {
+    const inTemp = path.join(os.tmpdir(), "runtime-me");
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: inTemp, XDG_CACHE_HOME: "/var/cache/me" }, "/home/me")).toBe(path.join("/var/cache/me", "orca", "compile-cache"));
+    expect(compileCacheDir({ XDG_RUNTIME_DIR: "/tmp/runtime-me", XDG_CACHE_HOME: "/tmp/cache" }, "/home/me")).toBe(path.join("/home/me", ".cache", "orca", "compile-cache"));
+    for (const env of [{ XDG_RUNTIME_DIR: inTemp }, { XDG_RUNTIME_DIR: "/tmp", XDG_CACHE_HOME: "/var/cache/me" }]) expect(sessionsCompileCacheDir(env, "/home/me")).toBe(compileCacheDir(env, "/home/me"));
+  });
+
   it("is turned on in that folder where Node has one, and what Node answers is passed on", () => {
     const asked: (string | undefined)[] = [];
     const status = enableCompileCache({ enableCompileCache: (dir) => (asked.push(dir), { status: 1, directory: dir }) }, {}, home);

@@ -133,4 +133,18 @@ describe("NestedRepos", () => {
     expect(git(d, "config", "alias.st")).toBe("status\n");
     expect(git(path.join(d, "mine"), "config", "core.hooksPath")).toBe("the user's hooks\n");
   });
+
+  it("a user's .git file whose git dir was missing at the first look: a git dir a command makes there is checked", async () => {
+    const d = tmp();
+    git(d, "init", "-q");
+    fs.mkdirSync(path.join(d, "c"));
+    fs.writeFileSync(path.join(d, "c", ".git"), "gitdir: ../store\n");
+    const nested = new NestedRepos();
+    expect(nested.preexisting(d)).toEqual([path.join(d, "c", ".git")]);
+    git(d, "init", "-q", "--separate-git-dir", path.join(d, "store"), "tmp-wt");
+    git(d, "--git-dir=store", "config", "core.fsmonitor", "touch x");
+    const reports = await nested.check([d], () => true);
+    expect(reports.map((r) => r.removed)).toEqual([["core.fsmonitor"]]);
+  });
 });
+

@@ -125,11 +125,31 @@ export async function neutraliseGitDir(gitDir: string): Promise<Neutralised | nu
     }
   }
   if (!removed.length) return null;
-  const quarantine = path.join(gitDir, "orca-quarantine", new Date().toISOString().replace(/[:.]/g, "-"));
-  fs.mkdirSync(path.join(quarantine, "hooks"), { recursive: true });
+  const quarantine = makeQuarantine(gitDir);
   for (const move of moves) fs.renameSync(move.from, path.join(quarantine, move.name));
   if (rewrite) fs.writeFileSync(config, formatConfig(rewrite), { flag: "wx" });
   return { gitDir, removed, quarantine };
+}
+
+/**
+ * A new, empty folder in `gitDir`'s `orca-quarantine/`, made without following a link: the git dir
+ * is the agent's, and orca (outside the sandbox) moving files through a link it planted would put
+ * them anywhere the user can write — a `<time>` link to the user's own `.git` would make the
+ * agent's hook the user's. `orca-quarantine` that is not a plain folder is taken away first; the
+ * folder's real path is checked to be where it was asked for, so a git dir swapped for a link
+ * since the caller resolved it is refused.
+ */
+function makeQuarantine(gitDir: string): string {
+  const base = path.join(gitDir, "orca-quarantine");
+  const stat = lstat(base);
+  if (stat && !stat.isDirectory()) fs.unlinkSync(base);
+  if (!stat?.isDirectory()) fs.mkdirSync(base);
+  // mkdtemp makes a fresh folder (never an existing name, never through a link at the last step).
+  const quarantine = fs.mkdtempSync(path.join(base, `${new Date().toISOString().replace(/[:.]/g, "-")}-`));
+  const expected = path.join(fs.realpathSync(gitDir), "orca-quarantine", path.basename(quarantine));
+  if (fs.realpathSync(quarantine) !== expected || fs.realpathSync(gitDir) !== path.resolve(gitDir)) throw new Error(`${quarantine} is not inside ${gitDir} (a link was swapped in)`);
+  fs.mkdirSync(path.join(quarantine, "hooks"));
+  return quarantine;
 }
 
 /** The config file's entries as git reads them (includes not followed: `include.path` is itself a key), or null. */

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { realpathOr } from "../../util/fs.js";
-import { isInside } from "../workspace.js";
 import { neutraliseGitDir, type Neutralised } from "./git-dir-check.js";
+import { protectedPaths } from "./protected.js";
 import type { InputOf } from "../../events/types.js";
 
 /**
@@ -149,6 +149,12 @@ export class NestedRepos {
   private readonly walkers = new Map<string, GitEntryWalker>();
   /** Per root: the entries there at the first look, with their inode (one made later in their place is a command's). */
   private readonly existing = new Map<string, Map<string, bigint>>();
+  /**
+   * The git dirs the first look of each root found (its own, its worktrees' and submodules', the
+   * nested ones'), real paths: only these are the user's. A folder a command made inside one (its
+   * `objects/` and `modules/` are writable) is not.
+   */
+  private readonly userGitDirs = new Set<string>();
   /** Per git dir a command made: its fingerprint when last checked. */
   private readonly checked = new Map<string, string>();
   /** Checks run one at a time; a queued one not started yet is shared by whoever asks meanwhile. */
@@ -168,6 +174,7 @@ export class NestedRepos {
     if (!known) {
       known = new Map(this.walker(root).walk().map((e) => [e.entry, inode(e.entry)] as const));
       this.existing.set(root, known);
+      for (const dir of protectedPaths(root, () => true, [], [...known.keys()]).pins) this.userGitDirs.add(realpathOr(dir));
     }
     return [...known.keys()];
   }
@@ -201,37 +208,51 @@ export class NestedRepos {
       const known = this.existing.get(root);
       for (const found of this.walker(root).walk()) {
         const original = known?.get(found.entry);
-        if (original !== undefined && original === inode(found.entry)) continue;
-        const gitDir = found.gitDir && realpathOr(found.gitDir);
+        // A user's entry is left alone while it leads where it led at the first look: a `.git` file
+        // whose git dir was missing then leads to whatever a command makes there now.
+        if (original !== undefined && original === inode(found.entry) && (!found.gitDir || this.userGitDirs.has(realpathOr(found.gitDir)))) continue;
         // A git dir no command can write is not one a command made; nor is the workspace's own, or
-        // one of the user's, which a link or `gitdir:` file a command made may lead to.
-        if (!gitDir || !isWritable(gitDir) || theirs.some((dir) => isInside(dir, gitDir))) continue;
-        const print = fingerprint(gitDir);
-        if (!print.includes("racy") && this.checked.get(gitDir) === print) continue;
-        try {
-          const done = await neutraliseGitDir(gitDir);
-          if (done) reports.push({ ...done, entry: found.entry });
-        } catch (error) {
-          reports.push({ gitDir, entry: found.entry, removed: [], quarantine: "", failed: (error as Error).message });
-          continue;
+        // one of the user's, which a link or `gitdir:` file a command made may lead to. A
+        // `commondir` sends git to another folder for config and hooks: that one is checked too.
+        for (const gitDir of withCommonDir(found.gitDir && realpathOr(found.gitDir))) {
+          if (!isWritable(gitDir) || theirs.has(gitDir)) continue;
+          const print = fingerprint(gitDir);
+          if (!print.includes("racy") && this.checked.get(gitDir) === print) continue;
+          try {
+            const done = await neutraliseGitDir(gitDir);
+            if (done) reports.push({ ...done, entry: found.entry });
+          } catch (error) {
+            reports.push({ gitDir, entry: found.entry, removed: [], quarantine: "", failed: (error as Error).message });
+            continue;
+          }
+          this.checked.set(gitDir, fingerprint(gitDir));
         }
-        this.checked.set(gitDir, fingerprint(gitDir));
       }
     }
     return reports;
   }
 
-  /** The git dirs that are not a command's: each root's own, and those there at the first look. */
-  private untouchable(roots: readonly string[]): string[] {
+  /** The git dirs that are not a command's: each root's own, and those found at the first look. */
+  private untouchable(roots: readonly string[]): Set<string> {
     const dirs = roots.map((root) => gitDirOf(path.join(root, ".git")));
-    for (const known of this.existing.values()) for (const entry of known.keys()) dirs.push(gitDirOf(entry));
-    return dirs.filter((d): d is string => d !== null).map((d) => realpathOr(d));
+    return new Set([...this.userGitDirs, ...dirs.filter((d): d is string => d !== null).map((d) => realpathOr(d))]);
   }
 
-    private walker(root: string): GitEntryWalker {
+  private walker(root: string): GitEntryWalker {
     let walker = this.walkers.get(root);
     if (!walker) this.walkers.set(root, (walker = new GitEntryWalker(root)));
     return walker;
+  }
+}
+
+/** A git dir and, when its `commondir` names another folder, that one (real paths). */
+function withCommonDir(gitDir: string | null): string[] {
+  if (!gitDir) return [];
+  try {
+    const common = realpathOr(path.resolve(gitDir, fs.readFileSync(path.join(gitDir, "commondir"), "utf8").trim()));
+    return common === gitDir ? [gitDir] : [gitDir, common];
+  } catch {
+    return [gitDir];
   }
 }
 
@@ -246,7 +267,7 @@ function inode(p: string): bigint {
 /** What changes when anything a check looks at does: the git dir's entries, its config, its hooks. */
 function fingerprint(gitDir: string): string {
   const now = BigInt(Date.now()) * 1_000_000n;
-  return ["", "config", "hooks", "config.worktree"]
+  return ["", "config", "hooks", "config.worktree", "commondir"]
     .map((name) => {
       try {
         const s = fs.lstatSync(path.join(gitDir, name), { bigint: true });
