@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { fitFields } from "./fit.js";
 import { agentTitle, formatDuration } from "./format.js";
 import { useKeyLayer, useKeymap } from "./hooks/key-layers.js";
@@ -77,7 +77,14 @@ export function Viewer({ target, state, width, height, onClose }: ViewerProps): 
   const maxTop = Math.max(0, rows.length - visible);
   const [top, setTop] = useState(0);
   const [query, setQuery] = useState("");
-  const [typing, setTyping] = useState<string | null>(null);
+  const [typing, setTypingState] = useState<string | null>(null);
+  // The search being typed, as the keys left it: a key handled before React re-rendered (a busy
+  // machine) must not see the text from before the previous key.
+  const typed = useRef<string | null>(null);
+  const setTyping = (text: string | null): void => {
+    typed.current = text;
+    setTypingState(text);
+  };
   const at = Math.min(top, maxTop);
   const matches = useMemo(() => {
     if (!query) return [];
@@ -109,6 +116,7 @@ export function Viewer({ target, state, width, height, onClose }: ViewerProps): 
       : {},
     text: (press) => {
       // "/150" that arrived in one read (fast typing, tmux send-keys) is a search too.
+      const typing = typed.current;
       if (typing === null && press.name === "text" && press.pasted && press.text.startsWith("/")) {
         setTyping(press.text.slice(1).replace(/[\r\n]+/g, " "));
         return true;
