@@ -98,8 +98,10 @@ export class Sandbox {
   private readonly standIns: StandInLeases;
   private readonly nestedRepos = new NestedRepos((reports) => this.nestedListeners.forEach((listener) => listener(reports)));
   private readonly nestedListeners: Array<(reports: NestedRepoReport[]) => void> = [];
-  /** The roots workspace-write commands ran in: each gets a last check at close. */
+  /** The roots workspace-write commands ran in, or file tools wrote in: each gets a last check at close. */
   private readonly nestedRoots = new Set<string>();
+  /** Per root: its first look (nested-repos.ts), taken before any write of the session can land there. */
+  private readonly firstLooks = new Map<string, Promise<void>>();
   /** No more commands. */
   private closed = false;
   /** The stand-ins and the session's files are dealt with. */
@@ -147,7 +149,7 @@ export class Sandbox {
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
     const tempDirs = outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir));
-    return new Sandbox(status, {
+    const sandbox = new Sandbox(status, {
       root: opts.workspace.root,
       readOnly: opts.readOnly ?? [],
       denyRead: opts.denyRead ?? [],
@@ -164,6 +166,11 @@ export class Sandbox {
       network: effective,
       proxy,
     });
+    // Off the start-up path: the workspace's first look is taken once start-up has yielded, and
+    // every write awaits it (beforeWrite), so nothing an agent writes is taken for the user's.
+    // A first look that fails fails the writes that await it, not the start.
+    sandbox.beforeWrite(opts.workspace.root, false).catch(() => undefined);
+    return sandbox;
   }
 
   get available(): boolean {
@@ -241,6 +248,25 @@ export class Sandbox {
 
   onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {
     this.nestedListeners.push(listener);
+  }
+
+  /**
+   * Awaited before any write of an agent in `root` (a file tool or a command; ToolExecutor): the
+   * repositories there now are the user's, so this first look must come before the agent's first
+   * write, or a bare repository written with write_file would pass for the user's. A root written
+   * in also gets the last check at close, whether or not a command ran there.
+   */
+  beforeWrite(root: string, writes = true): Promise<void> {
+    const setup = this.setup;
+    if (!setup || this.closed) return Promise.resolve();
+    if (writes) this.nestedRoots.add(root);
+    let look = this.firstLooks.get(root);
+    if (!look) {
+      const { roots } = this.writableRoots(setup, root);
+      look = new Promise<void>((resolve) => setImmediate(resolve)).then(() => roots.forEach((dir) => this.nestedRepos.preexisting(dir)));
+      this.firstLooks.set(root, look);
+    }
+    return look;
   }
 
   /** A workspace-write command's writable roots (the workspace or worktree, additional_dirs, sandbox.writable) and areas. */
