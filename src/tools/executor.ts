@@ -164,7 +164,8 @@ export class ToolExecutor {
     const readDenied = (relative: string) => this.deps.permissions.readDenied(relative);
     const beforeWrite = this.deps.beforeWrite;
     const execute = async (signal: AbortSignal) => {
-      if (beforeWrite && !tool.readOnly(args)) await beforeWrite(workspace.root);
+      // A delegation (unscheduled) says it reads only, but its agents write, and a worktree's work merges back here.
+      if (beforeWrite && (tool.unscheduled || !tool.readOnly(args))) await beforeWrite(workspace.root);
       versions?.begin();
       return tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
     };

@@ -149,7 +149,7 @@ export class Sandbox {
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
     const tempDirs = outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir));
-    const sandbox = new Sandbox(status, {
+    return new Sandbox(status, {
       root: opts.workspace.root,
       readOnly: opts.readOnly ?? [],
       denyRead: opts.denyRead ?? [],
@@ -166,11 +166,6 @@ export class Sandbox {
       network: effective,
       proxy,
     });
-    // Off the start-up path: the workspace's first look is taken once start-up has yielded, and
-    // every write awaits it (beforeWrite), so nothing an agent writes is taken for the user's.
-    // A first look that fails fails the writes that await it, not the start.
-    sandbox.beforeWrite(opts.workspace.root, false).catch(() => undefined);
-    return sandbox;
   }
 
   get available(): boolean {
@@ -251,15 +246,16 @@ export class Sandbox {
   }
 
   /**
-   * Awaited before any write of an agent in `root` (a file tool or a command; ToolExecutor): the
-   * repositories there now are the user's, so this first look must come before the agent's first
-   * write, or a bare repository written with write_file would pass for the user's. A root written
-   * in also gets the last check at close, whether or not a command ran there.
+   * Awaited before any call of an agent that may write in `root` (a file tool, a command, a
+   * delegation; ToolExecutor): the repositories there at the first such call are the user's, so
+   * this first look comes before the agent's first write (else a bare repository written with
+   * write_file would pass for the user's), and a session that writes nothing never walks the tree.
+   * A root written in also gets the last check at close, whether or not a command ran there.
    */
-  beforeWrite(root: string, writes = true): Promise<void> {
+  beforeWrite(root: string): Promise<void> {
     const setup = this.setup;
     if (!setup || this.closed) return Promise.resolve();
-    if (writes) this.nestedRoots.add(root);
+    this.nestedRoots.add(root);
     let look = this.firstLooks.get(root);
     if (!look) {
       const { roots } = this.writableRoots(setup, root);
