@@ -55,8 +55,11 @@ export interface SessionDeps {
   resumedFrom?: string;
   /** Lifecycle hooks (issue #15); none configured costs nothing. */
   hooks?: Hooks;
-  /** Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7). */
-  sandbox?: { readonly available: boolean };
+  /**
+   * Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7); and what
+   * every write of an agent in a root awaits first (Sandbox.beforeWrite).
+   */
+  sandbox?: { readonly available: boolean; beforeWrite?(root: string): Promise<void> };
   /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
   worktreeDir?: string;
   /** A resumed session's processes its crashed run left (ended or found gone): start() logs their end. */

@@ -64,6 +64,8 @@ export class ToolExecutor {
       hooks?: ToolHooks;
       /** A hook's `continue: false`: the run ends. */
       stopRun?: StopRun;
+      /** Awaited before a call that may write runs, with the root it works in (Sandbox.beforeWrite: the first look at nested repositories). */
+      beforeWrite?: (root: string) => Promise<void>;
     },
   ) {}
 
@@ -160,7 +162,10 @@ export class ToolExecutor {
       ? undefined
       : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
     const readDenied = (relative: string) => this.deps.permissions.readDenied(relative);
-    const execute = (signal: AbortSignal) => {
+    const beforeWrite = this.deps.beforeWrite;
+    const execute = async (signal: AbortSignal) => {
+      // A delegation (unscheduled) says it reads only, but its agents write, and a worktree's work merges back here.
+      if (beforeWrite && (tool.unscheduled || !tool.readOnly(args))) await beforeWrite(workspace.root);
       versions?.begin();
       return tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
     };

@@ -7,51 +7,28 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import { lastToolResult, runOrca, type TempWorkspace } from "../fixtures/harness.js";
-import { fsmonitor, plant, repo, userGit } from "../fixtures/planted-repo.js";
-import { outsideDir } from "../fixtures/sandbox.js";
+import { describe, expect, it } from "vitest";
+import { fsmonitor, plant, plantedRepoRig, repo, userGit } from "../fixtures/planted-repo.js";
 
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let outside: ReturnType<typeof outsideDir>;
-
-beforeAll(() => {
-  outside = outsideDir();
-});
-afterAll(() => outside.cleanup());
-afterEach(async () => {
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-});
+const rig = plantedRepoRig();
 
 const hook = (marker: string) => `printf '#!/bin/sh\\ntouch ${marker}\\n' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit`;
 
-async function orca(w: TempWorkspace, replies: ScriptedReply[]) {
-  server = await startScriptedServer([...replies, { text: "done" }]);
-  const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws: w, timeoutMs: 90_000 });
-  expect(run.code, run.stderr).toBe(0);
-  return { run, results: replies.map((_, i) => lastToolResult(server!.requests[i + 1]!)) };
-}
-
 describe("orca's quarantine follows no link the agent made", () => {
   it("orca-quarantine a link to a folder outside the workspace: nothing is made or moved there", async () => {
-    const marker = path.join(outside.dir, "hook-ran-q");
-    const target = fs.mkdtempSync(path.join(outside.dir, "target-"));
-    ws = repo();
-    const { results } = await orca(ws, [plant(`git init -q sub && ${hook(marker)} && ln -s ${target} sub/.git/orca-quarantine`)]);
+    const marker = path.join(rig.outside.dir, "hook-ran-q");
+    const target = fs.mkdtempSync(path.join(rig.outside.dir, "target-"));
+    rig.ws = repo();
+    const { results } = await rig.orca(rig.ws, [plant(`git init -q sub && ${hook(marker)} && ln -s ${target} sub/.git/orca-quarantine`)]);
     expect(results[0]).toMatch(/planted/);
     expect(fs.readdirSync(target)).toEqual([]);
-    userGit(ws.file("sub"), "commit", "--allow-empty", "-qm", "x");
+    userGit(rig.ws.file("sub"), "commit", "--allow-empty", "-qm", "x");
     expect(fs.existsSync(marker)).toBe(false);
   });
 
   it("quarantine folders named for the coming milliseconds, each a link to the workspace's own .git: its hooks/ gains no hook", async () => {
-    const marker = path.join(outside.dir, "hook-ran-spray");
-    ws = repo();
+    const marker = path.join(rig.outside.dir, "hook-ran-spray");
+    rig.ws = repo();
     // Every name the quarantine could take in the next minute, linked to the user's git dir: orca
     // would make `<name>/hooks` there (it exists) and move the agent's hook into the user's hooks.
     const spray =
@@ -61,36 +38,36 @@ describe("orca's quarantine follows no link the agent made", () => {
       `for ms in range(now, now + 60000):\n` +
       `    t = datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)\n` +
       `    os.symlink(os.path.abspath(".git"), "sub/.git/orca-quarantine/" + t.strftime("%Y-%m-%dT%H-%M-%S-") + "%03dZ" % (ms % 1000))\n`;
-    const { results } = await orca(ws, [plant(`git init -q sub && ${hook(marker)} && python3 -c '${spray.replace(/'/g, "'\\''")}'`)]);
+    const { results } = await rig.orca(rig.ws, [plant(`git init -q sub && ${hook(marker)} && python3 -c '${spray.replace(/'/g, "'\\''")}'`)]);
     expect(results[0]).toMatch(/planted/);
-    expect(fs.existsSync(ws.file(".git/hooks/pre-commit"))).toBe(false);
-    userGit(ws.dir, "commit", "--allow-empty", "-qm", "the user's commit");
+    expect(fs.existsSync(rig.ws.file(".git/hooks/pre-commit"))).toBe(false);
+    userGit(rig.ws.dir, "commit", "--allow-empty", "-qm", "the user's commit");
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
 
 describe("a git dir the agent hid where orca does not look", () => {
   it("a .git file pointing at a git dir made inside the workspace's own .git (objects/ is writable)", async () => {
-    const marker = path.join(outside.dir, "fsmonitor-in-dotgit");
-    ws = repo();
-    const { results } = await orca(ws, [
+    const marker = path.join(rig.outside.dir, "fsmonitor-in-dotgit");
+    rig.ws = repo();
+    const { results } = await rig.orca(rig.ws, [
       plant(`git init -q store && mv store/.git .git/objects/evil && git --git-dir=.git/objects/evil config core.fsmonitor '${fsmonitor(marker)}' && mkdir -p sub && echo 'gitdir: ../.git/objects/evil' > sub/.git`),
     ]);
     expect(results[0]).toMatch(/planted/);
-    userGit(ws.file("sub"), "status");
+    userGit(rig.ws.file("sub"), "status");
     expect(fs.existsSync(marker)).toBe(false);
   });
 
   it("a commondir naming a folder with the config (no HEAD there, so no repository of its own)", async () => {
-    const marker = path.join(outside.dir, "fsmonitor-commondir");
-    ws = repo();
-    const { results } = await orca(ws, [
+    const marker = path.join(rig.outside.dir, "fsmonitor-commondir");
+    rig.ws = repo();
+    const { results } = await rig.orca(rig.ws, [
       plant(
         `git init -q sub && mkdir -p store/objects store/refs/heads && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "${fsmonitor(marker)}"\\n' > store/config && echo ../../store > sub/.git/commondir`,
       ),
     ]);
     expect(results[0]).toMatch(/planted/);
-    userGit(ws.file("sub"), "status");
+    userGit(rig.ws.file("sub"), "status");
     expect(fs.existsSync(marker)).toBe(false);
   });
 });

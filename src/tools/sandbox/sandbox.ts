@@ -98,8 +98,10 @@ export class Sandbox {
   private readonly standIns: StandInLeases;
   private readonly nestedRepos = new NestedRepos((reports) => this.nestedListeners.forEach((listener) => listener(reports)));
   private readonly nestedListeners: Array<(reports: NestedRepoReport[]) => void> = [];
-  /** The roots workspace-write commands ran in: each gets a last check at close. */
+  /** The roots workspace-write commands ran in, or file tools wrote in: each gets a last check at close. */
   private readonly nestedRoots = new Set<string>();
+  /** Per root: its first look (nested-repos.ts), taken before any write of the session can land there. */
+  private readonly firstLooks = new Map<string, Promise<void>>();
   /** No more commands. */
   private closed = false;
   /** The stand-ins and the session's files are dealt with. */
@@ -241,6 +243,26 @@ export class Sandbox {
 
   onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {
     this.nestedListeners.push(listener);
+  }
+
+  /**
+   * Awaited before any call of an agent that may write in `root` (a file tool, a command, a
+   * delegation; ToolExecutor): the repositories there at the first such call are the user's, so
+   * this first look comes before the agent's first write (else a bare repository written with
+   * write_file would pass for the user's), and a session that writes nothing never walks the tree.
+   * A root written in also gets the last check at close, whether or not a command ran there.
+   */
+  beforeWrite(root: string): Promise<void> {
+    const setup = this.setup;
+    if (!setup || this.closed) return Promise.resolve();
+    this.nestedRoots.add(root);
+    let look = this.firstLooks.get(root);
+    if (!look) {
+      const { roots } = this.writableRoots(setup, root);
+      look = new Promise<void>((resolve) => setImmediate(resolve)).then(() => roots.forEach((dir) => this.nestedRepos.preexisting(dir)));
+      this.firstLooks.set(root, look);
+    }
+    return look;
   }
 
   /** A workspace-write command's writable roots (the workspace or worktree, additional_dirs, sandbox.writable) and areas. */
