@@ -1,10 +1,11 @@
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import type { RecordedRequest, ScriptedReply, ScriptedServer } from "../../src/model/scripted.js";
 import { logText, runAndKill, waitFor } from "../fixtures/crash-kill.js";
-import { agentOf, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { agentOf, perAgent, runOrca, sessionLogs, toolResults, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 import { processesWith } from "../fixtures/processes.js";
 import { requestTokens } from "../fixtures/requests.js";
 
@@ -16,20 +17,7 @@ import { requestTokens } from "../fixtures/requests.js";
  * the kill; continued without its limit, it would go on spending.
  */
 
-const servers: ScriptedServer[] = [];
 let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
-
-async function server(script: Parameters<typeof startScriptedServer>[0]): Promise<ScriptedServer> {
-  const s = await startScriptedServer(script);
-  servers.push(s);
-  return s;
-}
 
 const CONFIG = (budget = "") => `model:\n  name: house-model\n  price: { input: 2, output: 8 }\n${budget}`;
 /** A reply whose usage is the request as orca counts it, and `output` tokens ($8 per million). */
@@ -44,7 +32,7 @@ function of<T extends OrcaEvent["type"]>(events: OrcaEvent[], type: T): EventOf<
 
 /** The coordinator delegates to a tester (with `budget`, if given), whose first response costs $0.24 and runs a long command: killed then. */
 async function crashWithSpendingTester(budget?: Record<string, number>): Promise<string> {
-  const first = await server(
+  const first = await scriptedServer(
     perAgent({
       coordinator: [priced({ toolCalls: [{ id: "call_t", name: "delegate", args: { agent: "tester", task: "run the suite", label: "suite", ...(budget ? { budget } : {}) } }] }, 100), () => ({ kind: "hang" })],
       "tester-1": [priced({ toolCalls: [{ id: "call_sleep", name: "bash", args: { command: `echo ran >> ran.log; sleep ${MARKER}` } }] }, 30_000), () => ({ kind: "hang" })],
@@ -67,7 +55,7 @@ async function crashWithSpendingTester(budget?: Record<string, number>): Promise
 
 /** The second run: a tester that would go on spending, and a coordinator that answers. */
 async function resumeServer(): Promise<ScriptedServer> {
-  return server(
+  return scriptedServer(
     perAgent({
       "tester-1": Array.from({ length: 5 }, (_, i) => priced({ toolCalls: [{ id: `call_more_${i}`, name: "bash", args: { command: `echo more >> more.log` } }] }, 30_000)),
       coordinator: [priced({ text: "the suite stopped on its budget" }, 50)],
@@ -77,7 +65,7 @@ async function resumeServer(): Promise<ScriptedServer> {
 
 describe("budgets survive a crash (kill -9, then --resume)", () => {
   it("a sub-agent's delegate {budget: max_cost_usd} still holds: the continued tester is stopped by it, counting what it spent before the crash", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace({ ".orca/config.yaml": CONFIG() });
+    ws = workspace({ ".orca/config.yaml": CONFIG() });
     const id = await crashWithSpendingTester({ max_cost_usd: 0.2 });
     const second = await resumeServer();
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes", "--output-format", "json"], { ws: ws!, timeoutMs: 90_000 });
@@ -96,7 +84,7 @@ describe("budgets survive a crash (kill -9, then --resume)", () => {
   });
 
   it("the run's budget.max_cost_usd counts the spend before the crash: the continued run stops at once with status budget", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace({ ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.2\n") });
+    ws = workspace({ ".orca/config.yaml": CONFIG("budget:\n  max_cost_usd: 0.2\n") });
     const id = await crashWithSpendingTester();
     const second = await resumeServer();
     const resumed = await runOrca(["--resume", id, "-p", "continue", "--base-url", second.url, "--yes", "--output-format", "json"], { ws: ws!, timeoutMs: 90_000 });
@@ -110,14 +98,14 @@ describe("budgets survive a crash (kill -9, then --resume)", () => {
 
 describe("the fan-out count survives a crash (kill -9, then --resume)", () => {
   it("the continued sub-agents are not asked about again, but they count: one more delegation passes agents.confirm_fanout and is refused (headless)", { timeout: 120_000 }, async () => {
-    ws = tempWorkspace({ ".orca/config.yaml": "agents:\n  confirm_fanout: 2\n" });
+    ws = workspace({ ".orca/config.yaml": "agents:\n  confirm_fanout: 2\n" });
     const bg = (suite: string, id: string) => ({ id, name: "delegate", args: { agent: "tester", task: `run suite ${suite}`, label: suite, background: true } });
-    const first = await server(perAgent({ coordinator: [{ toolCalls: [bg("A", "call_a"), bg("B", "call_b")] }, () => ({ kind: "hang" })], "tester-1": [() => ({ kind: "hang" })], "tester-2": [() => ({ kind: "hang" })] }));
+    const first = await scriptedServer(perAgent({ coordinator: [{ toolCalls: [bg("A", "call_a"), bg("B", "call_b")] }, () => ({ kind: "hang" })], "tester-1": [() => ({ kind: "hang" })], "tester-2": [() => ({ kind: "hang" })] }));
     const killed = await runAndKill(["-p", "run the suites", "--base-url", first.url, "--yes"], ws, () => first.requests.length === 4, "both testers and the coordinator waiting on the model");
     expect(killed.signal).toBe("SIGKILL");
     const id = readLog(sessionLogs(ws)[0]!).events[0]!.sessionId;
 
-    const second = await server(
+    const second = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [bg("C", "call_c")] }, ...Array.from({ length: 4 }, () => ({ text: "suites A and B ran" }))],
         "tester-1": [{ text: "passed" }],

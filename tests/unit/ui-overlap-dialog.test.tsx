@@ -5,31 +5,15 @@
  * check) under the real App and DialogApprover; the keys are the person's.
  */
 import { render } from "ink-testing-library";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import type { SessionSetup } from "../../src/orchestrator/create.js";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { pressKeys } from "../fixtures/ink.js";
-import { agentOf, perAgent, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
-
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-let orchestra: SessionSetup | undefined;
-let unmount: (() => void) | undefined;
-
-afterEach(async () => {
-  unmount?.();
-  unmount = undefined;
-  await orchestra?.session.close();
-  orchestra = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
+import { agentOf, perAgent, toolResults } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { drawn, orchestra } from "../fixtures/rig-orchestra.js";
 
 const WAIT = { timeout: 20_000, interval: 20 };
 /** The answer keys show once the dialog is armed (untouched for a moment after it appeared). */
@@ -38,12 +22,12 @@ const ARMED = "y once";
 describe("the ask-overlap dialog", () => {
   for (const answer of ["deny", "approve"] as const) {
     it(`shows both tasks, the running agent and the shared files; ${answer === "deny" ? "n with a reason refuses the delegation" : "y lets both run"}`, { timeout: 60_000 }, async () => {
-      ws = tempWorkspace({ "src/math.js": "export const add = (a, b) => a + b;\n", "src/io.js": "export {};\n" });
+      const ws = workspace({ "src/math.js": "export const add = (a, b) => a + b;\n", "src/io.js": "export {};\n" });
       // The first editor holds its request until the dialog is answered: its task stays in progress meanwhile.
       let release!: () => void;
       const answered = new Promise<void>((resolve) => (release = resolve));
       const editor = [async (): Promise<ScriptedReply> => (await answered, { text: "edited" })];
-      server = await startScriptedServer(
+      const server = await scriptedServer(
         perAgent({
           coordinator: [
             {
@@ -65,15 +49,14 @@ describe("the ask-overlap dialog", () => {
         }),
       );
       const approver = new DialogApprover();
-      orchestra = await testOrchestra(ws, server.url, { approver, config: "agents:\n  on_overlap: ask\n" });
+      const setup = await orchestra(ws, server.url, { approver, config: "agents:\n  on_overlap: ask\n" });
       const events: OrcaEvent[] = [];
-      orchestra.session.bus.subscribe((e) => events.push(e));
-      const r = render(<App session={orchestra.session} approver={approver} />);
-      unmount = () => r.unmount();
+      setup.session.bus.subscribe((e) => events.push(e));
+      const r = drawn(render(<App session={setup.session} approver={approver} />));
       const frame = () => r.lastFrame() ?? "";
       const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), WAIT);
 
-      const running = orchestra.session.run("rework the sources and fix add");
+      const running = setup.session.run("rework the sources and fix add");
       await see("Permission: coordinator wants to run delegate");
       await see("asked by agents.on_overlap: ask");
       await see(`task t2's scope overlaps task t1 "rework the sources", which editor-1 is working on: src/math.js`);
@@ -84,7 +67,7 @@ describe("the ask-overlap dialog", () => {
       release();
 
       // The coordinator's next request carries the delegation's result.
-      await vi.waitFor(() => expect(server!.requests.filter((q) => agentOf(q) === "coordinator").length).toBeGreaterThanOrEqual(3), WAIT);
+      await vi.waitFor(() => expect(server.requests.filter((q) => agentOf(q) === "coordinator").length).toBeGreaterThanOrEqual(3), WAIT);
       const result = toolResults(server.requests.filter((q) => agentOf(q) === "coordinator")[2]!).get("call_d2")!;
       const overlap = events.filter((e): e is EventOf<"task_overlap"> => e.type === "task_overlap");
       expect(overlap.map((e) => [e.taskId, e.otherTaskId, e.otherAgentId, e.files, e.policy, e.decidedBy])).toEqual([["t2", "t1", "editor-1", ["src/math.js"], "ask", "user"]]);
@@ -101,7 +84,7 @@ describe("the ask-overlap dialog", () => {
         await see("⚠ scope overlap: t2 and t1 (editor-1) both match src/math.js — approved by the person");
       }
       expect(approver.getSnapshot()).toEqual([]);
-      orchestra.session.cancel();
+      setup.session.cancel();
       await running;
     });
   }

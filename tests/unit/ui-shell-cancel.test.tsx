@@ -5,30 +5,13 @@
  */
 import fs from "node:fs";
 import { render } from "ink-testing-library";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { describe, expect, it, vi } from "vitest";
 import { App } from "../../src/ui/App.js";
 import { DialogApprover } from "../../src/ui/dialog-approver.js";
 import { pressKeys } from "../fixtures/ink.js";
-import { tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { drawn, orchestra } from "../fixtures/rig-orchestra.js";
 
-let ws: TempWorkspace | undefined;
-let server: ScriptedServer | undefined;
-let orchestra: SessionSetup | undefined;
-let unmount: (() => void) | undefined;
-
-afterEach(async () => {
-  unmount?.();
-  unmount = undefined;
-  await orchestra?.session.close();
-  orchestra = undefined;
-  await server?.close();
-  server = undefined;
-  ws?.cleanup();
-  ws = undefined;
-});
 
 /** Processes whose command line is exactly `argv` (read, never signalled, from /proc). */
 function running(argv: string[]): number {
@@ -49,20 +32,19 @@ for (const [key, name] of [
 ] as const) {
   describe(`!command and ${name}`, () => {
     it(`${name} kills the command's process group; the dashboard stays open`, { timeout: 60_000 }, async () => {
-      ws = tempWorkspace();
-      server = await startScriptedServer([]);
-      orchestra = await testOrchestra(ws, server.url);
+      const ws = workspace();
+      const server = await scriptedServer([]);
+      const setup = await orchestra(ws, server.url);
       const shells: string[] = [];
-      orchestra.session.bus.subscribe((e) => {
+      setup.session.bus.subscribe((e) => {
         if (e.type === "user_shell") shells.push(e.output);
       });
       const exits: number[] = [];
-      const r = render(<App session={orchestra.session} approver={new DialogApprover()} onExit={(c) => exits.push(c)} />);
-      unmount = () => r.unmount();
+      const r = drawn(render(<App session={setup.session} approver={new DialogApprover()} onExit={(c) => exits.push(c)} />));
       // A unique sleep (and a child of it in the same group) to find in the process table.
       const seconds = String(3000 + Math.floor(Math.random() * 900));
       await pressKeys(r.stdin, [...`!echo up > up.txt; sleep ${seconds} & sleep ${seconds}; wait`, "\r"]);
-      await vi.waitFor(() => expect(fs.existsSync(ws!.file("up.txt"))).toBe(true), { timeout: 20_000 });
+      await vi.waitFor(() => expect(fs.existsSync(ws.file("up.txt"))).toBe(true), { timeout: 20_000 });
       await vi.waitFor(() => expect(running(["sleep", seconds])).toBe(2), { timeout: 20_000 });
 
       await pressKeys(r.stdin, [key]);
