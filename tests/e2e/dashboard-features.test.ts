@@ -146,8 +146,14 @@ describe("the dashboard in tmux", () => {
         const cleared = await t.waitFor("a new session", (s) => /session (\S+)/.exec(s.split("\n")[0]!)?.[1] !== before && !s.includes("That is all."), 30_000);
         expect(cleared.split("\n")[0]).toContain("mode: plan");
         await send(t, `/resume ${before}`);
-        const back = await t.waitFor("the resumed session", (s) => s.split("\n")[0]!.includes(`session ${before}`) && s.includes("resumed"), 30_000);
-        expect(back).toContain("— resumed: the conversation above is from the session log —");
+        // The whole note, not a word of it: a capture can land mid-frame (tmux had read only part of
+        // Ink's write), showing the header already changed and the note's line half drawn.
+        const back = await t.waitFor(
+          "the resumed session",
+          (s) => s.split("\n")[0]!.includes(`session ${before}`) && s.includes("— resumed: the conversation above is from the session log —"),
+          30_000,
+        );
+        expect(back).toMatch(/✗ write_file new\.txt/);
       }
 
       t.keys("C-c");
