@@ -43,20 +43,36 @@ export class TmuxTerminal {
     this.tmux("resize-window", "-t", "e2e", "-x", String(columns), "-y", String(rows));
   }
 
-  /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
-  async waitFor(what: string, test: (screen: string) => boolean, timeoutMs = 20_000): Promise<string> {
+  /**
+   * Polls the screen until `test` holds — returns true, or returns nothing without throwing (so a
+   * test's `expect`s can be the condition) — on two captures in a row that are the same, and
+   * returns that screen. Fails with the last screen (and the last failed `expect`) after `timeoutMs`.
+   *
+   * The second capture is taken at once: a capture can land mid-frame (tmux has read only part of
+   * orca's write of a frame), and the rest of the frame then arrives before the next one.
+   */
+  async waitFor(what: string, test: (screen: string) => boolean | void, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = "";
+    let held: string | undefined;
+    let failure = "";
     while (Date.now() < deadline) {
       try {
         screen = this.screen();
       } catch {
         screen = "";
       }
-      if (test(screen)) return screen;
+      if (holds(test, screen, (message) => (failure = message))) {
+        if (screen === held) return screen;
+        held = screen;
+        // Not a pause: the in-process scripted server gets its turn before the next capture.
+        await new Promise((r) => setImmediate(r));
+        continue;
+      }
+      held = undefined;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`timed out waiting for ${what}; the screen was:\n${screen}`);
+    throw new Error(`timed out waiting for ${what}${failure ? ` (${failure})` : ""}; the screen was:\n${screen}`);
   }
 
   kill(): void {
@@ -67,5 +83,17 @@ export class TmuxTerminal {
     } catch {
       // already gone
     }
+  }
+}
+
+/** Whether `test` holds on `screen`: true, or nothing returned and nothing thrown; `failed` hears why not. */
+function holds(test: (screen: string) => boolean | void, screen: string, failed: (message: string) => void): boolean {
+  try {
+    const result = test(screen);
+    if (result === false) failed("");
+    return result !== false;
+  } catch (error) {
+    failed(error instanceof Error ? error.message : String(error));
+    return false;
   }
 }
