@@ -20,6 +20,12 @@ describe("TmuxTerminal.waitFor", () => {
     await expect(half).rejects.toThrow(/timed out waiting for the whole line \(expected .* to contain 'second half'\); the screen was:\nfirst half/s);
     // A predicate returning false is not held either.
     await expect(t.waitFor("nothing", () => false, 200)).rejects.toThrow(/timed out waiting for nothing; the screen was/);
+    // One that forgot its return (nothing returned, nothing asserted) would hold on any screen: refused.
+    await expect(
+      t.waitFor("a forgotten return", (s) => {
+        s.includes("never shown");
+      }),
+    ).rejects.toThrow("waiting for a forgotten return: the predicate returned nothing and asserted nothing");
 
     t.keys("Enter");
     const whole = await t.waitFor("the whole line", (s) => {

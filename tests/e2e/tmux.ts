@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { expect } from "vitest";
 
 /**
  * One private tmux server (its own -L socket, no user config) with one window of a fixed size,
@@ -49,7 +50,8 @@ export class TmuxTerminal {
    * returns that screen. Fails with the last screen (and the last failed `expect`) after `timeoutMs`.
    *
    * The second capture is taken at once: a capture can land mid-frame (tmux has read only part of
-   * orca's write of a frame), and the rest of the frame then arrives before the next one.
+   * orca's write of a frame), and the rest usually arrives before it. Usually, not surely (a writer
+   * starved of CPU can stall longer): the sure defence is a predicate that holds what the test asserts.
    */
   async waitFor(what: string, test: (screen: string) => boolean | void, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
@@ -62,7 +64,7 @@ export class TmuxTerminal {
       } catch {
         screen = "";
       }
-      if (holds(test, screen, (message) => (failure = message))) {
+      if (holds(what, test, screen, (message) => (failure = message))) {
         if (screen === held) return screen;
         held = screen;
         // Not a pause: the in-process scripted server gets its turn before the next capture.
@@ -86,14 +88,23 @@ export class TmuxTerminal {
   }
 }
 
-/** Whether `test` holds on `screen`: true, or nothing returned and nothing thrown; `failed` hears why not. */
-function holds(test: (screen: string) => boolean | void, screen: string, failed: (message: string) => void): boolean {
+/**
+ * Whether `test` holds on `screen`: true, or nothing returned and nothing thrown; `failed` hears why
+ * not. A predicate that returned nothing and asserted nothing (a block body that forgot its
+ * `return`) would hold on any screen: that is the test's mistake, and it is thrown.
+ */
+function holds(what: string, test: (screen: string) => boolean | void, screen: string, failed: (message: string) => void): boolean {
+  const asserted = expect.getState().assertionCalls;
+  let result: boolean | void;
   try {
-    const result = test(screen);
-    if (result === false) failed("");
-    return result !== false;
+    result = test(screen);
   } catch (error) {
     failed(error instanceof Error ? error.message : String(error));
     return false;
   }
+  if (result === undefined && expect.getState().assertionCalls === asserted) {
+    throw new Error(`waiting for ${what}: the predicate returned nothing and asserted nothing`);
+  }
+  if (result === false) failed("");
+  return result !== false;
 }
