@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAsBin } from "./bundle-as-bin.js";
 import { mmm, spread, vsFloor, type Spread, type VsFloor } from "./stats.js";
-import { timeToFirstText } from "./tmux-first-text.js";
+import { timeToTexts } from "./tmux-first-text.js";
 
 const RUNS = Number(process.env.ORCA_BENCH_RUNS ?? 7);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -21,6 +21,8 @@ const BIN = process.env.ORCA_BENCH_BIN || fileURLToPath(new URL("../bin/orca.js"
 // measured in turns with this one's and the floor's.
 const BASELINE = process.env.ORCA_BENCH_BASELINE || undefined;
 const HEADER = "SCRIPTED DEMO";
+/** A header field only a session knows: drawn when the dashboard is up and reads keys. */
+const SESSION_FIELD = "mode: default";
 /**
  * Left out of orca's environment: Node 20 reads NODE_EXTRA_CA_CERTS' bundle before it runs any
  * script (~45 ms on a machine that sets it; Node 22 reads it on first use), so it would measure
@@ -36,8 +38,10 @@ export interface StartupResult {
   floor: Spread;
   /** Launch → first frame, orca's run beside the floor's of the same turn. */
   first_frame_vs_floor: VsFloor & { target: string; met: boolean };
+  /** Launch → the session's fields in the header: the dashboard is up and reads keys. */
+  session_up_ms: Spread;
   /** With ORCA_BENCH_BASELINE: that build's first frame against the same floor runs. */
-  baseline?: { bin: string; first_frame_vs_floor: VsFloor };
+  baseline?: { bin: string; first_frame_vs_floor: VsFloor; session_up_ms: Spread };
 }
 
 /** #32: orca's first frame within this many ms of a bare Ink app's, measured in the same run. */
@@ -56,21 +60,29 @@ function versionOnce(): number {
 
 const demoCommand = (bin: string): string => `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} --demo`;
 
-/** Launch → the first frame showing the header, in a fresh tmux; `command` is what the pane runs. */
-function firstFrameOnce(run: string, command: string): Promise<number> {
-  return timeToFirstText({
+/** Launch → when tmux reads each of `texts` from the pane, in a fresh tmux; `command` is what the pane runs. */
+function timesOnce(run: string, command: string, texts: readonly string[]): Promise<number[]> {
+  return timeToTexts({
     socket: `orca-bench-startup-${process.pid}-${run}`,
     cwd: ROOT,
     command: `env ${UNSET.map((name) => `-u ${name}`).join(" ")} ${command}`,
-    text: HEADER,
+    texts,
   });
+}
+
+/** orca's first frame (the header), and its session's first (the header's mode, known once the session is). */
+async function demoOnce(run: string, bin: string): Promise<{ frame: number; session: number }> {
+  const [frame, session] = await timesOnce(run, demoCommand(bin), [HEADER, SESSION_FIELD]);
+  return { frame: frame!, session: session! };
 }
 
 export async function measure(): Promise<StartupResult> {
   const version: number[] = [];
   const frames: number[] = [];
+  const sessions: number[] = [];
   const floor: number[] = [];
   const baseline: number[] = [];
+  const baselineSessions: number[] = [];
   const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
   fs.mkdirSync(cache, { recursive: true });
   const dir = fs.mkdtempSync(path.join(cache, "orca-bench-startup-"));
@@ -80,9 +92,15 @@ export async function measure(): Promise<StartupResult> {
     for (let i = 0; i < RUNS; i++) version.push(versionOnce());
     // In turns, so all see the same load.
     for (let i = 0; i < RUNS; i++) {
-      frames.push(await firstFrameOnce(`orca-${i}`, demoCommand(BIN)));
-      if (BASELINE) baseline.push(await firstFrameOnce(`baseline-${i}`, demoCommand(BASELINE)));
-      floor.push(await firstFrameOnce(`floor-${i}`, `${JSON.stringify(process.execPath)} ${JSON.stringify(floorFile)} --start`));
+      const orca = await demoOnce(`orca-${i}`, BIN);
+      frames.push(orca.frame);
+      sessions.push(orca.session);
+      if (BASELINE) {
+        const base = await demoOnce(`baseline-${i}`, BASELINE);
+        baseline.push(base.frame);
+        baselineSessions.push(base.session);
+      }
+      floor.push((await timesOnce(`floor-${i}`, `${JSON.stringify(process.execPath)} ${JSON.stringify(floorFile)} --start`, [HEADER]))[0]!);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -96,7 +114,8 @@ export async function measure(): Promise<StartupResult> {
     spread: { version_ms: v, first_frame_ms: f },
     floor: spread(floor, 0),
     first_frame_vs_floor: { ...pairs, target: `≤ floor + ${FIRST_FRAME_EXCESS_MS} ms`, met: pairs.excess.median <= FIRST_FRAME_EXCESS_MS },
-    ...(BASELINE ? { baseline: { bin: BASELINE, first_frame_vs_floor: vsFloor(baseline, floor, 0) } } : {}),
+    session_up_ms: spread(sessions, 0),
+    ...(BASELINE ? { baseline: { bin: BASELINE, first_frame_vs_floor: vsFloor(baseline, floor, 0), session_up_ms: spread(baselineSessions, 0) } } : {}),
   };
 }
 
@@ -113,7 +132,9 @@ export async function run({ json }: { json: boolean }): Promise<void> {
   row("orca --version", result.spread.version_ms, "≤ 150");
   const vs = result.first_frame_vs_floor;
   row("orca --demo: launch → first frame (tmux 120×40)", result.spread.first_frame_ms, "");
+  row("orca --demo: launch → the session's fields in the header", result.session_up_ms, "");
   if (result.baseline) row("baseline (ORCA_BENCH_BASELINE): launch → first frame", result.baseline.first_frame_vs_floor.orca, "");
+  if (result.baseline) row("baseline: launch → the session's fields in the header", result.baseline.session_up_ms, "");
   row("Ink floor (bench/ink-floor.ts alone): launch → first frame", result.floor, "");
   row("orca − floor, pair by pair", vs.excess, `${vs.target} (median ${vs.met ? "meets it" : "misses it"})`);
   if (result.baseline) row("baseline − floor, pair by pair", result.baseline.first_frame_vs_floor.excess, "");

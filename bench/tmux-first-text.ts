@@ -1,5 +1,5 @@
 /**
- * Launch → the moment a program's output to a real terminal (a tmux pane) first holds a text,
+ * Launch → the moments a program's output to a real terminal (a tmux pane) first holds some texts,
  * taken from tmux's own output notifications (control mode) rather than by polling the screen:
  * polling with `capture-pane` saw a frame only at its next poll (a `tmux` and a `sleep` process
  * each round, ~15–30 ms apart on a loaded machine) and its process spawns took CPU from the program
@@ -13,8 +13,8 @@ export interface FirstTextOptions {
   cwd: string;
   /** What the pane runs (a shell command line). */
   command: string;
-  /** The text to wait for, as the program writes it (no escape sequences inside it). */
-  text: string;
+  /** The texts to wait for, as the program writes them (no escape sequences inside one). */
+  texts: readonly string[];
   columns?: number;
   rows?: number;
   timeoutMs?: number;
@@ -31,18 +31,20 @@ function quoted(command: string): string {
   return `'${command}'`;
 }
 
-/** Milliseconds from sending tmux the command that starts `command` to tmux reading `text` from it. */
-export async function timeToFirstText(o: FirstTextOptions): Promise<number> {
+/** Milliseconds from sending tmux the command that starts `command` to tmux reading each of `texts` from it. */
+export async function timeToTexts(o: FirstTextOptions): Promise<number[]> {
   const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", o.socket, ...args], { encoding: "utf8" });
   // The window exists before the clock starts, so only the program's own start is timed.
   tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(o.columns ?? 120), "-y", String(o.rows ?? 40), "-c", o.cwd, "sleep 60");
   const client = spawn("tmux", ["-L", o.socket, "-C", "attach", "-t", "bench"], { stdio: ["pipe", "pipe", "ignore"] });
   try {
-    return await new Promise<number>((resolve, reject) => {
+    return await new Promise<number[]>((resolve, reject) => {
       let started = 0;
       let pending = "";
       let seen = "";
-      const timer = setTimeout(() => reject(new Error(`no "${o.text}" within ${o.timeoutMs ?? 30_000} ms of: ${o.command}`)), o.timeoutMs ?? 30_000);
+      const at: (number | undefined)[] = o.texts.map(() => undefined);
+      const longest = Math.max(...o.texts.map((t) => t.length));
+      const timer = setTimeout(() => reject(new Error(`not all of ${JSON.stringify(o.texts)} within ${o.timeoutMs ?? 30_000} ms of: ${o.command}`)), o.timeoutMs ?? 30_000);
       client.on("error", reject);
       client.on("exit", () => reject(new Error("the tmux control client ended before the text showed")));
       client.stdout.setEncoding("latin1");
@@ -60,11 +62,12 @@ export async function timeToFirstText(o: FirstTextOptions): Promise<number> {
           }
           const output = /^%output %\d+ (.*)$/.exec(line.replace(/\r$/, ""));
           if (!started || !output) continue;
-          // Kept to the last stretch only: the text may straddle two notifications.
-          seen = (seen + decodeControlOutput(output[1]!)).slice(-(o.text.length + 65_536));
-          if (seen.includes(o.text)) {
+          // Kept to the last stretch only: a text may straddle two notifications.
+          seen = (seen + decodeControlOutput(output[1]!)).slice(-(longest + 65_536));
+          o.texts.forEach((text, i) => (at[i] ??= seen.includes(text) ? now - started : undefined));
+          if (at.every((t) => t !== undefined)) {
             clearTimeout(timer);
-            resolve(now - started);
+            resolve(at as number[]);
             return;
           }
         }
