@@ -6,7 +6,8 @@ import { Screen, type Signal } from "./screen.js";
  * The terminal as the dashboard holds it: the alternate screen, raw mode, a clear on resize and
  * the stream Ink draws its frames on. Opened once per dashboard — by the dashboard itself, or
  * earlier by the first frame drawn before the rest of orca loads (early-frame.tsx), which hands
- * it over as it is: same screen, same Ink instance, keys typed meanwhile still waiting in stdin.
+ * it over as it is: same screen, the frame on it known to the diff, keys typed meanwhile still
+ * waiting in stdin.
  */
 export interface DashboardTerminal {
   /** What Ink writes its frames to: only what changed reaches the terminal (frame-diff.ts), unless full redraws were asked for. */
@@ -15,6 +16,8 @@ export interface DashboardTerminal {
   onSignal?: (signal: Signal) => void;
   /** The Ink instance drawing on `stream`, for the clear after a resize. */
   ink?: { clear(): void };
+  /** The screen was cleared: the next frame on `stream` is written whole. */
+  resetFrame(): void;
   /** Gives the terminal back as it was; safe to call more than once. */
   close(): void;
 }
@@ -32,9 +35,10 @@ export function openDashboardTerminal(stdout: NodeJS.WriteStream, stdin: NodeJS.
   const releaseKeys = keysFromTheStart(stdin);
   const detachResize = clearOnResize(stdout, screen, () => terminal.ink);
   // Each frame writes only what changed (frame-diff.ts); full redraws are a benchmark's baseline.
-  const output = opts.fullRedraw ? { stream: stdout, dispose: () => {} } : diffingStdout(stdout);
+  const output = opts.fullRedraw ? { stream: stdout, reset: () => {}, dispose: () => {} } : diffingStdout(stdout);
   const terminal: DashboardTerminal = {
     stream: output.stream,
+    resetFrame: output.reset,
     close() {
       if (closed) return;
       closed = true;

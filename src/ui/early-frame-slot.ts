@@ -7,8 +7,8 @@ import type { DashboardTerminal } from "./dashboard-terminal.js";
 export interface EarlyFrame {
   readonly stdout: NodeJS.WriteStream;
   readonly terminal: DashboardTerminal;
-  /** Ends the frame's Ink instance. */
-  unmount(): void;
+  /** Stops keeping the frame up (its redraw on a resize): the dashboard draws from here. */
+  release(): void;
 }
 
 let held: EarlyFrame | undefined;
@@ -22,6 +22,7 @@ export function takeEarlyFrame(stdout: NodeJS.WriteStream): EarlyFrame | undefin
   if (held?.stdout !== stdout) return undefined;
   const frame = held;
   held = undefined;
+  frame.release();
   return frame;
 }
 
@@ -32,6 +33,6 @@ export function takeEarlyFrame(stdout: NodeJS.WriteStream): EarlyFrame | undefin
 export function dismissEarlyFrame(): void {
   const frame = held;
   held = undefined;
-  frame?.unmount();
+  frame?.release();
   frame?.terminal.close();
 }

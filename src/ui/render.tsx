@@ -69,7 +69,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     approver.denyAll("terminal closed");
     instance?.unmount();
   };
-  // The first frame may be on screen already (early-frame.tsx): the App is drawn over it, on its Ink instance.
+  // The first frame may be on screen already (early-frame.tsx): the App's frames are written as changes from it.
   const terminal = takeEarlyFrame(stdout)?.terminal ?? openDashboardTerminal(stdout, stdin, { fullRedraw: opts.fullRedraw });
   terminal.onSignal = onSignal;
 
