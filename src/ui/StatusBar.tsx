@@ -77,11 +77,11 @@ const BADGE = " SCRIPTED DEMO ";
 
 /** model · mode · MCP · tokens · cost · workspace · session · elapsed, and the demo badge. */
 function HeaderImpl(props: HeaderProps): React.JSX.Element {
-  return <FittedHeader fields={headerFields(props)} demo={props.demo} width={props.width} />;
+  return headerLine(headerFields(props), props.demo, props.width);
 }
 
 /** The header line of `fields`, as many as fit in `width` beside the demo badge. */
-export function FittedHeader({ fields, demo, width }: { fields: readonly HeaderField[]; demo: boolean; width: number }): React.JSX.Element {
+export function headerLine(fields: readonly HeaderField[], demo: boolean, width: number): React.JSX.Element {
   return <HeaderLine fields={fitFields(fields, width - (demo ? stringWidth(BADGE) + 1 : 0))} demo={demo} />;
 }
 

@@ -6,7 +6,7 @@ import { framesAreBracketed, SYNC_BEGIN, SYNC_END } from "./frame-diff.js";
 import { InputBox } from "./InputBox.js";
 import { computeLayout } from "./layout.js";
 import type { EditorState } from "./state/editor.js";
-import { FittedHeader, leadingFields } from "./StatusBar.js";
+import { headerLine, leadingFields } from "./StatusBar.js";
 import { color } from "./theme.js";
 
 export interface EarlyFrameOptions {
@@ -28,7 +28,7 @@ function EarlyDashboard({ demo, model, columns, rows }: Pick<EarlyFrameOptions, 
   const layout = computeLayout({ columns, rows, inputLines: 1, agents: [], focus: null });
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
-      <FittedHeader fields={leadingFields(model)} demo={demo} width={layout.width} />
+      {headerLine(leadingFields(model), demo, layout.width)}
       <Box flexDirection="column" height={layout.bodyHeight}>
         <Box width={layout.width} height={layout.coordinator.height} borderStyle="round" borderColor={color("focus")} />
       </Box>
