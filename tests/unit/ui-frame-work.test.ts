@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
 import { renderMarkdown } from "../../src/ui/markdown.js";
@@ -55,6 +55,21 @@ describe("a frame's work", () => {
     expect(store.interval).toBe(33);
     off();
     store.dispose();
+  });
+
+  it("reads the process's CPU time for one flush in four, not two reads every flush (getrusage is slow on a busy VM)", async () => {
+    const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 33 });
+    const off = store.subscribe(() => {});
+    const reads = vi.spyOn(process, "cpuUsage");
+    try {
+      for (let i = 0; i < 4; i++) await threeFrames(store);
+      // 12 flushes: 3 of them timed, each read at its start and its end.
+      expect(reads).toHaveBeenCalledTimes(6);
+    } finally {
+      reads.mockRestore();
+      off();
+      store.dispose();
+    }
   });
 
   it("and a render that computes for long spaces them out", async () => {
