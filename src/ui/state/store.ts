@@ -22,13 +22,13 @@ export interface StoreOptions {
  * Streamed text needs ~20 frames a second to read as smooth (an Ink app's usual rate, and the
  * render bench's floor's); more costs CPU for nothing a reader sees. Flushes are paced from when
  * each was due, not from when its timer fired, so a timer late on a busy machine does not lower
- * the rate: 48 ms apart is ~21 frames a second (it was 42, ~24 a second: CPU for frames no reader
- * needs, bench render).
+ * the rate: 46 ms apart is ~21.7 frames a second, a little over 20 so a slow frame now and then
+ * does not take the rate under it (it was 42, ~24 a second: CPU for frames no reader needs).
  */
-const MIN_INTERVAL_MS = 48;
+const MIN_INTERVAL_MS = 46;
 /**
  * The share of a core frames may take before they are spaced out. At 8 streaming panes on a
- * 160×48 terminal a frame costs ~4–7 ms of CPU, under the 9.6 ms this allows at the rate above;
+ * 160×48 terminal a frame costs ~4–7 ms of CPU, under the 9.2 ms this allows at the rate above;
  * a frame that costs more (a bigger terminal, 32 panes at ~8–13 ms) is drawn less often instead
  * of taking more of the machine, down to ~15 frames a second at 13 ms (bench fanout's 32 panes
  * drew ~12 a second at 15 %).
