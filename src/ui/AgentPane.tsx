@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import type React from "react";
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import { formatDuration, formatTokens, SPINNER, toolColor, toolIcon } from "./format.js";
 import type { AgentState, AgentView, ToolEntry } from "./state/types.js";
 import cliTruncate from "cli-truncate";
@@ -151,16 +151,22 @@ export interface AgentPaneProps {
 
 /** A bordered pane: title row (icon, name, label, state, current tool), then its transcript rows. */
 function AgentPaneImpl({ agent, rows, width, height, focused, frame, now, note, selected = null, zoomed = false }: AgentPaneProps): React.JSX.Element {
+  const inner = width - 2;
+  const body = usePaneBody(rows, frame, now, selected, !zoomed, inner);
+  let title = titleLine(agent, frame, now, focused, note);
+  if (textWidth(title) > inner) title = cliTruncate(title, inner, { position: "end" });
+  // Title and body are one text: Ink lays out, measures, walks and draws one node a pane (with 32
+  // panes on screen, a second text each was a sixth of a frame's layout and output). Every line
+  // is cut to the pane already, so Ink has nothing to wrap.
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={color(focused ? "focus" : "border")} overflowY="hidden">
-      <Text wrap="truncate-end">{titleLine(agent, frame, now, focused, note)}</Text>
-      {rows.length ? <PaneBody rows={rows} frame={frame} now={now} selected={selected} inline={!zoomed} width={width - 2} /> : null}
+      <Text>{body === null ? title : `${title}\n${body}`}</Text>
     </Box>
   );
 }
 
 /**
- * The pane's rows as one text: Ink lays out, walks and draws one node for the whole body instead
+ * The pane's rows as one string: Ink lays out, walks and draws one node for the whole body instead
  * of one per row (with 8 streaming panes, per-row nodes were most of a frame's layout and commit).
  */
 function paneBody(rows: readonly Row[], frame: number, now: number, selected: number | null, inline: boolean, width: number): string {
@@ -173,28 +179,18 @@ function paneBody(rows: readonly Row[], frame: number, now: number, selected: nu
   return body;
 }
 
-interface BodyProps {
-  rows: readonly Row[];
-  frame: number;
-  now: number;
-  selected: number | null;
-  inline: boolean;
-  width: number;
-}
-
 const hasRunningTool = (rows: readonly Row[]): boolean => rows.some((r) => r.entry.kind === "tool" && r.entry.state === "running");
 
 /**
- * The body follows the clock only while it shows a running call; otherwise a tick of the spinner
- * (which moves every running pane's title) leaves it alone.
+ * The body's string, drawn again only when its rows, selection or width change, or — while it
+ * shows a running call — when the clock moves; a tick of the spinner (which moves every running
+ * pane's title) leaves it alone. Null when there are no rows.
  */
-const PaneBody = memo(
-  function PaneBody({ rows, frame, now, selected, inline, width }: BodyProps): React.JSX.Element {
-    return <Text>{paneBody(rows, frame, now, selected, inline, width)}</Text>;
-  },
-  (a: BodyProps, b: BodyProps) =>
-    sameRows(a.rows, b.rows) && a.selected === b.selected && a.inline === b.inline && a.width === b.width && (!hasRunningTool(a.rows) || (a.frame === b.frame && Math.floor(a.now / 100) === Math.floor(b.now / 100))),
-);
+function usePaneBody(rows: readonly Row[], frame: number, now: number, selected: number | null, inline: boolean, width: number): string | null {
+  const clock = hasRunningTool(rows) ? `${frame}:${Math.floor(now / 100)}` : "";
+  // frame and now count only through `clock`.
+  return useMemo(() => (rows.length ? paneBody(rows, frame, now, selected, inline, width) : null), [rows, selected, inline, width, clock]);
+}
 
 function sameRows(a: readonly Row[], b: readonly Row[]): boolean {
   if (a === b) return true;

@@ -127,7 +127,8 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   const busy = runs.running || session.busy;
   const anyRunning = busy || Object.keys(state.active).length > 0;
   // Spinners move only while something runs; idle, the header's clock ticks once a second.
-  const now = useClock(anyRunning ? FRAME_MS : 1000, true);
+  const drawn = useRef(0);
+  const now = useClock(anyRunning ? FRAME_MS : 1000, true, drawn);
   const frame = frameAt(now);
 
   const exit = useCallback(
@@ -304,7 +305,7 @@ function Main({ session: first, approver, store: given, demo = false, initialPro
   } else {
     body = (
       <WelcomeContext.Provider value={welcome}>
-        <LiveDashboard store={store} layout={layout} focus={focus} frame={frame} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />
+        <LiveDashboard store={store} drawn={drawn} layout={layout} focus={focus} now={now} busy={busy} selected={view.selected} paneScroll={view.paneScroll} />
       </WelcomeContext.Provider>
     );
   }

@@ -1,7 +1,8 @@
 import { Box, Text } from "ink";
 import type React from "react";
-import { memo } from "react";
+import { memo, type MutableRefObject } from "react";
 import { useDashboardState } from "./hooks/use-external.js";
+import { frameAt } from "./hooks/use-ticker.js";
 import type { DashboardStore } from "./state/store.js";
 import { AgentPane, CollapsedAgent } from "./AgentPane.js";
 import type { Layout } from "./layout.js";
@@ -114,8 +115,13 @@ export function Dashboard({ state, layout, focus, frame, now, busy, selected, pa
 
 /**
  * The body following the store itself: a streamed delta re-renders it (and, through their memo,
- * only the panes whose rows changed) without the App around it, whose props stay the same.
+ * only the panes whose rows changed) without the App around it, whose props stay the same. It
+ * draws with the time of its own render, later than the App's clock when a flush rendered it, so
+ * spinners and clocks move with the flushes; `drawn` tells the App's clock it need not tick.
  */
-export const LiveDashboard = memo(function LiveDashboard({ store, ...props }: Omit<DashboardProps, "state"> & { store: DashboardStore }): React.JSX.Element {
-  return <Dashboard state={useDashboardState(store)} {...props} />;
+export const LiveDashboard = memo(function LiveDashboard({ store, drawn, now: clock, ...props }: Omit<DashboardProps, "state" | "frame"> & { store: DashboardStore; drawn: MutableRefObject<number> }): React.JSX.Element {
+  const state = useDashboardState(store);
+  const now = Math.max(clock, Date.now());
+  drawn.current = now;
+  return <Dashboard state={state} {...props} now={now} frame={frameAt(now)} />;
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import { reduce, initialState } from "../../src/ui/state/reducer.js";
 import { FrameCost } from "../../src/ui/state/frame-cost.js";
@@ -58,6 +58,36 @@ describe("DashboardStore flushes", () => {
     expect(notified).toBe(1);
     expect(store.getSnapshot().scheduler.running).toBe(1);
     store.dispose();
+  });
+
+  it("paces flushes from when each was due, so a timer that fires late does not lower the rate", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    // The wall clock apart from the timers' own, so a timer can fire late.
+    let clock = 1_000;
+    const now = vi.spyOn(Date, "now").mockImplementation(() => clock);
+    try {
+      const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 40 });
+      let flushes = 0;
+      store.subscribe(() => flushes++);
+      store.push(delta("a", "one "));
+      vi.advanceTimersByTime(0);
+      expect(flushes).toBe(1);
+      // The next flush is due 40 ms on; its timer fires 12 ms late (a busy machine).
+      store.push(delta("a", "two "));
+      clock += 52;
+      vi.advanceTimersByTime(40);
+      expect(flushes).toBe(2);
+      // The one after is due 40 ms after the last was due: 28 ms from now, not 40.
+      store.push(delta("a", "three "));
+      vi.advanceTimersByTime(27);
+      expect(flushes).toBe(2);
+      vi.advanceTimersByTime(1);
+      expect(flushes).toBe(3);
+      store.dispose();
+    } finally {
+      now.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   it("spaces flushes no closer than the minimum interval", () => {

@@ -20,19 +20,28 @@ export interface StoreOptions {
 
 /**
  * Streamed text needs ~20 frames a second to read as smooth (an Ink app's usual rate, and the
- * render bench's floor's); more costs CPU for nothing a reader sees. 42 ms leaves room for timers
- * that fire late on a busy machine and still draws 20 a second.
+ * render bench's floor's); more costs CPU for nothing a reader sees. Flushes are paced from when
+ * each was due, not from when its timer fired, so a timer late on a busy machine does not lower
+ * the rate: 46 ms apart is ~21.7 frames a second, a little over 20 so a slow frame now and then
+ * does not take the rate under it (it was 42, ~24 a second: CPU for frames no reader needs).
  */
-const MIN_INTERVAL_MS = 42;
+const MIN_INTERVAL_MS = 46;
 /**
  * The share of a core frames may take before they are spaced out. At 8 streaming panes on a
- * 160×48 terminal a frame costs ~4–6 ms of CPU, so 15 % keeps them at the rate above; a frame
- * that costs more (a bigger terminal, more panes) is drawn less often instead of taking more of
- * the machine. At 8 % that load got ~10 frames a second (bench render, docs/benchmarks.md).
+ * 160×48 terminal a frame costs ~4–7 ms of CPU, under the 9.2 ms this allows at the rate above;
+ * a frame that costs more (a bigger terminal, 32 panes at ~8–13 ms) is drawn less often instead
+ * of taking more of the machine, down to ~15 frames a second at 13 ms (bench fanout's 32 panes
+ * drew ~12 a second at 15 %).
  */
-const FRAME_BUDGET = 0.15;
+const FRAME_BUDGET = 0.2;
 /** Even when frames are very slow, the screen follows at least a few times a second. */
 const MAX_INTERVAL_MS = 250;
+/**
+ * One flush in this many is timed. Reading the process's CPU time (getrusage) walks every thread
+ * of the process and, on a busy two-core VM, took ~0.4 ms a call (spikes of 5–40 ms) — two a
+ * frame were ~10 % of a streaming frame's CPU. The estimate is smoothed anyway.
+ */
+const TIMED_EVERY = 4;
 
 /**
  * Holds the dashboard state outside React. Events are queued as they arrive and folded in at
@@ -51,11 +60,14 @@ export class DashboardStore {
   private pendingCounts: SchedulerCounts | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastFlush = 0;
+  /** When the pending flush is due (its timer may fire later). */
+  private due: number | undefined;
   private listeners = new Set<() => void>();
   private readonly minInterval: number;
   private readonly budget: number;
   /** CPU time of one flush and the render it causes. */
   private readonly frameCost = new FrameCost();
+  private flushes = 0;
 
   constructor(opts: StoreOptions) {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
@@ -127,15 +139,22 @@ export class DashboardStore {
 
   private schedule(): void {
     if (this.timer) return;
-    const wait = Math.max(0, this.lastFlush + this.interval - Date.now());
-    this.timer = setTimeout(() => this.flush(), wait);
+    const now = Date.now();
+    const due = Math.max(now, this.lastFlush + this.interval);
+    this.due = due;
+    this.timer = setTimeout(() => this.flush(), due - now);
   }
 
   /** Applies every queued event and notifies subscribers once. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.lastFlush = Date.now();
+    // The next flush is due an interval after this one was due: a timer that fired late does not
+    // push every later frame back (which lowered the rate on a busy machine).
+    const now = Date.now();
+    const due = this.due;
+    this.due = undefined;
+    this.lastFlush = due !== undefined && now >= due && now - due < this.interval ? due : now;
     if (this.queue.length === 0 && !this.pendingCounts) return;
     const events = coalesce(this.queue);
     this.queue = [];
@@ -147,6 +166,10 @@ export class DashboardStore {
     // Nothing visible changed (e.g. only the scheduler reported the counts it had): no render.
     if (next === this.state) return;
     this.state = next;
+    if (this.flushes++ % TIMED_EVERY !== 0) {
+      for (const listener of this.listeners) listener();
+      return;
+    }
     const started = process.cpuUsage();
     for (const listener of this.listeners) listener();
     // React renders and Ink writes in the microtasks after the listeners; a macrotask runs after.
