@@ -16,10 +16,10 @@ await rm("dist/bundle", { recursive: true, force: true });
 // bundled and compiled into the bundle (src/tools/prebuilt-schemas.ts says why and how they are keyed).
 const { parseConfigText } = await import("../dist/config/load.js");
 const { configSchema } = await import("../dist/config/schema.js");
-const { builtinSchemaForms } = await import("../dist/tools/builtin/schema-forms.js");
+const { prebuiltSchemaForms } = await import("../dist/orchestrator/tool-schema-forms.js");
 const configText = await readFile("config.yaml", "utf8");
 const defaults = configSchema.parse({});
-const schemas = builtinSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
+const schemas = prebuiltSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
 const options = bundleOptions(["dist/cli/main.js"], "dist/bundle");
 await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
 
