@@ -4,7 +4,7 @@ import { permissionModeSchema, type PermissionMode } from "../config/schema.js";
 import { closest } from "../util/edit-distance.js";
 import type { SessionStatus } from "../events/types.js";
 import type { CliArgs, Subcommand } from "./types.js";
-import { commandUsage, OPTIONS, optionUsage, SUBCOMMANDS, UsageError, type OptionSpec } from "./usage.js";
+import { commandUsage, OPTIONS, optionUsage, SUBCOMMANDS, TOKENIZER_OPTIONS, UsageError, type OptionSpec } from "./usage.js";
 
 export { HELP } from "./usage.js";
 
@@ -16,9 +16,6 @@ export { HELP } from "./usage.js";
 
 const BY_LONG = new Map(OPTIONS.map((o) => [o.name, o]));
 const BY_SHORT = new Map(OPTIONS.filter((o) => o.short).map((o) => [o.short!, o]));
-const TOKENIZER_OPTIONS = Object.fromEntries(
-  OPTIONS.map((o) => [o.name, { type: o.kind === "string" ? ("string" as const) : ("boolean" as const), ...(o.short ? { short: o.short } : {}) }]),
-);
 
 interface Positional {
   value: string;

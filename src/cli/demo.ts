@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createDemoScript, DEMO_CONFIG, DEMO_PROMPT, demoSpeed } from "../model/demo-script.js";
 import { startScriptedServer } from "../model/scripted.js";
 import type { AnyTool } from "../tools/tool.js";
+import { DEMO_MODEL } from "./first-frame.js";
 import { runInteractive } from "./interactive.js";
 import { holdTerminationSignals } from "./signal-hold.js";
 import type { CliArgs, MainIo } from "./types.js";
@@ -28,7 +29,7 @@ export async function runDemo(args: CliArgs, io: MainIo, packageDir: string, ver
   const speed = demoSpeed(io.env.ORCA_DEMO_SPEED);
   const server = await startScriptedServer(createDemoScript({ speed }));
   try {
-    return await runInteractive({ ...args, model: args.model ?? "orca-demo" }, io, packageDir, version, {
+    return await runInteractive({ ...args, model: args.model ?? DEMO_MODEL }, io, packageDir, version, {
       baseUrl: server.url,
       configFile,
       workspace,

@@ -8,6 +8,7 @@ import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listedSessions, listSessions } from "../sessions/store.js";
 import { createSession, type SessionSetup } from "../orchestrator/create.js";
 import { HeadlessApprover } from "../tools/headless-approver.js";
+import { dismissEarlyFrame } from "../ui/early-frame-slot.js";
 import { HELP, parseCli } from "./args.js";
 import { commandUsage, UsageError } from "./usage.js";
 import type { CliArgs, MainIo } from "./types.js";
@@ -87,6 +88,7 @@ export async function main(argv: string[], raw: MainIo = defaultIo()): Promise<n
   } finally {
     process.off("exit", killOnExit);
     started?.killChildrenSync();
+    dismissEarlyFrame();
   }
 }
 
@@ -115,6 +117,8 @@ async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<
 }
 
 function reportError(error: unknown, io: MainIo): number {
+  // A first frame drawn for a dashboard that will not come goes first: the message is for the normal screen.
+  dismissEarlyFrame();
   if (error instanceof ConfigError) {
     // A config error may list several problems, one line each; a usage error adds its usage.
     const lines = error.message.split("\n").map((line) => `orca: ${line}`);

@@ -42,6 +42,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: "help", short: "h", kind: "boolean", help: "this help" },
 ];
 
+/** The options as node:util's parseArgs reads them (its tokens; args.ts checks them). */
+export const TOKENIZER_OPTIONS = Object.fromEntries(
+  OPTIONS.map((o) => [o.name, { type: o.kind === "string" ? ("string" as const) : ("boolean" as const), ...(o.short ? { short: o.short } : {}) }]),
+);
+
 export const SUBCOMMANDS: readonly Subcommand[] = ["agents", "tools", "mcp", "skills", "sessions", "hooks", "worktrees", "doctor", "undo", "permissions"];
 
 const SYNOPSIS = [

@@ -31,12 +31,20 @@ function shortPath(path: string, max: number): string {
   return p.length > max ? `…${p.slice(p.length - max + 1)}` : p;
 }
 
-interface HeaderField extends Field {
+export interface HeaderField extends Field {
   readonly role?: Role;
   readonly bold?: boolean;
 }
 
 const MODE_ROLE: Record<PermissionMode, Role> = { default: "muted", "accept-edits": "accent", plan: "ok", bypass: "error" };
+
+/** The header's first fields: the command line alone says them, so the first frame has them too (early-frame.tsx). */
+export function leadingFields(model: string): HeaderField[] {
+  return [
+    { text: "orca", drop: 0, role: "brand", bold: true },
+    { text: terminalSafe(model), drop: 1 },
+  ];
+}
 
 /**
  * The header's fields, in order. Narrow, whole fields go (session id, then workspace, elapsed,
@@ -48,11 +56,7 @@ export function headerFields(p: Omit<HeaderProps, "width" | "demo">): HeaderFiel
   const servers = Object.values(p.state.mcp);
   const live = servers.filter((s) => s.state === "connected" || s.state === "restarted").length;
   const failed = servers.some((s) => s.state === "failed");
-  const fields: HeaderField[] = [
-    { text: "orca", drop: 0, role: "brand", bold: true },
-    { text: terminalSafe(p.model), drop: 1 },
-    { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] },
-  ];
+  const fields: HeaderField[] = [...leadingFields(p.model), { text: `mode: ${p.mode}`, drop: 1, role: MODE_ROLE[p.mode] }];
   if (p.sandboxAuto) fields.push({ text: "sandboxed cmds: auto", drop: 2, role: "muted" });
   // A resumed session says so until the last field goes: what is on screen came from the log.
   if (p.state.session.resumed) fields.push({ text: "resumed", drop: 2, role: "label" });
@@ -73,8 +77,12 @@ const BADGE = " SCRIPTED DEMO ";
 
 /** model · mode · MCP · tokens · cost · workspace · session · elapsed, and the demo badge. */
 function HeaderImpl(props: HeaderProps): React.JSX.Element {
-  const room = props.width - (props.demo ? stringWidth(BADGE) + 1 : 0);
-  return <HeaderLine fields={fitFields(headerFields(props), room)} demo={props.demo} />;
+  return headerLine(headerFields(props), props.demo, props.width);
+}
+
+/** The header line of `fields`, as many as fit in `width` beside the demo badge. */
+export function headerLine(fields: readonly HeaderField[], demo: boolean, width: number): React.JSX.Element {
+  return <HeaderLine fields={fitFields(fields, width - (demo ? stringWidth(BADGE) + 1 : 0))} demo={demo} />;
 }
 
 /**

@@ -18,8 +18,8 @@ import { Styles } from "./wrap-styled.js";
  */
 
 const ESC = "\u001B";
-const SYNC_BEGIN = `${ESC}[?2026h`;
-const SYNC_END = `${ESC}[?2026l`;
+export const SYNC_BEGIN = `${ESC}[?2026h`;
+export const SYNC_END = `${ESC}[?2026l`;
 /** What Ink writes before a frame to erase the previous one: erase line, cursor up, cursor left. */
 const ERASE_PREFIX = /^(?:\u001B\[2K|\u001B\[1A|\u001B\[G)+/;
 /** How long the screen stays unchanged before the last frame is written whole once more. */

@@ -3,10 +3,10 @@ import type { OrcaEvent } from "../events/types.js";
 import type { SessionApi } from "../orchestrator/types.js";
 import { App } from "./App.js";
 import type { DialogApprover } from "./dialog-approver.js";
-import { clearOnResize, keysFromTheStart } from "./full-screen.js";
-import { diffingStdout } from "./frame-diff.js";
+import { openDashboardTerminal } from "./dashboard-terminal.js";
+import { takeEarlyFrame } from "./early-frame-slot.js";
 import { warmMarkdown } from "./markdown.js";
-import { Screen, type Signal } from "./screen.js";
+import type { Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
@@ -69,13 +69,9 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     approver.denyAll("terminal closed");
     instance?.unmount();
   };
-  const screen = new Screen({ stdout, onSignal });
-  screen.enter();
-  const releaseKeys = keysFromTheStart(stdin);
-
-  const detachResize = clearOnResize(stdout, screen, () => instance);
-  // Each frame writes only what changed (frame-diff.ts); full redraws are a benchmark's baseline.
-  const output = opts.fullRedraw ? { stream: stdout, dispose: () => {} } : diffingStdout(stdout);
+  // The first frame may be on screen already (early-frame.tsx): the App's frames are written as changes from it.
+  const terminal = takeEarlyFrame(stdout)?.terminal ?? openDashboardTerminal(stdout, stdin, { fullRedraw: opts.fullRedraw });
+  terminal.onSignal = onSignal;
 
   try {
     instance = render(
@@ -96,8 +92,9 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
           }}
         />
       </WelcomeContext.Provider>,
-      { stdout: output.stream, stdin, exitOnCtrlC: false, patchConsole: false },
+      { stdout: terminal.stream, stdin, exitOnCtrlC: false, patchConsole: false },
     );
+    terminal.ink = instance;
     // Off the first answer's path: the markdown renderer (and what the caller asks for, such as
     // the model's HTTP stack) warms up once the first frame is out.
     warm = setTimeout(() => {
@@ -109,14 +106,11 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
     return { exitCode };
   } finally {
     clearTimeout(warm);
-    output.dispose();
-    detachResize();
     detachBus();
     detachScheduler();
     store.dispose();
     approver.denyAll("dashboard closed");
-    releaseKeys();
-    screen.leave();
+    terminal.close();
     // The alternate screen took the conversation with it: the last answer stays in the scrollback
     // (not when the terminal closed: there is nothing to write to).
     if (lastAnswer.trim() && exitCode !== 129 && exitCode !== 143) stdout.write(`${terminalSafe(lastAnswer).trimEnd()}\n`);

@@ -42,6 +42,16 @@ function expectWhole(screen: string, columns: number, rows: number, dialog = tru
   expect(lines.filter((l) => l.startsWith("╚"))).toHaveLength(dialog ? 1 : 0);
 }
 
+/** A session id as the header shows it: date, time, six hex digits. */
+const SESSION_ID = /session (\d{8}-\d{6}-[0-9a-f]{6})\b/;
+
+/** The permission dialog on screen through `lastLine` and its bottom border. */
+function dialogDrawn(screen: string, lastLine: string): boolean {
+  const lines = screen.split("\n");
+  const last = lines.findIndex((l) => l.includes(lastLine));
+  return screen.includes("Permission:") && last > 0 && lines.slice(last + 1).some((l) => l.startsWith("╚"));
+}
+
 async function send(t: TmuxTerminal, text: string): Promise<void> {
   t.keys("-l", text);
   t.keys("Enter");
@@ -63,22 +73,28 @@ describe("the dashboard in tmux", () => {
 
       // Markdown: the bold word without its stars, the code block without its fence.
       await send(t, "md");
-      const md = await t.waitFor("the markdown answer", (s) => s.includes("That is all."));
-      expect(md).toContain("Here is the plan for it:");
-      expect(md).not.toContain("**plan**");
-      expect(md).toContain("│ const answer = 42;");
-      expect(md).not.toContain("```");
+      await t.waitFor("the markdown answer", (s) => {
+        expect(s).toContain("That is all.");
+        expect(s).toContain("Here is the plan for it:");
+        expect(s).not.toContain("**plan**");
+        expect(s).toContain("│ const answer = 42;");
+        expect(s).not.toContain("```");
+      });
 
       // The dialog opens; "ma" + Enter typed at once neither answers it nor is lost: it is queued.
       await send(t, "bash");
-      const asked = await t.waitFor("the permission dialog", (s) => s.includes("Permission:"), 30_000);
+      // The dialog drawn to its last line and its bottom border, so the frame is whole on screen.
+      const asked = await t.waitFor("the permission dialog", (s) => dialogDrawn(s, "read the request (keys you type now go to the input box)"), 30_000);
       t.keys("m", "a", "Enter");
-      const queued = await t.waitFor("the queued message", (s) => s.includes("1 message queued"));
-      expect(queued).toContain("Permission:");
-      expect(queued).toContain("seq 1 300");
+      // The queue's note is on the last row: the frame is drawn through.
+      const queued = await t.waitFor("the queued message", (s) => {
+        expect(s).toContain("1 message queued");
+        expect(s).toContain("Permission:");
+        expect(s).toContain("seq 1 300");
+      });
       expectWhole(asked, columns, rows);
       expectWhole(queued, columns, rows);
-      const armed = await t.waitFor("the dialog's answer keys", (s) => s.includes("y once"));
+      const armed = await t.waitFor("the dialog's answer keys", (s) => dialogDrawn(s, "y once"));
       expectWhole(armed, columns, rows);
       t.keys("y");
       await t.waitFor("the bash row", (s) => /✓ bash seq 1 300/.test(s));
@@ -90,12 +106,16 @@ describe("the dashboard in tmux", () => {
       // In one send-keys, as a fast typist does: Enter must open the call that ↑ just selected.
       t.keys("Up", "Enter");
       // 300 lines and bash's "[exit code: 0]".
-      const opened = await t.waitFor("the whole output", (s) => / of 301\b/.test(s));
-      expect(opened).toMatch(/│1\s/);
+      await t.waitFor("the whole output", (s) => {
+        expect(s).toMatch(/ of 301\b/);
+        expect(s).toMatch(/│1\s/);
+      });
       t.keys("End");
-      const end = await t.waitFor("the last line", (s) => /–301 of 301/.test(s));
-      expect(end).toMatch(/│300\s/);
-      expect(end).toContain("[exit code: 0]");
+      await t.waitFor("the last line", (s) => {
+        expect(s).toMatch(/–301 of 301/);
+        expect(s).toMatch(/│300\s/);
+        expect(s).toContain("[exit code: 0]");
+      });
       t.keys("PageUp");
       await t.waitFor("a page up", (s) => / of 301/.test(s) && !/–301 of 301/.test(s));
       t.keys("/");
@@ -112,8 +132,11 @@ describe("the dashboard in tmux", () => {
       await send(t, "edit");
       await t.waitFor("the edit's dialog", (s) => s.includes("edit_file") && s.includes("y once"), 30_000);
       t.keys("y");
-      const edited = await t.waitFor("the applied diff", (s) => s.includes("+const b = 2;") && s.includes("Done: Edited"));
-      expect(edited).toContain("-const b = 1;");
+      await t.waitFor("the applied diff", (s) => {
+        expect(s).toContain("+const b = 2;");
+        expect(s).toContain("Done: Edited");
+        expect(s).toContain("-const b = 1;");
+      });
       expect(ws.read("src/a.js")).toBe("const a = 1;\nconst b = 2;\n");
 
       // /help and /cost open in the viewer; Esc closes.
@@ -123,15 +146,22 @@ describe("the dashboard in tmux", () => {
       t.keys("Escape");
       await t.waitFor("the help closed", (s) => !s.includes("Commands (type /") && s.includes("Ask orca"));
       await send(t, "/cost");
-      const cost = await t.waitFor("the cost", (s) => s.includes("Tokens and cost, per agent"));
-      expect(cost).toMatch(/coordinator\s+\d/);
-      expect(cost).toMatch(/total\s+[\d.]+k?\s+\d+\s+\d+\s+\$0\.\d+/);
+      await t.waitFor("the cost", (s) => {
+        expect(s).toContain("Tokens and cost, per agent");
+        expect(s).toMatch(/coordinator\s+\d/);
+        expect(s).toMatch(/total\s+[\d.]+k?\s+\d+\s+\d+\s+\$0\.\d+/);
+      });
       t.keys("Escape");
       await t.waitFor("the cost closed", (s) => !s.includes("Tokens and cost") && s.includes("Ask orca"));
 
       // /mode plan: the header says so, and a write is refused.
       await send(t, "/mode plan");
-      const plan = await t.waitFor("plan mode in the header", (s) => /^orca · gpt-4\.1-mini · mode: plan/.test(s));
+      // The header is the first row; the emptied input box (after /mode plan's Enter) near the last.
+      const plan = await t.waitFor("plan mode in the header", (s) => {
+        expect(s).toMatch(/^orca · gpt-4\.1-mini · mode: plan/);
+        expect(s).toContain("mode: plan — read-only tools only: writes are refused");
+        expect(s).toContain("Ask orca");
+      });
       expectWhole(plan, columns, rows, false);
       await send(t, "write");
       await t.waitFor("the refused write", (s) => /✗ write_file new\.txt/.test(s) && s.includes("Done: Error"), 30_000);
@@ -140,11 +170,21 @@ describe("the dashboard in tmux", () => {
       if (columns >= 200) {
         // /clear starts a new session (the header's id changes, the transcript is empty);
         // /resume ID brings the old one back with its conversation.
-        const before = /session (\S+)/.exec(t.screen().split("\n")[0]!)?.[1];
-        expect(before).toBeTruthy();
+        // The whole id (a header half drawn would cut it short).
+        const header = await t.waitFor("the session's id in the header", (s) => SESSION_ID.test(s.split("\n")[0]!));
+        const before = SESSION_ID.exec(header.split("\n")[0]!)![1]!;
         await send(t, "/clear");
-        const cleared = await t.waitFor("a new session", (s) => /session (\S+)/.exec(s.split("\n")[0]!)?.[1] !== before && !s.includes("That is all."), 30_000);
-        expect(cleared.split("\n")[0]).toContain("mode: plan");
+        await t.waitFor(
+          "a new session",
+          (s) => {
+            const top = s.split("\n")[0]!;
+            expect(SESSION_ID.exec(top)?.[1]).not.toBe(before);
+            expect(SESSION_ID.test(top)).toBe(true);
+            expect(top).toContain("mode: plan");
+            expect(s).not.toContain("That is all.");
+          },
+          30_000,
+        );
         await send(t, `/resume ${before}`);
         // The whole note, not a word of it: a capture can land mid-frame (tmux had read only part of
         // Ink's write), showing the header already changed and the note's line half drawn.

@@ -26,18 +26,27 @@ describe("the fan-out question in tmux", () => {
     fs.writeFileSync(config, "model:\n  price: { input: 0.4, output: 1.6 }\n");
     const t = orcaInTmux("fanout", ws, ["--config", config, "--base-url", server.url, "survey every module"], { columns: 140, rows: 44, env: ["ORCA_DIALOG_ARM_MS=1500"] });
 
-    const asked = await t.waitFor("the fan-out question", (s) => s.includes("Fan-out: coordinator wants to start 6 sub-agents at once") && s.includes("start none"), 40_000);
-    expect(asked).toContain("asked because: 6 sub-agents at once (agents.confirm_fanout: 4)");
-    expect(asked).toMatch(/estimated cost of them all: ~\$\d+\.\d+/);
-    for (let i = 1; i <= 6; i++) expect(asked).toMatch(new RegExp(`${i}\\. explorer \\[mod ${i}\\] · ~\\$\\d+\\.\\d+ · map module ${i} and its callers`));
-    expect(asked).toContain("Estimate: each sub-agent's first request");
+    await t.waitFor(
+      "the fan-out question",
+      (s) => {
+        expect(s).toContain("Fan-out: coordinator wants to start 6 sub-agents at once");
+        expect(s).toContain("start none");
+        expect(s).toContain("asked because: 6 sub-agents at once (agents.confirm_fanout: 4)");
+        expect(s).toMatch(/estimated cost of them all: ~\$\d+\.\d+/);
+        for (let i = 1; i <= 6; i++) expect(s).toMatch(new RegExp(`${i}\\. explorer \\[mod ${i}\\] · ~\\$\\d+\\.\\d+ · map module ${i} and its callers`));
+        expect(s).toContain("Estimate: each sub-agent's first request");
+      },
+      40_000,
+    );
     // Nothing started while the person is asked.
     expect(server.requests.map(agentOf)).toEqual(["coordinator"]);
 
     t.keys("n");
     await t.waitFor("the coordinator's answer", (s) => s.includes("FANOUT-DECLINED"), 30_000);
-    const screen = await t.waitFor("the note in its pane", (s) => s.includes("fan-out of 6 sub-agents"));
-    expect(screen).toContain("denied: none started");
+    await t.waitFor("the note in its pane", (s) => {
+      expect(s).toContain("fan-out of 6 sub-agents");
+      expect(s).toContain("denied: none started");
+    });
     expect(server.requests.map(agentOf)).toEqual(["coordinator", "coordinator"]);
     const results = toolResults(server.requests[1]!);
     for (const call of six) expect(results.get(call.id)).toMatch(/^Error: not run: the person declined this fan-out/);

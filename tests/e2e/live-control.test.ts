@@ -47,8 +47,11 @@ describe("live control in tmux", () => {
     const second = requestsOf(server, "explorer-1")[1]!;
     expect(second.body.messages.at(-1)).toEqual({ role: "user", content: "steer-now: only src" });
     t.keys("z");
-    const zoomed = await t.waitFor("alpha's transcript", (s) => s.includes("Esc/q/z back") && s.includes("steer-now: only src"));
-    expect(zoomed).toContain("task: look at A");
+    await t.waitFor("alpha's transcript", (s) => {
+      expect(s).toContain("Esc/q/z back");
+      expect(s).toContain("steer-now: only src");
+      expect(s).toContain("task: look at A");
+    });
     t.keys("Escape");
     await t.waitFor("the grid again", (s) => !s.includes("Esc/q/z back"));
     for (const r of [...requestsOf(server, "explorer-2"), ...requestsOf(server, "coordinator")]) expect(JSON.stringify(r.body.messages)).not.toContain("steer-now");
@@ -57,9 +60,11 @@ describe("live control in tmux", () => {
     t.keys("Tab");
     await t.waitFor("beta focused", (s) => s.includes("x/Esc stop explorer") && s.includes("explorer-2 [beta] › "));
     t.keys("x");
-    const stopped = await t.waitFor("beta cancelled", (s) => /explorer-2 \[beta\] cancelled/.test(s));
-    expect(lineWith(stopped, "explorer-1 [alpha]")).toContain("running");
-    expect(lineWith(stopped, "coordinator")).toContain("running");
+    await t.waitFor("beta cancelled", (s) => {
+      expect(s).toMatch(/explorer-2 \[beta\] cancelled/);
+      expect(lineWith(s, "explorer-1 [alpha]")).toContain("running");
+      expect(lineWith(s, "coordinator")).toContain("running");
+    });
 
     alphaEnds.open();
     await t.waitFor("the coordinator's report", (s) => s.includes("report: alpha answered, beta stopped") && s.includes("Ask orca"), 30_000);
@@ -87,9 +92,12 @@ describe("live control in tmux", () => {
     t.keys("Tab");
     await t.waitFor("gamma focused", (s) => s.includes("Ctrl+B background"));
     t.keys("C-b");
-    const waiting = await t.waitFor("the coordinator's turn over while gamma runs", (s) => s.includes("turn over; gamma works on") && s.includes("waiting for background sub-agents: explorer-1"));
-    expect(lineWith(waiting, "explorer-1 [gamma]")).toMatch(/running · bg/);
-    expect(waiting).toContain("moved to the background: its parent goes on");
+    await t.waitFor("the coordinator's turn over while gamma runs", (s) => {
+      expect(s).toContain("turn over; gamma works on");
+      expect(s).toContain("waiting for background sub-agents: explorer-1");
+      expect(lineWith(s, "explorer-1 [gamma]")).toMatch(/running · bg/);
+      expect(s).toContain("moved to the background: its parent goes on");
+    });
     const moved = toolTexts(requestsOf(server, "coordinator")[1]!)[0]!;
     expect(moved).toContain("explorer-1 (explorer, \"gamma\") was moved to the background by the user and keeps running");
     expect(requestsOf(server, "explorer-1")[0]!.finishedAt).toBeUndefined();

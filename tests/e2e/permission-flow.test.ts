@@ -31,19 +31,39 @@ describe("permission flow in tmux", () => {
     const t = orcaInTmux("flow", ws, ["--base-url", server.url, "go"], { columns: 140, rows: 44, env: ["ORCA_DIALOG_ARM_MS=1500"] });
 
     // Both testers ask for npm test: one dialog, the other counted with who it is.
-    const first = await t.waitFor("npm test's dialog with the other tester waiting", (s) => s.includes("Permission:") && s.includes("npm test") && /\+1 more waiting: tester-\d/.test(s), 40_000);
-    expect(first).toMatch(/Permission: tester-\d \[(unit|again)\] wants to run bash/);
+    await t.waitFor(
+      "npm test's dialog with the other tester waiting",
+      (s) => {
+        expect(s).toMatch(/Permission: tester-\d \[(unit|again)\] wants to run bash/);
+        expect(s).toContain("npm test");
+        expect(s).toMatch(/\+1 more waiting: tester-\d/);
+      },
+      40_000,
+    );
     await t.waitFor("the dialog armed, offering the prefix rule", (s) => s.includes("y once") && s.includes('"always" adds the session rule bash(npm test *)'));
     t.keys("a");
 
     // The other tester's waiting call was covered, and tester-1's next npm test does not ask: the next dialog is the write.
-    const write = await t.waitFor("the next dialog: a command npm test's rule does not cover", (s) => s.includes("Permission:") && s.includes("echo no > denied.txt"), 40_000);
-    expect(write).not.toMatch(/more waiting/);
+    await t.waitFor(
+      "the next dialog: a command npm test's rule does not cover",
+      (s) => {
+        expect(s).toContain("Permission:");
+        expect(s).toContain("echo no > denied.txt");
+        expect(s).not.toMatch(/more waiting/);
+      },
+      40_000,
+    );
     await t.waitFor("the dialog armed", (s) => s.includes("y once") && s.includes("deny this call (the run goes on)"));
     t.keys("Escape");
 
-    const done = await t.waitFor("the coordinator's report", (s) => s.includes("report: all three came back"), 40_000);
-    expect(done).not.toContain("Permission:");
+    await t.waitFor(
+      "the coordinator's report",
+      (s) => {
+        expect(s).toContain("report: all three came back");
+        expect(s).not.toContain("Permission:");
+      },
+      40_000,
+    );
     expect(fs.existsSync(ws.file("denied.txt"))).toBe(false);
     const tester1 = server.requests.filter((r) => agentOf(r) === "tester-1");
     expect(tester1).toHaveLength(4);

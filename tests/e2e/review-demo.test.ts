@@ -54,12 +54,16 @@ describe("review on orca --demo in tmux", () => {
     const afterFirst = first === "editor-1" ? FIXED : MULTIPLIED;
 
     await send(t, "/review");
-    const all = await t.waitFor("every editor's change set", (s) => s.includes("editor-1 [fix subtract] — 1 file") && s.includes("editor-2 [add multiply] — 2 files") && s.includes("created CHANGELOG.md (1 hunk)"));
-    expect(all).toContain("+export function multiply(a, b) {");
-    expect(all).toContain("+  return a - b;");
-    expect(all).toContain("+- Added `multiply(a, b)` to src/math.js.");
-    // The first editor's diff runs to the file now: it says the second changed it after.
-    expect(all).toContain(`⚠ changed after it by ${second}`);
+    await t.waitFor("every editor's change set", (s) => {
+      expect(s).toContain("editor-1 [fix subtract] — 1 file");
+      expect(s).toContain("editor-2 [add multiply] — 2 files");
+      expect(s).toContain("created CHANGELOG.md (1 hunk)");
+      expect(s).toContain("+export function multiply(a, b) {");
+      expect(s).toContain("+  return a - b;");
+      expect(s).toContain("+- Added `multiply(a, b)` to src/math.js.");
+      // The first editor's diff runs to the file now: it says the second changed it after.
+      expect(s).toContain(`⚠ changed after it by ${second}`);
+    });
     t.keys("Escape");
     await t.waitFor("the review closed", (s) => s.includes("Ask orca") && !s.includes("review · "));
 
@@ -92,8 +96,10 @@ describe("review on orca --demo in tmux", () => {
     expect(logEvents(base).some((e) => e.type === "assistant_message" && e.agentId === second && String(e.content).includes("I read your review"))).toBe(true);
 
     await send(t, "/diff");
-    const diff = await t.waitFor("the session's diff", (s) => s.includes("The session's change against its start: 2 files"));
-    expect(diff).toContain("created CHANGELOG.md");
+    await t.waitFor("the session's diff", (s) => {
+      expect(s).toContain("The session's change against its start: 2 files");
+      expect(s).toContain("created CHANGELOG.md");
+    });
     t.keys("Escape");
     await t.waitFor("the diff closed", (s) => !s.includes("The session's change against") && s.includes("Ask orca"));
 

@@ -27,15 +27,19 @@ describe("review in tmux", () => {
     expect(ws.read("src/a.js")).toBe("const a = 1;\nconst b = 2;\n");
 
     await send(t, "/review");
-    const review = await t.waitFor("the review", (s) => s.includes("modified src/a.js (1 hunk)"));
-    expect(review).toContain("-const b = 1;");
-    expect(review).toContain("+const b = 2;");
+    await t.waitFor("the review", (s) => {
+      expect(s).toContain("modified src/a.js (1 hunk)");
+      expect(s).toContain("-const b = 1;");
+      expect(s).toContain("+const b = 2;");
+    });
     t.keys("Escape");
     await t.waitFor("the review closed", (s) => !s.includes("modified src/a.js (1 hunk)") && s.includes("Ask orca"));
 
     await send(t, "/diff");
-    const diff = await t.waitFor("the session's diff", (s) => s.includes("The session's change against its start: 1 file"));
-    expect(diff).toContain("+const b = 2;");
+    await t.waitFor("the session's diff", (s) => {
+      expect(s).toContain("The session's change against its start: 1 file");
+      expect(s).toContain("+const b = 2;");
+    });
     t.keys("Escape");
     await t.waitFor("the diff closed", (s) => !s.includes("The session's change against") && s.includes("Ask orca"));
 

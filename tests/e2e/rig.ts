@@ -73,10 +73,14 @@ export async function exitCode(t: TmuxTerminal): Promise<string> {
   return /EXIT=(\d+)/.exec(screen)![1]!;
 }
 
-/** Types `text`, waits until it shows, then presses Enter. */
+/**
+ * Types `text`, waits until the input box shows it, then presses Enter. The box's row is the last
+ * with a prompt (the transcript's "› …" lines are above it); the text anywhere would not do: "edit"
+ * is on screen before it is typed ("editor"), and a sent message stays in the transcript.
+ */
 export async function send(t: TmuxTerminal, text: string): Promise<void> {
   t.keys("-l", text);
-  await t.waitFor(`"${text}" typed`, (s) => s.includes(text));
+  await t.waitFor(`"${text}" typed`, (s) => (s.split("\n").findLast((l) => l.includes("› ")) ?? "").includes(`› ${text}`));
   t.keys("Enter");
 }
 

@@ -24,10 +24,16 @@ describe("orca --resume ID in tmux, of a run killed with two sub-agents at work"
     const live = await scriptedServer(perAgent({ "tester-1": tester, "tester-2": tester, coordinator: [{ text: "TEAM-DONE: both suites passed" }] }));
     const t = orcaInTmux("team-resume", w, ["--resume", id, "--base-url", live.url], { columns: 140, rows: 40 });
 
-    const done = await t.waitFor("the team to finish and the coordinator to answer", (s) => s.includes("TEAM-DONE"), 90_000);
-    expect(done).toContain("the stopped run goes on: tester-1, tester-2 continue from their own histories");
-    expect(done).toMatch(/tester-\d \[suite A\] done · continued/);
-    expect(done).toMatch(/tester-\d \[suite B\] done · continued/);
+    await t.waitFor(
+      "the team to finish and the coordinator to answer",
+      (s) => {
+        expect(s).toContain("TEAM-DONE");
+        expect(s).toContain("the stopped run goes on: tester-1, tester-2 continue from their own histories");
+        expect(s).toMatch(/tester-\d \[suite A\] done · continued/);
+        expect(s).toMatch(/tester-\d \[suite B\] done · continued/);
+      },
+      90_000,
+    );
 
     // Each tester went on from its own history, with no new prompt; the coordinator got both reports.
     const coordinator = live.requests.filter((r) => agentOf(r) === "coordinator");

@@ -51,9 +51,16 @@ describe("model text in a real terminal", () => {
       }),
     );
     const term = terminalFor("dash", workspace({ "a.txt": "a\n" }), `${ORCA} --base-url ${server.url} go`);
-    const screen = await term.waitFor("the coordinator's report", (s) => s.includes("report-done") && s.includes("Ask orca"), 60_000);
-    expect(screen).toContain("explorer-1 [lbl");
-    expect(screen).toMatch(/evil.*tool/);
+    await term.waitFor(
+      "the coordinator's report",
+      (s) => {
+        expect(s).toContain("report-done");
+        expect(s).toContain("Ask orca");
+        expect(s).toContain("explorer-1 [lbl");
+        expect(s).toMatch(/evil.*tool/);
+      },
+      60_000,
+    );
     expectNothingActed(term);
     term.keys("C-c");
     await term.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s));

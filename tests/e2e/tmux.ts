@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { expect } from "vitest";
 
 /**
  * One private tmux server (its own -L socket, no user config) with one window of a fixed size,
@@ -43,20 +44,37 @@ export class TmuxTerminal {
     this.tmux("resize-window", "-t", "e2e", "-x", String(columns), "-y", String(rows));
   }
 
-  /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
-  async waitFor(what: string, test: (screen: string) => boolean, timeoutMs = 20_000): Promise<string> {
+  /**
+   * Polls the screen until `test` holds — returns true, or returns nothing without throwing (so a
+   * test's `expect`s can be the condition) — on two captures in a row that are the same, and
+   * returns that screen. Fails with the last screen (and the last failed `expect`) after `timeoutMs`.
+   *
+   * The second capture is taken at once: a capture can land mid-frame (tmux has read only part of
+   * orca's write of a frame), and the rest usually arrives before it. Usually, not surely (a writer
+   * starved of CPU can stall longer): the sure defence is a predicate that holds what the test asserts.
+   */
+  async waitFor(what: string, test: (screen: string) => boolean | void, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = "";
+    let held: string | undefined;
+    let failure = "";
     while (Date.now() < deadline) {
       try {
         screen = this.screen();
       } catch {
         screen = "";
       }
-      if (test(screen)) return screen;
+      if (holds(what, test, screen, (message) => (failure = message))) {
+        if (screen === held) return screen;
+        held = screen;
+        // Not a pause: the in-process scripted server gets its turn before the next capture.
+        await new Promise((r) => setImmediate(r));
+        continue;
+      }
+      held = undefined;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`timed out waiting for ${what}; the screen was:\n${screen}`);
+    throw new Error(`timed out waiting for ${what}${failure ? ` (${failure})` : ""}; the screen was:\n${screen}`);
   }
 
   kill(): void {
@@ -68,4 +86,25 @@ export class TmuxTerminal {
       // already gone
     }
   }
+}
+
+/**
+ * Whether `test` holds on `screen`: true, or nothing returned and nothing thrown; `failed` hears why
+ * not. A predicate that returned nothing and asserted nothing (a block body that forgot its
+ * `return`) would hold on any screen: that is the test's mistake, and it is thrown.
+ */
+function holds(what: string, test: (screen: string) => boolean | void, screen: string, failed: (message: string) => void): boolean {
+  const asserted = expect.getState().assertionCalls;
+  let result: boolean | void;
+  try {
+    result = test(screen);
+  } catch (error) {
+    failed(error instanceof Error ? error.message : String(error));
+    return false;
+  }
+  if (result === undefined && expect.getState().assertionCalls === asserted) {
+    throw new Error(`waiting for ${what}: the predicate returned nothing and asserted nothing`);
+  }
+  if (result === false) failed("");
+  return result !== false;
 }

@@ -20,8 +20,14 @@ describe("the welcome screen and MCP servers", () => {
     );
     const term = orcaInTmux("welcome-mcp", ws, ["--base-url", "http://127.0.0.1:8080/v1"], { rows: 30 });
     // The connect timeout leaves a loaded machine ten seconds to draw the first frame.
-    const first = await term.waitFor("the welcome screen", (s) => s.includes("workspace") && /MCP\s+slow/.test(s), 30_000);
-    expect(first).toMatch(/│MCP\s+slow connecting\s+│/);
+    await term.waitFor(
+      "the welcome screen",
+      (s) => {
+        expect(s).toContain("workspace");
+        expect(s).toMatch(/│MCP\s+slow connecting\s+│/);
+      },
+      30_000,
+    );
     // The failure is said on the welcome's MCP row, or — once its warning opens the conversation —
     // in the coordinator's pane, which then replaces the welcome screen.
     const later = await term.waitFor("the server's failure", (s) => /│MCP\s+slow failed\s+│|⚠ MCP server slow failed: did not finish start-up/.test(s), 60_000);

@@ -12,21 +12,24 @@ describe("the welcome screen in tmux", () => {
     const server = await scriptedServer([{ text: "WELCOME-ANSWER: hello" }]);
     const t = orcaInTmux("welcome", ws, ["--base-url", server.url, "-m", "welcome-model"], { columns: 80, rows: 24 });
 
-    const screen = await t.waitFor("the welcome", (s) => s.includes("you talk to it"));
-    expect(screen).toMatch(/model\s+welcome-model · http:\/\/127\.0\.0\.1:\d+\/v1/);
-    expect(screen).toMatch(/workspace\s+\/.*\/ws/);
-    expect(screen).toMatch(/agents\s+coordinator \(you talk to it\) · editor · explorer · tester/);
-    expect(screen).toMatch(/skills\s+\S/);
-    expect(screen).toMatch(/MCP\s+none configured/);
-    expect(screen).toMatch(/keys\s+Enter send/);
-    // Nothing in it is cut at 80 columns.
-    expect(screen).not.toMatch(/type a task below.*…/);
+    await t.waitFor("the welcome", (s) => {
+      expect(s).toMatch(/model\s+welcome-model · http:\/\/127\.0\.0\.1:\d+\/v1/);
+      expect(s).toMatch(/workspace\s+\/.*\/ws/);
+      expect(s).toMatch(/agents\s+coordinator \(you talk to it\) · editor · explorer · tester/);
+      expect(s).toMatch(/skills\s+\S/);
+      expect(s).toMatch(/MCP\s+none configured/);
+      expect(s).toMatch(/keys\s+Enter send/);
+      // Nothing in it is cut at 80 columns.
+      expect(s).not.toMatch(/type a task below.*…/);
+    });
 
     t.keys("-l", "say hello");
     t.keys("Enter");
-    const after = await t.waitFor("the answer", (s) => s.includes("WELCOME-ANSWER: hello"));
-    expect(after).toContain("say hello");
-    expect(after).not.toContain("you talk to it");
+    await t.waitFor("the answer", (s) => {
+      expect(s).toContain("WELCOME-ANSWER: hello");
+      expect(s).toContain("say hello");
+      expect(s).not.toContain("you talk to it");
+    });
     expect(server.requests).toHaveLength(1);
 
     t.keys("C-c");

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { describe, expect, it } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 import { appliedResult, notAppliedResult } from "../../src/sessions/interrupted-writes.js";
 import { contentHash } from "../../src/util/content-hash.js";
 import { isTempName } from "../../src/util/atomic-write.js";
 import { waitFor } from "../fixtures/crash-kill.js";
-import { runOrca, sessionLogs, tempWorkspace, toolResults, type OrcaRun, type TempWorkspace } from "../fixtures/harness.js";
+import { runOrca, sessionLogs, toolResults, type OrcaRun, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
  * Issue #35: a file orca writes is always the old content or the new, never a torn one. orca is
@@ -32,15 +33,6 @@ const EDITED = OLD.replace("MIDDLE OLD", "MIDDLE NEW");
 const WRITE_SIZE = 4 * 1024 * 1024;
 const OLD_SMALL = filler("old", WRITE_SIZE);
 const WRITTEN = filler("new", WRITE_SIZE);
-
-const servers: ScriptedServer[] = [];
-let ws: TempWorkspace | undefined;
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  ws?.cleanup();
-  ws = undefined;
-});
 
 interface Case {
   tool: "write_file" | "edit_file";
@@ -123,13 +115,12 @@ interface Start {
 }
 
 /** Starts `orca -p` on a fresh scripted server; the log it writes is the one not there before. */
-async function start(workspace: TempWorkspace, replies: ScriptedReply[], args: string[] = ["-p", "rewrite big.txt"]): Promise<Start> {
-  const server = await startScriptedServer(replies);
-  servers.push(server);
-  const before = new Set(sessionLogs(workspace));
+async function start(w: TempWorkspace, replies: ScriptedReply[], args: string[] = ["-p", "rewrite big.txt"]): Promise<Start> {
+  const server = await scriptedServer(replies);
+  const before = new Set(sessionLogs(w));
   let pid = 0;
-  const run = runOrca([...args, "--base-url", server.url, "--yes"], { ws: workspace, onSpawn: (p) => (pid = p), timeoutMs: 120_000 });
-  return { run, pid: () => pid, log: () => sessionLogs(workspace).find((f) => !before.has(f)) };
+  const run = runOrca([...args, "--base-url", server.url, "--yes"], { ws: w, onSpawn: (p) => (pid = p), timeoutMs: 120_000 });
+  return { run, pid: () => pid, log: () => sessionLogs(w).find((f) => !before.has(f)) };
 }
 
 /** Whether the newest lines of the call's log show `type` for the call. */
@@ -164,7 +155,7 @@ async function started(run: Start, callId: string): Promise<void> {
 describe("a SIGKILL during a large write leaves the old content or the new, never a torn file", () => {
   for (const c of CASES) {
     it(`${c.tool} of a large file (${c.old.length >> 20} MiB), killed at moments spread over the write`, { timeout: 900_000 }, async () => {
-      ws = tempWorkspace(CONFIG);
+      const ws = workspace(CONFIG);
       const big = ws.file(BIG);
       fs.writeFileSync(big, c.old);
 
@@ -244,13 +235,13 @@ describe("resume says whether an interrupted write was applied", () => {
    * Kills orca during the edit once `condition` holds (polled as fast as the test can), retrying
    * until a kill lands before the call's tool_finished. Returns the session id.
    */
-  async function killDuringEdit(workspace: TempWorkspace, condition: (oldInode: number) => boolean): Promise<string> {
+  async function killDuringEdit(w: TempWorkspace, condition: (oldInode: number) => boolean): Promise<string> {
     const edit = CASES[0]!;
     for (let attempt = 0; attempt < 20; attempt++) {
-      fs.rmSync(workspace.file(BIG), { force: true });
-      fs.writeFileSync(workspace.file(BIG), OLD);
-      const inode = fs.statSync(workspace.file(BIG)).ino;
-      const run = await start(workspace, [...edit.replies(), { kind: "hang" }]);
+      fs.rmSync(w.file(BIG), { force: true });
+      fs.writeFileSync(w.file(BIG), OLD);
+      const inode = fs.statSync(w.file(BIG)).ino;
+      const run = await start(w, [...edit.replies(), { kind: "hang" }]);
       await started(run, edit.callId);
       await new Promise<void>((resolve) => {
         const poll = () => (condition(inode) ? resolve() : setImmediate(poll));
@@ -261,22 +252,21 @@ describe("resume says whether an interrupted write was applied", () => {
       const log = run.log()!;
       if (!tailEvents(log).some((e) => e.type === "tool_finished" && e.callId === edit.callId)) return path.basename(log, ".jsonl");
       // The kill came after the call had finished: not an interrupted write, so again.
-      for (const f of sessionLogs(workspace)) fs.rmSync(f);
+      for (const f of sessionLogs(w)) fs.rmSync(f);
     }
     throw new Error("no kill landed inside the edit in 20 attempts");
   }
 
-  async function resumeAndRead(workspace: TempWorkspace, id: string): Promise<{ told: string; run: OrcaRun }> {
-    const server = await startScriptedServer([{ text: "resumed" }]);
-    servers.push(server);
-    const run = await runOrca(["--resume", id, "-p", "go on", "--base-url", server.url, "--yes"], { ws: workspace, timeoutMs: 120_000 });
+  async function resumeAndRead(w: TempWorkspace, id: string): Promise<{ told: string; run: OrcaRun }> {
+    const server = await scriptedServer([{ text: "resumed" }]);
+    const run = await runOrca(["--resume", id, "-p", "go on", "--base-url", server.url, "--yes"], { ws: w, timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     return { told: toolResults(server.requests[0]!).get("call_edit")!, run };
   }
 
   it("killed while the temporary file is being written: not applied, the temporary file is gone after the resume, and a later resume tells the same", { timeout: 300_000 }, async () => {
-    ws = tempWorkspace(CONFIG);
-    const id = await killDuringEdit(ws, () => temps(ws!.dir).length > 0);
+    const ws = workspace(CONFIG);
+    const id = await killDuringEdit(ws, () => temps(ws.dir).length > 0);
     expect(fileHash(ws.file(BIG))).toBe(CASES[0]!.oldHash);
     expect(temps(ws.dir)).not.toEqual([]);
     const first = await resumeAndRead(ws, id);
@@ -291,7 +281,7 @@ describe("resume says whether an interrupted write was applied", () => {
   });
 
   it("killed after the rename, before the call finished: applied", { timeout: 300_000 }, async () => {
-    ws = tempWorkspace(CONFIG);
+    const ws = workspace(CONFIG);
     const big = ws.file(BIG);
     // The rename gives the file a new inode: the moment the write lands.
     const id = await killDuringEdit(ws, (oldInode) => fs.statSync(big).ino !== oldInode);

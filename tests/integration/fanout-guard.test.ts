@@ -1,30 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
-import type { SessionSetup } from "../../src/orchestrator/create.js";
 import type { Approver, PermissionAnswer, PermissionRequest } from "../../src/tools/approver.js";
-import { agentOf, perAgent, runOrca, sessionLogs, tempWorkspace, toolResults, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
+import { agentOf, perAgent, runOrca, sessionLogs, toolResults } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 
 /**
  * Issue 29 item 4: a turn that starts more sub-agents at once than agents.confirm_fanout (default 4),
  * or whose estimate passes agents.confirm_cost_usd, asks the person first; headless applies the
  * limits and refuses the excess calls with a result the model reads.
  */
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  orchestra = undefined;
-  server = undefined;
-  ws = undefined;
-});
 
 const six = Array.from({ length: 6 }, (_, i) => ({ id: `call_d${i + 1}`, name: "delegate", args: { agent: "explorer", task: `look at part ${i + 1}`, label: `part ${i + 1}` } }));
 const explorers = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`explorer-${i + 1}`, [{ text: `part ${i + 1} seen` }]]));
@@ -35,8 +21,8 @@ function of<T extends OrcaEvent["type"]>(all: OrcaEvent[], type: T): EventOf<T>[
 
 describe("the fan-out guard", () => {
   it("headless: six delegate calls at once run the first four; the other two get an error result the model reads", async () => {
-    server = await startScriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "four of six done" }], ...explorers(4) }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const server = await scriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "four of six done" }], ...explorers(4) }));
+    const ws = workspace({ "a.txt": "a\n" });
     const run = await runOrca(["-p", "survey", "--base-url", server.url, "--output-format", "json"], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(new Set(server.requests.map(agentOf))).toEqual(new Set(["coordinator", "explorer-1", "explorer-2", "explorer-3", "explorer-4"]));
@@ -50,8 +36,8 @@ describe("the fan-out guard", () => {
   });
 
   it("headless: an estimate above agents.confirm_cost_usd refuses the calls past it (priced by the configured price)", async () => {
-    server = await startScriptedServer(perAgent({ coordinator: [{ toolCalls: six.slice(0, 2) }, { text: "none started" }] }));
-    ws = tempWorkspace({ ".orca/config.yaml": "model:\n  name: house-model\n  price: { input: 2, output: 8 }\nagents:\n  confirm_cost_usd: 0.000001\n" });
+    const server = await scriptedServer(perAgent({ coordinator: [{ toolCalls: six.slice(0, 2) }, { text: "none started" }] }));
+    const ws = workspace({ ".orca/config.yaml": "model:\n  name: house-model\n  price: { input: 2, output: 8 }\nagents:\n  confirm_cost_usd: 0.000001\n" });
     const run = await runOrca(["-p", "survey", "--base-url", server.url], { ws, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests.map(agentOf)).toEqual(["coordinator", "coordinator"]);
@@ -63,8 +49,8 @@ describe("the fan-out guard", () => {
   });
 
   it("a person asked: denying runs none of them; the question lists each agent, its task and the estimate", async () => {
-    server = await startScriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "nothing was started" }] }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const server = await scriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "nothing was started" }] }));
+    const ws = workspace({ "a.txt": "a\n" });
     const asked: PermissionRequest[] = [];
     const person: Approver = {
       decidedBy: "user",
@@ -73,8 +59,8 @@ describe("the fan-out guard", () => {
         return { decision: "deny", reason: "too many" };
       },
     };
-    orchestra = await testOrchestra(ws, server.url, { approver: person, config: "model:\n  price: { input: 1, output: 4 }\n" });
-    const result = await orchestra.session.run("survey");
+    const setup = await orchestra(ws, server.url, { approver: person, config: "model:\n  price: { input: 1, output: 4 }\n" });
+    const result = await setup.session.run("survey");
     expect(result.status).toBe("done");
     expect(server.requests.map(agentOf)).toEqual(["coordinator", "coordinator"]);
     expect(asked).toHaveLength(1);
@@ -84,30 +70,30 @@ describe("the fan-out guard", () => {
     expect(question.reason).toBe("6 sub-agents at once (agents.confirm_fanout: 4)");
     const results = toolResults(server.requests.at(-1)!);
     for (const call of six) expect(results.get(call.id)).toMatch(/^Error: not run: the person declined this fan-out .*: too many; none of its 6 sub-agents started\.$/);
-    expect(orchestra.session.agents().map((a) => a.id)).toEqual(["coordinator"]);
+    expect(setup.session.agents().map((a) => a.id)).toEqual(["coordinator"]);
   });
 
   it("a person asked: approving starts all six", async () => {
-    server = await startScriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "all done" }], ...explorers(6) }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const server = await scriptedServer(perAgent({ coordinator: [{ toolCalls: six }, { text: "all done" }], ...explorers(6) }));
+    const ws = workspace({ "a.txt": "a\n" });
     const person: Approver = { decidedBy: "user", request: async () => ({ decision: "once" }) };
-    orchestra = await testOrchestra(ws, server.url, { approver: person });
-    const result = await orchestra.session.run("survey");
+    const setup = await orchestra(ws, server.url, { approver: person });
+    const result = await setup.session.run("survey");
     expect(result.status).toBe("done");
-    expect(orchestra.session.agents()).toHaveLength(7);
+    expect(setup.session.agents()).toHaveLength(7);
     const results = toolResults(server.requests.at(-1)!);
     for (const call of six) expect(results.get(call.id)).toContain("status: done");
   });
 
   it("four at once (the default limit) asks nobody", async () => {
-    server = await startScriptedServer(perAgent({ coordinator: [{ toolCalls: six.slice(0, 4) }, { text: "all done" }], ...explorers(4) }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const server = await scriptedServer(perAgent({ coordinator: [{ toolCalls: six.slice(0, 4) }, { text: "all done" }], ...explorers(4) }));
+    const ws = workspace({ "a.txt": "a\n" });
     const asked: PermissionRequest[] = [];
     const person: Approver = { decidedBy: "user", request: async (r) => (asked.push(r), { decision: "deny" }) };
-    orchestra = await testOrchestra(ws, server.url, { approver: person });
-    expect((await orchestra.session.run("survey")).status).toBe("done");
+    const setup = await orchestra(ws, server.url, { approver: person });
+    expect((await setup.session.run("survey")).status).toBe("done");
     expect(asked).toEqual([]);
-    expect(orchestra.session.agents()).toHaveLength(5);
+    expect(setup.session.agents()).toHaveLength(5);
   });
 });
 
@@ -119,11 +105,11 @@ describe("the fan-out guard counts a run, not a turn", () => {
   const coordinator = [turn(1), turn(2), turn(3), ...Array.from({ length: 20 }, () => ({ text: "ok" }))];
 
   it("headless: the fifth sub-agent of the run is refused, though no turn started more than four", async () => {
-    server = await startScriptedServer(perAgent({ coordinator, ...explorers(12) }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
-    orchestra = await testOrchestra(ws, server.url);
-    expect((await orchestra.session.run("survey")).status).toBe("done");
-    expect(orchestra.session.agents()).toHaveLength(5);
+    const server = await scriptedServer(perAgent({ coordinator, ...explorers(12) }));
+    const ws = workspace({ "a.txt": "a\n" });
+    const setup = await orchestra(ws, server.url);
+    expect((await setup.session.run("survey")).status).toBe("done");
+    expect(setup.session.agents()).toHaveLength(5);
     const checked = of(readLog(sessionLogs(ws)[0]!).events, "fanout_checked");
     expect(checked.map((c) => [c.decision, c.refused.length])).toEqual([
       ["limited", 4],
@@ -133,13 +119,13 @@ describe("the fan-out guard counts a run, not a turn", () => {
   });
 
   it("a person is asked at the fifth; after a yes the count starts again", async () => {
-    server = await startScriptedServer(perAgent({ coordinator, ...explorers(12) }));
-    ws = tempWorkspace({ "a.txt": "a\n" });
+    const server = await scriptedServer(perAgent({ coordinator, ...explorers(12) }));
+    const ws = workspace({ "a.txt": "a\n" });
     const asked: PermissionRequest[] = [];
     const person: Approver = { decidedBy: "user", request: async (r) => (asked.push(r), { decision: "once" }) };
-    orchestra = await testOrchestra(ws, server.url, { approver: person });
-    expect((await orchestra.session.run("survey")).status).toBe("done");
+    const setup = await orchestra(ws, server.url, { approver: person });
+    expect((await setup.session.run("survey")).status).toBe("done");
     expect(asked.map((r) => r.fanout!.agents.map((a) => a.task))).toEqual([["part 2.1", "part 2.2", "part 2.3", "part 2.4"]]);
-    expect(orchestra.session.agents()).toHaveLength(13);
+    expect(setup.session.agents()).toHaveLength(13);
   });
 });

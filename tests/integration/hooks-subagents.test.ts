@@ -5,27 +5,15 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
+import { systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import type { Approver, PermissionRequest } from "../../src/tools/approver.js";
 import { alive, processesWith } from "../fixtures/processes.js";
-import { agentOf, BIN, expectValidHistories, perAgent, TEST_KEY, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-  orchestra = undefined;
-});
+import { agentOf, BIN, expectValidHistories, perAgent, TEST_KEY } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 
 const delegate = (agent: string, task: string) => ({ name: "delegate", args: { agent, task } });
 const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
@@ -52,7 +40,7 @@ function collect(o: SessionSetup): OrcaEvent[] {
 
 describe("SubagentStart and SubagentStop", () => {
   it("SubagentStop fires once for each of three sub-agents: one done, one cancelled mid-stream, one at max_steps; every event has the same agent_id", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "finish"), delegate("explorer", "stream slowly"), delegate("stepper", "one step")] }, { text: "all three ended" }],
         "explorer-1": [{ text: "found it" }],
@@ -60,25 +48,25 @@ describe("SubagentStart and SubagentStop", () => {
         "stepper-1": [{ toolCalls: [{ id: "ls1", name: "list_dir", args: { path: "." } }] }],
       }),
     );
-    ws = tempWorkspace({ ".orca/agents/stepper.md": STEPPER });
+    const ws = workspace({ ".orca/agents/stepper.md": STEPPER });
     const log = ws.file("hooks.log");
     const hooks = {
       SubagentStart: [{ hooks: [logHook("event: .hook_event_name, agent_id, agent_type")] }],
       SubagentStop: [{ hooks: [logHook("event: .hook_event_name, agent_id, agent_type, status, stop_hook_active, agent_transcript_path")] }],
       PreToolUse: [{ hooks: [logHook("event: .hook_event_name, agent_id, agent_type, tool_name, tool_use_id")] }],
     };
-    orchestra = await testOrchestra(ws, server.url, { config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
-    const events = collect(orchestra);
+    const setup = await orchestra(ws, server.url, { config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
+    const events = collect(setup);
     let cancelled = false;
-    orchestra.session.bus.subscribe((e) => {
+    setup.session.bus.subscribe((e) => {
       // Mid-stream: at explorer-2's first streamed text.
       if (e.type === "text_delta" && e.agentId === "explorer-2" && !cancelled) {
         cancelled = true;
-        queueMicrotask(() => orchestra!.session.cancel("explorer-2"));
+        queueMicrotask(() => setup.session.cancel("explorer-2"));
       }
     });
 
-    const result = await orchestra.session.run("three things");
+    const result = await setup.session.run("three things");
     expect(result.status).toBe("done");
     expect(cancelled).toBe(true);
     // The server marks the request finished when the client's abort closes it.
@@ -93,7 +81,7 @@ describe("SubagentStart and SubagentStop", () => {
       ["explorer-2", "explorer", "cancelled", false],
       ["stepper-1", "stepper", "max_steps", false],
     ]);
-    expect(stops.every((s) => s.agent_transcript_path === orchestra!.session.logFile)).toBe(true);
+    expect(stops.every((s) => s.agent_transcript_path === setup.session.logFile)).toBe(true);
     expect(sent.filter((s) => s.event === "SubagentStart").map((s) => [s.agent_id, s.agent_type]).sort()).toEqual([
       ["explorer-1", "explorer"],
       ["explorer-2", "explorer"],
@@ -115,24 +103,24 @@ describe("SubagentStart and SubagentStop", () => {
     ]);
 
     // Closing the session (the shutdown path) fires nothing more: each had its one SubagentStop.
-    await orchestra.session.close();
+    await setup.session.close();
     expect(hookLog(log).filter((s) => s.event === "SubagentStop")).toHaveLength(3);
     expectValidHistories(server.requests);
   });
 
   it("SubagentStop exit 2 keeps the sub-agent going with stderr as its next message; stop_hook_active the second time", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "look")] }, { text: "ok" }],
         "explorer-1": [{ text: "looked at src" }, { text: "looked at src and tests" }],
       }),
     );
-    ws = tempWorkspace();
+    const ws = workspace();
     const log = ws.file("hooks.log");
     const script = `input=$(cat); jq -c '{agent_id, stop_hook_active, last_assistant_message}' <<<"$input" >> "$HOOK_LOG"; if [ "$(jq -r .stop_hook_active <<<"$input")" = false ]; then echo "check the tests dir too" >&2; exit 2; fi`;
     const hooks = { SubagentStop: [{ matcher: "explorer", hooks: [{ type: "command", command: script }] }] };
-    orchestra = await testOrchestra(ws, server.url, { config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
-    const result = await orchestra.session.run("look around");
+    const setup = await orchestra(ws, server.url, { config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
+    const result = await setup.session.run("look around");
     expect(result.status).toBe("done");
     const second = requestsOf(server, "explorer-1")[1]!;
     expect(second.body.messages.at(-1)).toMatchObject({ role: "user", content: "SubagentStop hook feedback (you may not stop yet):\ncheck the tests dir too" });
@@ -145,9 +133,9 @@ describe("SubagentStart and SubagentStop", () => {
   });
 
   it("a second SIGINT cuts a headless run short: the sub-agent still gets its one SubagentStop, and nothing is left running", async () => {
-    ws = tempWorkspace();
+    const ws = workspace();
     const pidFile = ws.file("shell.pid");
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("tester", "run the slow suite")] }, { text: "unreachable" }],
         // A command that ignores SIGTERM: a cancel needs its 2 s SIGKILL grace before the loop can end.
@@ -193,12 +181,12 @@ class RecordingApprover implements Approver {
 
 describe("around the permission dialog", () => {
   it("Notification runs when a person is asked; a PermissionRequest hook answers instead of the person", async () => {
-    server = await startScriptedServer([
+    const server = await scriptedServer([
       { toolCalls: [{ id: "w1", name: "write_file", args: { path: "asked.txt", content: "a" } }] },
       { toolCalls: [{ id: "b1", name: "bash", args: { command: "touch answered-by-hook.txt" } }] },
       { text: "done" },
     ]);
-    ws = tempWorkspace();
+    const ws = workspace();
     const log = ws.file("hooks.log");
     const allowBash = `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`;
     const hooks = {
@@ -206,9 +194,9 @@ describe("around the permission dialog", () => {
       PermissionRequest: [{ matcher: "Bash", hooks: [{ type: "command", command: allowBash }] }],
     };
     const approver = new RecordingApprover();
-    orchestra = await testOrchestra(ws, server.url, { approver, config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
-    const events = collect(orchestra);
-    expect((await orchestra.session.run("write and run")).status).toBe("done");
+    const setup = await orchestra(ws, server.url, { approver, config: `hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
+    const events = collect(setup);
+    expect((await setup.session.run("write and run")).status).toBe("done");
     expect(approver.asked.map((a) => a.tool)).toEqual(["write_file"]);
     expect(ws.read("asked.txt")).toBe("a");
     expect(fs.existsSync(ws.file("answered-by-hook.txt"))).toBe(true);
@@ -236,36 +224,36 @@ describe("PreCompact", () => {
   const settings = "model:\n  context_window: 4000\ncontext:\n  compact_at: 0.8\n  keep_rounds: 2\n";
 
   it("runs before each compaction with trigger auto; a block skips the compaction", async () => {
-    server = await startScriptedServer(reader(12));
-    ws = tempWorkspace(files());
+    const server = await scriptedServer(reader(12));
+    const ws = workspace(files());
     const log = ws.file("hooks.log");
     let hooks = { PreCompact: [{ matcher: "auto", hooks: [logHook("event: .hook_event_name, trigger")] }] };
-    orchestra = await testOrchestra(ws, server.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
-    let events = collect(orchestra);
-    expect((await orchestra.session.run("read")).status).toBe("done");
+    const setup = await orchestra(ws, server.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
+    let events = collect(setup);
+    expect((await setup.session.run("read")).status).toBe("done");
     const compactions = events.filter((e) => e.type === "compacted").length;
     expect(compactions).toBeGreaterThan(0);
     expect(hookLog(log)).toEqual(Array.from({ length: compactions }, () => ({ event: "PreCompact", trigger: "auto" })));
-    await orchestra.session.close();
+    await setup.session.close();
     await server.close();
 
-    server = await startScriptedServer(reader(12));
+    const again = await scriptedServer(reader(12));
     hooks = { PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: 'echo "keep the whole history" >&2; exit 2' }] }] } as typeof hooks;
-    orchestra = await testOrchestra(ws, server.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { PATH: process.env.PATH ?? "" } });
-    events = collect(orchestra);
-    const before = server.requests.length;
+    const blocked = await orchestra(ws, again.url, { agentName: "worker", config: `${settings}hooks: ${JSON.stringify(hooks)}\n`, env: { PATH: process.env.PATH ?? "" } });
+    events = collect(blocked);
+    const before = again.requests.length;
     // Kept whole, the history outgrows the 4000-token window: that request is refused, not sent.
-    expect((await orchestra.session.run("read")).status).toBe("failed");
+    expect((await blocked.session.run("read")).status).toBe("failed");
     expect(events.filter((e) => e.type === "compacted")).toEqual([]);
     expect(events.find((e) => e.type === "error" && e.where === "compaction")).toMatchObject({ message: "compaction skipped by a PreCompact hook: keep the whole history" });
     expect(events.find((e) => e.type === "error" && e.where === "context")).toMatchObject({ message: expect.stringMatching(/context window is 4,000 tokens: not sent$/) as unknown as string });
     const requests = events.filter((e) => e.type === "model_request");
-    expect(server.requests.length - before).toBe(requests.length);
+    expect(again.requests.length - before).toBe(requests.length);
   });
 
   it("runs with trigger manual for /compact (session.compact), where a matcher on auto does not fire", async () => {
-    server = await startScriptedServer(reader(3));
-    ws = tempWorkspace(files());
+    const server = await scriptedServer(reader(3));
+    const ws = workspace(files());
     const log = ws.file("hooks.log");
     const hooks = {
       PreCompact: [
@@ -273,12 +261,12 @@ describe("PreCompact", () => {
         { matcher: "auto", hooks: [logHook("auto_only: true")] },
       ],
     };
-    orchestra = await testOrchestra(ws, server.url, { agentName: "worker", config: `model:\n  context_window: 200000\ncontext:\n  keep_rounds: 1\nhooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
-    const events = collect(orchestra);
-    expect((await orchestra.session.run("read")).status).toBe("done");
+    const setup = await orchestra(ws, server.url, { agentName: "worker", config: `model:\n  context_window: 200000\ncontext:\n  keep_rounds: 1\nhooks: ${JSON.stringify(hooks)}\n`, env: { HOOK_LOG: log, PATH: process.env.PATH ?? "" } });
+    const events = collect(setup);
+    expect((await setup.session.run("read")).status).toBe("done");
     // Far under the threshold: nothing compacted on its own.
     expect(events.filter((e) => e.type === "compacted")).toEqual([]);
-    expect(await orchestra.session.compact()).toBe(true);
+    expect(await setup.session.compact()).toBe(true);
     expect(events.filter((e) => e.type === "compacted")).toHaveLength(1);
     expect(hookLog(log)).toEqual([{ event: "PreCompact", trigger: "manual" }]);
   });

@@ -1,24 +1,12 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OrcaEvent } from "../../src/events/types.js";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
-import { startScriptedServer, toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
-import { agentOf, expectValidHistories, perAgent, runOrca, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  server = undefined;
-  ws = undefined;
-  orchestra = undefined;
-});
+import { toolNames, type RecordedRequest, type ScriptedServer } from "../../src/model/scripted.js";
+import { agentOf, expectValidHistories, perAgent, runOrca } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 
 const delegate = (agent: string, task: string, label?: string) => ({ name: "delegate", args: { agent, task, ...(label ? { label } : {}) } });
 const requestsOf = (s: ScriptedServer, id: string) => s.requests.filter((r) => agentOf(r) === id);
@@ -43,7 +31,7 @@ describe("delegation", () => {
       await together;
       return { text };
     };
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [delegate("explorer", "find A", "a"), delegate("explorer", "find B", "b"), delegate("tester", "run C", "c")] },
@@ -54,10 +42,10 @@ describe("delegation", () => {
         "tester-1": [answer("C passes")],
       }),
     );
-    ws = tempWorkspace({ "a.ts": "A\n" });
-    orchestra = await testOrchestra(ws, server.url);
-    const events = collect(orchestra);
-    const result = await orchestra.session.run(`do three things. ${SECRET_CONTEXT}`);
+    const ws = workspace({ "a.ts": "A\n" });
+    const setup = await orchestra(ws, server.url);
+    const events = collect(setup);
+    const result = await setup.session.run(`do three things. ${SECRET_CONTEXT}`);
     expect(result.status).toBe("done");
     expect(result.result).toBe("all three reported");
 
@@ -88,7 +76,7 @@ describe("delegation", () => {
 
     const started = events.filter((e) => e.type === "agent_started" && e.agentId !== "coordinator");
     expect(started.map((e) => e.parentId)).toEqual(["coordinator", "coordinator", "coordinator"]);
-    expect(orchestra.session.agents().map((a) => [a.id, a.status])).toEqual([
+    expect(setup.session.agents().map((a) => [a.id, a.status])).toEqual([
       ["coordinator", "done"],
       ["explorer-1", "done"],
       ["explorer-2", "done"],
@@ -97,30 +85,30 @@ describe("delegation", () => {
   });
 
   it("refuses a call to a tool outside the sub-agent's whitelist, and nothing happens on disk", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "look")] }, { text: "ok" }],
         "explorer-1": [{ toolCalls: [{ name: "write_file", args: { path: "pwned.txt", content: "x" } }] }, { text: "could not write" }],
       }),
     );
-    ws = tempWorkspace();
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
-    await orchestra.session.run("go");
+    const ws = workspace();
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    await setup.session.run("go");
     expect(lastTool(requestsOf(server, "explorer-1")[1]!)).toMatch(/not available to agent explorer/);
     expect(fs.existsSync(ws.file("pwned.txt"))).toBe(false);
   });
 
   it("two sub-agents editing different lines of one file both land", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("editor", "edit line 1"), delegate("editor", "edit line 3")] }, { text: "both edited" }],
         "editor-1": [{ toolCalls: [{ name: "edit_file", args: { path: "f.txt", old_string: "one", new_string: "ONE" } }] }, { text: "done 1" }],
         "editor-2": [{ toolCalls: [{ name: "edit_file", args: { path: "f.txt", old_string: "three", new_string: "THREE" } }] }, { text: "done 3" }],
       }),
     );
-    ws = tempWorkspace({ "f.txt": "one\ntwo\nthree\n" });
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
-    const result = await orchestra.session.run("edit");
+    const ws = workspace({ "f.txt": "one\ntwo\nthree\n" });
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const result = await setup.session.run("edit");
     expect(result.status).toBe("done");
     expect(ws.read("f.txt")).toBe("ONE\ntwo\nTHREE\n");
     const final = requestsOf(server, "coordinator")[1]!;
@@ -132,7 +120,7 @@ describe("delegation", () => {
 
   it("cancelling one sub-agent mid-stream returns cancelled to the coordinator, which finishes; it can be resumed", async () => {
     let cancelSent = false;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [delegate("explorer", "slow one"), delegate("explorer", "quick one")] },
@@ -145,10 +133,10 @@ describe("delegation", () => {
         "explorer-2": [{ text: "quick answer", delayMs: 100 }],
       }),
     );
-    ws = tempWorkspace();
-    orchestra = await testOrchestra(ws, server.url);
+    const ws = workspace();
+    const setup = await orchestra(ws, server.url);
     // Cancelled once its stream has started: on its first text delta, not after some time.
-    const session = orchestra.session;
+    const session = setup.session;
     const off = session.bus.subscribe((e) => {
       if (e.type === "text_delta" && e.agentId === "explorer-1" && !cancelSent) {
         cancelSent = true;
@@ -165,7 +153,7 @@ describe("delegation", () => {
     expect(results[1]).toMatch(/status: done/);
     expect(results[1]).toContain("quick answer");
 
-    const second = await orchestra.session.run("resume the slow one");
+    const second = await setup.session.run("resume the slow one");
     expect(second.result).toBe("resumed and finished");
     const resumed = requestsOf(server, "explorer-1")[1]!;
     const texts = resumed.body.messages.map((m) => `${m.role}:${m.content ?? ""}`);
@@ -176,7 +164,7 @@ describe("delegation", () => {
 
   it("cancelling the run during a sub-agent's sleep stops everything and leaves no sleep process", async () => {
     const marker = `orca-sleep-${process.pid}-${Date.now()}`;
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("tester", "sleep"), delegate("explorer", "stream")] }],
         "tester-1": [{ toolCalls: [{ name: "bash", args: { command: `exec -a ${marker} sleep 30` } }] }],
@@ -184,13 +172,13 @@ describe("delegation", () => {
         "explorer-1": [{ text: "y".repeat(1000), chunkChars: 2, chunkDelayMs: 30 }],
       }),
     );
-    ws = tempWorkspace();
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
-    const events = collect(orchestra);
-    const running = orchestra.session.run("sleep and stream");
+    const ws = workspace();
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const events = collect(setup);
+    const running = setup.session.run("sleep and stream");
     // However long bash takes to start on a loaded machine: the sleep is there before the cancel.
     await vi.waitFor(() => expect(processesMatching(marker)).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
-    orchestra.session.cancel();
+    setup.session.cancel();
     const result = await running;
     expect(result.status).toBe("cancelled");
     expect(processesMatching(marker)).toBe(0);
@@ -212,17 +200,17 @@ describe("delegation", () => {
   });
 
   it("sub-agents cannot delegate unless whitelisted, and depth is bounded", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "try to delegate")] }, { text: "ok" }],
         "explorer-1": [{ toolCalls: [delegate("editor", "nested")] }, { text: "could not" }],
       }),
     );
-    ws = tempWorkspace();
-    orchestra = await testOrchestra(ws, server.url);
-    await orchestra.session.run("go");
+    const ws = workspace();
+    const setup = await orchestra(ws, server.url);
+    await setup.session.run("go");
     expect(lastTool(requestsOf(server, "explorer-1")[1]!)).toMatch(/not available to agent explorer/);
-    expect(orchestra.session.agents().map((a) => a.id)).toEqual(["coordinator", "explorer-1"]);
+    expect(setup.session.agents().map((a) => a.id)).toEqual(["coordinator", "explorer-1"]);
   });
 });
 
@@ -233,7 +221,7 @@ function processesMatching(marker: string): number {
 
 describe("delegation races", () => {
   it("two resumes of one sub-agent in one turn: the second is refused, even when both must wait for a slot", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [
           { toolCalls: [delegate("explorer", "first look")] },
@@ -252,10 +240,10 @@ describe("delegation races", () => {
         "explorer-3": [{ text: "slow", delayMs: 300 }],
       }),
     );
-    ws = tempWorkspace();
+    const ws = workspace();
     // Five sub-agent runs in one run pass the fan-out guard's default (4); this test is about the resume race.
-    orchestra = await testOrchestra(ws, server.url, { config: "agents:\n  max_parallel: 2\n  confirm_fanout: 10\n" });
-    const result = await orchestra.session.run("go");
+    const setup = await orchestra(ws, server.url, { config: "agents:\n  max_parallel: 2\n  confirm_fanout: 10\n" });
+    const result = await setup.session.run("go");
     expect(result.status).toBe("done");
     const final = requestsOf(server, "coordinator")[2]!;
     const results = final.body.messages.filter((m) => m.role === "tool").slice(-4).map((m) => m.content ?? "");
@@ -265,17 +253,17 @@ describe("delegation races", () => {
 
   it("a tool-call budget is shared by parallel sub-agents and never overspent", async () => {
     const reads = (n: number) => ({ toolCalls: [{ name: "read_file", args: { path: `f${n}.txt` } }, { name: "read_file", args: { path: `g${n}.txt` } }] });
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [delegate("explorer", "a"), delegate("explorer", "b")] }, { text: "done" }],
         "explorer-1": [reads(1), { text: "a" }],
         "explorer-2": [reads(2), { text: "b" }],
       }),
     );
-    ws = tempWorkspace({ "f1.txt": "1", "g1.txt": "1", "f2.txt": "2", "g2.txt": "2" });
-    orchestra = await testOrchestra(ws, server.url, { config: "budget:\n  max_tool_calls: 4\n" });
-    const events = collect(orchestra);
-    const result = await orchestra.session.run("go");
+    const ws = workspace({ "f1.txt": "1", "g1.txt": "1", "f2.txt": "2", "g2.txt": "2" });
+    const setup = await orchestra(ws, server.url, { config: "budget:\n  max_tool_calls: 4\n" });
+    const events = collect(setup);
+    const result = await setup.session.run("go");
     expect(result.status).toBe("budget");
     const ran = events.filter((e) => e.type === "tool_started");
     expect(ran.length).toBeLessThanOrEqual(4);
@@ -289,18 +277,17 @@ describe("headless output with sub-agents", () => {
         coordinator: [{ toolCalls: [delegate("explorer", "look around", "scan")] }, { text: "summary", usage: { prompt: 50, completion: 5 } }],
         "explorer-1": [{ toolCalls: [{ name: "list_dir", args: { path: "." } }] }, { text: "found a.txt", usage: { prompt: 30, completion: 3 } }],
       });
-    server = await startScriptedServer(script());
-    ws = tempWorkspace({ "a.txt": "A\n" });
+    const server = await scriptedServer(script());
+    const ws = workspace({ "a.txt": "A\n" });
     const streamed = await runOrca(["-p", "scan", "--base-url", server.url, "--output-format", "stream-json"], { ws });
     expect(streamed.code, streamed.stderr).toBe(0);
     const events = streamed.stdout.trim().split("\n").map((l) => JSON.parse(l) as OrcaEvent);
     const sub = events.filter((e) => e.agentId === "explorer-1");
     expect(sub.map((e) => e.type)).toEqual(expect.arrayContaining(["agent_started", "model_request", "tool_queued", "tool_finished", "assistant_message", "agent_finished"]));
     expect(sub.every((e) => e.parentId === "coordinator")).toBe(true);
-    await server.close();
 
-    server = await startScriptedServer(script());
-    const json = await runOrca(["-p", "scan", "--base-url", server.url, "--output-format", "json"], { ws });
+    const again = await scriptedServer(script());
+    const json = await runOrca(["-p", "scan", "--base-url", again.url, "--output-format", "json"], { ws });
     expect(json.code, json.stderr).toBe(0);
     const out = JSON.parse(json.stdout) as { agents: { id: string; parent_id: string | null; status: string; steps: number; label?: string }[]; usage: { input_tokens: number } };
     expect(out.agents).toEqual([
@@ -314,10 +301,10 @@ describe("headless output with sub-agents", () => {
 describe("tool-call ids", () => {
   it("an endpoint that numbers calls call_0 in every response still gets unique ids in history", async () => {
     const same = (path: string) => ({ toolCalls: [{ id: "call_0", name: "read_file", args: { path } }] });
-    server = await startScriptedServer([same("a.txt"), same("b.txt"), { text: "done" }]);
-    ws = tempWorkspace({ "a.txt": "A\n", "b.txt": "B\n" });
-    orchestra = await testOrchestra(ws, server.url);
-    expect((await orchestra.session.run("read both")).status).toBe("done");
+    const server = await scriptedServer([same("a.txt"), same("b.txt"), { text: "done" }]);
+    const ws = workspace({ "a.txt": "A\n", "b.txt": "B\n" });
+    const setup = await orchestra(ws, server.url);
+    expect((await setup.session.run("read both")).status).toBe("done");
     const last = server.requests[2]!.body.messages;
     const ids = last.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []));
     expect(ids).toEqual(["call_0", "call_0_2"]);

@@ -7,8 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/model/scripted.js";
+import { describe, expect, it, vi } from "vitest";
 import type { SessionSetup } from "../../src/orchestrator/create.js";
 import { readLog } from "../../src/events/log.js";
 import { rebuildSession } from "../../src/sessions/rebuild.js";
@@ -17,20 +16,10 @@ import { parseSlash } from "../../src/ui/slash.js";
 import { DashboardStore } from "../../src/ui/state/store.js";
 import type { DocLine, ViewAction } from "../../src/ui/state/ui.js";
 import { DEFAULT_KEYMAP } from "../../src/ui/keymap.js";
-import { agentOf, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
+import { agentOf, perAgent } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 import { AFTER, BEFORE, editorChangesCalc, lines } from "../fixtures/review.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  orchestra = server = ws = undefined;
-});
 
 
 /** The dashboard's command handlers on `session`, with the documents they open and the prompts they send kept. */
@@ -56,10 +45,10 @@ function dashboard(session: SessionSetup["session"]) {
 
 describe("review, diff and rewind on a real session", () => {
   it("rejects one hunk with a comment: exactly it is restored, and the editor reads the comment", async () => {
-    ws = tempWorkspace({ "calc.js": BEFORE });
-    server = await startScriptedServer(editorChangesCalc());
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
-    const { session } = orchestra;
+    const ws = workspace({ "calc.js": BEFORE });
+    const server = await scriptedServer(editorChangesCalc());
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = setup;
     const { store, opened, submitted, ctx } = dashboard(session);
     const slash = (text: string) => runCommand(parseSlash(text)!, ctx);
     const notices = () => store.getSnapshot().agents[session.rootAgentId]?.entries.map((e) => ("text" in e ? e.text : "")).join("\n") ?? "";
@@ -90,37 +79,37 @@ describe("review, diff and rewind on a real session", () => {
   });
 
   it("/rewind to the turn's checkpoint restores every file the turn changed", async () => {
-    ws = tempWorkspace({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    server = await startScriptedServer([
+    const ws = workspace({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    const server = await scriptedServer([
       { toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] },
       { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "a1\n" } }] },
       { toolCalls: [{ name: "write_file", args: { path: "c.txt", content: "new\n" } }] },
       { text: "done" },
     ]);
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
-    const { session } = orchestra;
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = setup;
     const { opened, ctx } = dashboard(session);
     expect((await session.run("change a, add c")).status).toBe("done");
     expect([ws.read("a.txt"), ws.read("c.txt")]).toEqual(["a1\n", "new\n"]);
     runCommand(parseSlash("/rewind")!, ctx);
     expect(opened[0]!.lines.map((l) => l.text).join("\n")).toMatch(/ {2}1 {2}turn +change a, add c/);
     runCommand(parseSlash("/rewind 1")!, ctx);
-    await vi.waitFor(() => expect(ws!.read("a.txt")).toBe("a0\n"));
-    await vi.waitFor(() => expect(() => ws!.read("c.txt")).toThrow());
+    await vi.waitFor(() => expect(ws.read("a.txt")).toBe("a0\n"));
+    await vi.waitFor(() => expect(() => ws.read("c.txt")).toThrow());
     expect(ws.read("b.txt")).toBe("b0\n");
   });
 
   it("/rewind N both: the files and the coordinator's conversation go back to before that prompt; the log keeps what was set aside, and a resume rebuilds the rewound history", async () => {
-    ws = tempWorkspace({ "a.txt": "a0\n" });
-    server = await startScriptedServer([
+    const ws = workspace({ "a.txt": "a0\n" });
+    const server = await scriptedServer([
       { text: "noted: the colour is blue" },
       { toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] },
       { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "a1\n" } }] },
       { text: "wrote a1 because of the secret word swordfish" },
       { text: "after the rewind" },
     ]);
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
-    const { session } = orchestra;
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: accept-edits\n" });
+    const { session } = setup;
     const { restored, ctx, store } = dashboard(session);
     expect((await session.run("the colour is blue")).status).toBe("done");
     expect((await session.run("change a.txt, the secret word is swordfish")).status).toBe("done");
@@ -156,15 +145,15 @@ describe("review, diff and rewind on a real session", () => {
   });
 
   it("/rewind N conversation on a sub-agent's checkpoint is refused in one line, and nothing changes", async () => {
-    ws = tempWorkspace({ "a.txt": "a0\n" });
-    server = await startScriptedServer(
+    const ws = workspace({ "a.txt": "a0\n" });
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "editor", task: "write a.txt" } }] }, { text: "done" }],
         "editor-1": [{ toolCalls: [{ name: "write_file", args: { path: "b.txt", content: "b1\n" } }] }, { text: "wrote" }],
       }),
     );
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
-    const { session } = orchestra;
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const { session } = setup;
     const { ctx, store } = dashboard(session);
     expect((await session.run("go")).status).toBe("done");
     const history = [...session.agentState(session.rootAgentId)!.history];
@@ -176,20 +165,20 @@ describe("review, diff and rewind on a real session", () => {
   });
 
   it("/rewind and a rejected hunk restore a file changed in an additional dir", async () => {
-    ws = tempWorkspace({});
+    const ws = workspace({});
     const extra = path.join(path.dirname(ws.dir), "extra");
     fs.mkdirSync(extra);
     fs.writeFileSync(path.join(extra, "e.txt"), BEFORE);
     fs.writeFileSync(path.join(extra, "f.txt"), "f0\n");
-    server = await startScriptedServer([
+    const server = await scriptedServer([
       { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "e.txt") } }] },
       { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "e.txt"), content: AFTER } }] },
       { toolCalls: [{ name: "read_file", args: { path: path.join(extra, "f.txt") } }] },
       { toolCalls: [{ name: "write_file", args: { path: path.join(extra, "f.txt"), content: "f1\n" } }] },
       { text: "done" },
     ]);
-    orchestra = await testOrchestra(ws, server.url, { config: `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n` });
-    const { session } = orchestra;
+    const setup = await orchestra(ws, server.url, { config: `permissions:\n  mode: bypass\n  additional_dirs: [${JSON.stringify(extra)}]\n` });
+    const { session } = setup;
     expect((await session.run("change the extra dir")).status).toBe("done");
     const e = path.join(extra, "e.txt");
     const file = session.review.changeSets().agents[0]!.files.find((f) => f.path === e)!;
@@ -201,13 +190,13 @@ describe("review, diff and rewind on a real session", () => {
     await vi.waitFor(() => expect(fs.readFileSync(e, "utf8")).toBe(BEFORE));
   });
   it("a hunk of a binary file is refused (it has none): the file stays as it is, rejecting it whole still works", async () => {
-    ws = tempWorkspace({});
-    server = await startScriptedServer([
+    const ws = workspace({});
+    const server = await scriptedServer([
       { toolCalls: [{ name: "write_file", args: { path: "bin.dat", content: "head\u0000one\n" } }] },
       { text: "done" },
     ]);
-    orchestra = await testOrchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
-    const { session } = orchestra;
+    const setup = await orchestra(ws, server.url, { config: "permissions:\n  mode: bypass\n" });
+    const { session } = setup;
     expect((await session.run("write a binary file")).status).toBe("done");
     const file = session.review.changeSets().agents[0]!.files.find((f) => f.path === "bin.dat")!;
     const refused = await session.review.reject(session.rootAgentId, file, [0]);

@@ -1,25 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readLog } from "../../src/events/log.js";
 import type { OrcaEvent } from "../../src/events/types.js";
-import { startScriptedServer, systemPrompt, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
-import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { systemPrompt, type RecordedRequest, type ScriptedReply } from "../../src/model/scripted.js";
 import { rebuildSession } from "../../src/sessions/rebuild.js";
-import { expectValidHistories, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
+import { expectValidHistories } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 import { requestTokens } from "../fixtures/requests.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  server = orchestra = ws = undefined;
-});
 
 const WINDOW = 4000;
 const COMPACT_AT = 0.8;
@@ -57,7 +46,7 @@ describe("compaction on a 200-turn conversation", () => {
   it("keeps every request under the window, never splits a round, and the log replays to the same history", async () => {
     let turn = 0;
     const summaries: RecordedRequest[] = [];
-    server = await startScriptedServer((request): ScriptedReply => {
+    const server = await scriptedServer((request): ScriptedReply => {
       if (systemPrompt(request).startsWith("You compact the working history")) {
         summaries.push(request);
         return { text: `- Goals: ${TASK}\n- State: read files up to turn ${turn}; nothing unusual found.` };
@@ -66,15 +55,15 @@ describe("compaction on a 200-turn conversation", () => {
       if (turn > TURNS) return { text: "finished reading" };
       return { text: `step ${turn}`, toolCalls: [{ id: `call_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }] };
     });
-    ws = tempWorkspace(files());
-    orchestra = await testOrchestra(ws, server.url, {
+    const ws = workspace(files());
+    const setup = await orchestra(ws, server.url, {
       agentName: "worker",
       config: `model:\n  context_window: ${WINDOW}\nagent:\n  max_steps: ${TURNS + 5}\ncontext:\n  compact_at: ${COMPACT_AT}\n  keep_rounds: 4\n`,
     });
     const events: OrcaEvent[] = [];
-    orchestra.session.bus.subscribe((e) => events.push(e));
+    setup.session.bus.subscribe((e) => events.push(e));
 
-    const result = await orchestra.session.run(TASK);
+    const result = await setup.session.run(TASK);
     expect(result.status).toBe("done");
     expect(result.result).toBe("finished reading");
 
@@ -103,17 +92,17 @@ describe("compaction on a 200-turn conversation", () => {
     expect(last.filter((m) => m.role === "assistant").length).toBeGreaterThanOrEqual(4);
 
     // Resume rebuilds exactly the history the agent has now.
-    await orchestra.session.close();
-    const logged = readLog(orchestra.session.logFile!);
+    await setup.session.close();
+    const logged = readLog(setup.session.logFile!);
     expect(logged.skipped).toEqual([]);
     const rebuilt = rebuildSession(logged.events).agents.find((a) => a.id === "worker")!;
-    expect(rebuilt.history).toEqual(orchestra.session.agentState("worker")!.history);
+    expect(rebuilt.history).toEqual(setup.session.agentState("worker")!.history);
   }, 120_000);
 
   it("a sub-agent compacts its own history", async () => {
     const summaries: string[] = [];
     let turn = 0;
-    server = await startScriptedServer((request): ScriptedReply => {
+    const server = await scriptedServer((request): ScriptedReply => {
       const system = systemPrompt(request);
       if (system.startsWith("You compact the working history")) {
         summaries.push(request.body.messages[1]!.content ?? "");
@@ -127,12 +116,12 @@ describe("compaction on a 200-turn conversation", () => {
       if (turn > 40) return { text: "worker done" };
       return { toolCalls: [{ id: `w_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }] };
     });
-    ws = tempWorkspace(files());
+    const ws = workspace(files());
     fs.writeFileSync(path.join(ws.dir, ".orca", "agents", "coordinator.md"), `---\nname: coordinator\ndescription: Delegates.\ntools: [delegate]\n---\nYou delegate.\n`);
-    orchestra = await testOrchestra(ws, server.url, { config: `model:\n  context_window: ${WINDOW}\ncontext:\n  keep_rounds: 2\n` });
+    const setup = await orchestra(ws, server.url, { config: `model:\n  context_window: ${WINDOW}\ncontext:\n  keep_rounds: 2\n` });
     const events: OrcaEvent[] = [];
-    orchestra.session.bus.subscribe((e) => events.push(e));
-    const result = await orchestra.session.run("go");
+    setup.session.bus.subscribe((e) => events.push(e));
+    const result = await setup.session.run("go");
     expect(result.result).toBe("the worker finished");
     const compacted = events.filter((e) => e.type === "compacted");
     expect(compacted.length).toBeGreaterThan(0);
@@ -145,7 +134,7 @@ describe("compaction on a 200-turn conversation", () => {
   it("a summary request counts toward budget.max_tokens and shows in usage: the run stops before the next request", async () => {
     let turn = 0;
     let summaries = 0;
-    server = await startScriptedServer((request): ScriptedReply => {
+    const server = await scriptedServer((request): ScriptedReply => {
       if (systemPrompt(request).startsWith("You compact the working history")) {
         summaries++;
         return { text: "- Goals: read\n- State: partway", usage: { prompt: 50_000, completion: 100 } };
@@ -153,14 +142,14 @@ describe("compaction on a 200-turn conversation", () => {
       turn++;
       return { text: `step ${turn}`, toolCalls: [{ id: `call_${turn}`, name: "read_file", args: { path: `f${turn % 10}.txt` } }], usage: { prompt: 100, completion: 10 } };
     });
-    ws = tempWorkspace(files());
-    orchestra = await testOrchestra(ws, server.url, {
+    const ws = workspace(files());
+    const setup = await orchestra(ws, server.url, {
       agentName: "worker",
       config: `model:\n  context_window: ${WINDOW}\nagent:\n  max_steps: 100\ncontext:\n  compact_at: ${COMPACT_AT}\n  keep_rounds: 4\nbudget:\n  max_tokens: 40000\n`,
     });
     const events: OrcaEvent[] = [];
-    orchestra.session.bus.subscribe((e) => events.push(e));
-    const result = await orchestra.session.run(TASK);
+    setup.session.bus.subscribe((e) => events.push(e));
+    const result = await setup.session.run(TASK);
     expect(result.status).toBe("budget");
     expect(summaries).toBe(1);
     // The summary was the last request sent: the agent's own next one was refused before it left.
@@ -171,6 +160,6 @@ describe("compaction on a 200-turn conversation", () => {
     // In usage: the events, the run's result and the session's total all carry the summary's tokens.
     expect(events.filter((e) => e.type === "usage").map((e) => (e.type === "usage" ? e.input : 0))).toContain(50_000);
     expect(result.usage.input).toBe(turn * 100 + 50_000);
-    expect(orchestra.session.totalUsage().output).toBe(turn * 10 + 100);
+    expect(setup.session.totalUsage().output).toBe(turn * 10 + 100);
   }, 60_000);
 });

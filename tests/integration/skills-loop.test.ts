@@ -1,22 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, systemPrompt, type ScriptedServer } from "../../src/model/scripted.js";
-import type { SessionSetup } from "../../src/orchestrator/create.js";
+import { describe, expect, it } from "vitest";
+import { systemPrompt } from "../../src/model/scripted.js";
 import { HeadlessApprover } from "../../src/tools/headless-approver.js";
-import { agentOf, lastToolResult, perAgent, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
-import { testOrchestra } from "../fixtures/orchestra.js";
-
-let server: ScriptedServer | undefined;
-let ws: TempWorkspace | undefined;
-let orchestra: SessionSetup | undefined;
-
-afterEach(async () => {
-  await orchestra?.session.close();
-  await server?.close();
-  ws?.cleanup();
-  server = orchestra = ws = undefined;
-});
+import { agentOf, lastToolResult, perAgent, type TempWorkspace } from "../fixtures/harness.js";
+import { scriptedServer, workspace } from "../fixtures/rig.js";
+import { orchestra } from "../fixtures/rig-orchestra.js";
 
 const SKILL = `---
 name: release-notes
@@ -28,7 +17,7 @@ Run scripts/collect.sh, then group the entries by type.
 `;
 
 function withSkill(): TempWorkspace {
-  const w = tempWorkspace({ "README.md": "project\n" });
+  const w = workspace({ "README.md": "project\n" });
   const dir = path.join(w.dir, ".orca", "skills", "release-notes");
   fs.mkdirSync(path.join(dir, "scripts"), { recursive: true });
   fs.writeFileSync(path.join(dir, "SKILL.md"), SKILL);
@@ -38,16 +27,16 @@ function withSkill(): TempWorkspace {
 
 describe("skills through the agent loop", () => {
   it("the index is in the first request's system message; get_skill returns body and files; allowed-tools pre-approves", async () => {
-    server = await startScriptedServer([
+    const server = await scriptedServer([
       { toolCalls: [{ name: "bash", args: { command: "echo before" } }] },
       { toolCalls: [{ name: "get_skill", args: { name: "release-notes" } }] },
       { toolCalls: [{ name: "bash", args: { command: "echo after" } }] },
       { text: "done" },
     ]);
-    ws = withSkill();
+    const ws = withSkill();
     // Headless without --yes: bash asks, so it is refused — until the skill pre-approves it.
-    orchestra = await testOrchestra(ws, server.url, { approver: new HeadlessApprover(false) });
-    const result = await orchestra.session.run("write release notes");
+    const setup = await orchestra(ws, server.url, { approver: new HeadlessApprover(false) });
+    const result = await setup.session.run("write release notes");
     expect(result.status).toBe("done");
 
     const system = systemPrompt(server.requests[0]!);
@@ -65,20 +54,20 @@ describe("skills through the agent loop", () => {
   });
 
   it("an agent definition's skills are preloaded into that sub-agent's prompt", async () => {
-    server = await startScriptedServer(
+    const server = await scriptedServer(
       perAgent({
         coordinator: [{ toolCalls: [{ name: "delegate", args: { agent: "scribe", task: "notes please" } }] }, { text: "ok" }],
         "scribe-1": [{ text: "notes" }],
       }),
     );
-    ws = withSkill();
+    const ws = withSkill();
     fs.mkdirSync(path.join(ws.dir, ".orca", "agents"), { recursive: true });
     fs.writeFileSync(
       path.join(ws.dir, ".orca", "agents", "scribe.md"),
       "---\nname: scribe\ndescription: Writes notes.\ntools: [read_file]\nskills: [release-notes]\n---\nYou write notes.\n",
     );
-    orchestra = await testOrchestra(ws, server.url);
-    await orchestra.session.run("go");
+    const setup = await orchestra(ws, server.url);
+    await setup.session.run("go");
     const scribe = server.requests.find((r) => agentOf(r) === "scribe-1")!;
     const system = systemPrompt(scribe);
     expect(system).toContain("Run scripts/collect.sh, then group the entries by type.");
@@ -87,10 +76,10 @@ describe("skills through the agent loop", () => {
   });
 
   it("the index respects skills.index_max_chars and says what was left out", async () => {
-    server = await startScriptedServer([{ text: "ok" }]);
-    ws = withSkill();
-    orchestra = await testOrchestra(ws, server.url, { config: "skills:\n  index_max_chars: 900\n" });
-    await orchestra.session.run("hi");
+    const server = await scriptedServer([{ text: "ok" }]);
+    const ws = withSkill();
+    const setup = await orchestra(ws, server.url, { config: "skills:\n  index_max_chars: 900\n" });
+    await setup.session.run("hi");
     const system = systemPrompt(server.requests[0]!);
     expect(system).toMatch(/\d+ more skills? not listed/);
   });
