@@ -14,12 +14,12 @@ await rm("dist/bundle", { recursive: true, force: true });
 
 // The built-in tools' parameter schemas for the default config, made from the sources being
 // bundled and compiled into the bundle (src/tools/prebuilt-schemas.ts says why and how they are keyed).
-const { parseConfigText } = await import("../dist/config/load.js");
+const { checkedLayer, parseConfigText } = await import("../dist/config/load.js");
 const { configSchema } = await import("../dist/config/schema.js");
-const { builtinSchemaForms } = await import("../dist/tools/builtin/schema-forms.js");
+const { prebuiltSchemaForms } = await import("../dist/orchestrator/tool-schema-forms.js");
 const configText = await readFile("config.yaml", "utf8");
 const defaults = configSchema.parse({});
-const schemas = builtinSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
+const schemas = prebuiltSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
 // first-frame.js: what bin/orca.js loads before main.js to draw the demo's first frame (src/cli/first-frame.ts).
 const options = bundleOptions(["dist/cli/main.js", "dist/cli/first-frame.js"], "dist/bundle");
 await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
@@ -30,6 +30,7 @@ await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMA
 const { readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
 const { default: matter } = await import("gray-matter");
 const { PACKAGE_SNAPSHOT } = await import("../dist/util/package-snapshot.js");
+const { checkedFrontMatter } = await import("../dist/agent/definition.js");
 const skills = [];
 for (const entry of await readdir("skills", { withFileTypes: true })) {
   if (!entry.isDirectory()) continue;
@@ -44,9 +45,14 @@ for (const name of (await readdir("agents")).filter((n) => n.endsWith(".md")).so
     throw new Error(`agents/${name}: only YAML front matter`);
   };
   const { data, content } = matter(source, { engines: { js: refuse, javascript: refuse } });
-  agents.push({ source, data, content });
+  const check = checkedFrontMatter(data);
+  if ("reason" in check) throw new Error(`agents/${name}: ${check.reason}`);
+  agents.push({ source, data, content, checked: check.checked });
 }
-await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: parseConfigText(configText, "config.yaml") }, skills, agents }));
+// Checked too when no string in it holds a `$`: then no environment can change what checking gives.
+const configValue = parseConfigText(configText, "config.yaml");
+const checked = JSON.stringify(configValue).includes("$") ? {} : { checked: checkedLayer(configValue, "config.yaml", {}) };
+await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: configValue, ...checked }, skills, agents }));
 
 // Last, so only a whole build is stamped: the tests compare dist/ with the tree by it (tests/setup/build.ts).
 await writeFile(BUILD_STAMP, JSON.stringify(inputHashes(process.cwd())));

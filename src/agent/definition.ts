@@ -4,6 +4,7 @@ import path from "node:path";
 import matter from "gray-matter";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 import { agentFileNames } from "../config/setting-files.js";
 import type { FrontMatter } from "../util/package-snapshot.js";
 import { errorLine } from "../util/text.js";
@@ -53,7 +54,8 @@ export interface AgentReport {
   failed: { file: string; reason: string }[];
 }
 
-const frontmatterSchema = z.strictObject({
+// Made on first use: the package's own agents were checked at build time (checkedFrontMatter).
+const frontmatterSchema = builtOnUse(() => z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
   description: z.string().min(1),
   tools: z.union([z.array(z.string()), z.string()]).optional(),
@@ -76,7 +78,19 @@ const frontmatterSchema = z.strictObject({
   verify: z.union([z.string().min(1).transform((c) => [c]), z.array(z.string().min(1))]).default([]),
   review: z.enum(["ask", "auto"], { error: "ask or auto" }).optional(),
   can_message: z.union([z.string().transform((s) => s.split(/[\s,]+/).filter(Boolean)), z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "parent, siblings, children or agent names"))]).optional(),
-});
+}));
+type CheckedFrontMatter = z.output<typeof frontmatterSchema>;
+
+/** An agent file's front matter checked, or why it is refused: what the build stores for the package's own agents. */
+export function checkedFrontMatter(data: unknown): { checked: CheckedFrontMatter } | { reason: string } {
+  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
+  const fm = frontmatterSchema.safeParse(data, { jitless: true });
+  if (fm.success) return { checked: fm.data };
+  const issue = fm.error.issues[0]!;
+  const where = issue.path.join(".") || "frontmatter";
+  const message = issue.code === "unrecognized_keys" ? `unknown key ${issue.keys.join(", ")}` : issue.message;
+  return { reason: `${where}: ${message}` };
+}
 
 export function agentSearchDirs(opts: { workspace: string; home?: string; packageDir: string }): string[] {
   const home = opts.home ?? os.homedir();
@@ -122,30 +136,24 @@ export function parseAgentFile(file: string, known: ReadonlyMap<string, FrontMat
   } catch (error) {
     return { reason: `invalid frontmatter: ${errorLine(error)}` };
   }
-  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
-  const fm = frontmatterSchema.safeParse(parsed.data, { jitless: true });
-  if (!fm.success) {
-    const issue = fm.error.issues[0]!;
-    const where = issue.path.join(".") || "frontmatter";
-    const message = issue.code === "unrecognized_keys" ? `unknown key ${issue.keys.join(", ")}` : issue.message;
-    return { reason: `${where}: ${message}` };
-  }
+  const fm = parsed.checked !== undefined ? { checked: parsed.checked as CheckedFrontMatter } : checkedFrontMatter(parsed.data);
+  if ("reason" in fm) return fm;
   const prompt = parsed.content.trim();
   if (!prompt) return { reason: "the body (the system prompt) is empty" };
-  const tools = typeof fm.data.tools === "string" ? fm.data.tools.split(/[\s,]+/).filter(Boolean) : (fm.data.tools ?? ["*"]);
+  const tools = typeof fm.checked.tools === "string" ? fm.checked.tools.split(/[\s,]+/).filter(Boolean) : (fm.checked.tools ?? ["*"]);
   return {
-    name: fm.data.name,
-    description: fm.data.description,
+    name: fm.checked.name,
+    description: fm.checked.description,
     tools,
-    model: fm.data.model,
-    maxSteps: fm.data.max_steps,
-    ...(fm.data.budget ? { budget: accountLimits(fm.data.budget) } : {}),
-    skills: fm.data.skills,
-    isolation: fm.data.isolation,
-    ...(fm.data.instructions !== undefined ? { instructions: fm.data.instructions } : {}),
-    verify: fm.data.verify,
-    ...(fm.data.review ? { review: fm.data.review } : {}),
-    ...(fm.data.can_message ? { canMessage: fm.data.can_message } : {}),
+    model: fm.checked.model,
+    maxSteps: fm.checked.max_steps,
+    ...(fm.checked.budget ? { budget: accountLimits(fm.checked.budget) } : {}),
+    skills: fm.checked.skills,
+    isolation: fm.checked.isolation,
+    ...(fm.checked.instructions !== undefined ? { instructions: fm.checked.instructions } : {}),
+    verify: fm.checked.verify,
+    ...(fm.checked.review ? { review: fm.checked.review } : {}),
+    ...(fm.checked.can_message ? { canMessage: fm.checked.can_message } : {}),
     prompt,
     file,
   };

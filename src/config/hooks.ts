@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 
 /**
  * The `hooks:` section of config.yaml. It has Claude Code's shape — `{Event: [{matcher, hooks:
@@ -28,7 +29,7 @@ export function isHookEvent(name: string): name is HookEventName {
   return (HOOK_EVENTS as readonly string[]).includes(name);
 }
 
-export const hookHandlerSchema = z.strictObject({
+export const hookHandlerSchema = builtOnUse(() => z.strictObject({
   /** Only command hooks: http, prompt, agent and mcp_tool hooks are Claude Code's own. */
   type: z.literal("command"),
   /** Run by bash -c; with `args`, the executable spawned directly (no shell). */
@@ -39,25 +40,26 @@ export const hookHandlerSchema = z.strictObject({
   /** A permission rule (`Bash(rm *)`): on tool events the hook runs only for calls it matches. */
   if: z.string().min(1).optional(),
   statusMessage: z.string().optional(),
-});
+}));
 export type HookHandlerConfig = z.infer<typeof hookHandlerSchema>;
 
-export const hookMatcherGroupSchema = z.strictObject({
+export const hookMatcherGroupSchema = builtOnUse(() => z.strictObject({
   matcher: z.string().optional(),
   hooks: z.array(hookHandlerSchema),
-});
+}));
 export type HookMatcherGroupConfig = z.infer<typeof hookMatcherGroupSchema>;
 
-const eventGroups = Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(hookMatcherGroupSchema).optional()])) as Record<
+const eventGroups = () => Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(hookMatcherGroupSchema).optional()])) as Record<
   HookEventName,
   z.ZodOptional<z.ZodArray<typeof hookMatcherGroupSchema>>
 >;
 
-export const hooksConfigSchema = z.strictObject({
+// Made on first use, as the rest of the config's schema is (config/schema.ts).
+export const hooksConfigSchema = builtOnUse(() => z.strictObject({
   /** Also run the hooks of ~/.claude/settings.json, .claude/settings.json and .claude/settings.local.json. */
   import_claude: z.boolean().default(false),
-  ...eventGroups,
-});
+  ...eventGroups(),
+}));
 export type HooksConfig = z.infer<typeof hooksConfigSchema>;
 
 /**

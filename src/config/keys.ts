@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 
 /**
  * The syntax of `keys:` in config.yaml: an action name (the dashboard's keymap says which exist)
@@ -36,12 +37,13 @@ export function canonicalKey(spec: string): string | null {
   return [...order, key].join("+");
 }
 
-const keySpec = z.string().refine((s) => canonicalKey(s) !== null, {
+const keySpec = builtOnUse(() => z.string().refine((s) => canonicalKey(s) !== null, {
   message: `expected a key like ctrl+c, shift+tab, alt+enter, esc, pageup or one character`,
-});
+}));
 
-export const keysConfigSchema = z.record(
+// Made on first use, as the rest of the config's schema is (config/schema.ts).
+export const keysConfigSchema = builtOnUse(() => z.record(
   z.string().regex(/^[a-z][a-z_]*$/, "an action name in snake_case (see /help in the dashboard)"),
   z.union([keySpec, z.array(keySpec)]),
-);
+));
 export type KeysConfig = z.infer<typeof keysConfigSchema>;

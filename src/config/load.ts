@@ -99,12 +99,31 @@ function ruleOrigin(file: string | null, opts: LoadConfigOptions): RuleOrigin {
 
 /** One config file (or none: the defaults), parsed and checked. */
 function readLayer(file: string | null, packageDir: string, env: NodeJS.ProcessEnv): Config {
-  const raw = dropNulls(file ? readYaml(file, packageDir) : {});
-  const interpolated = interpolateOutsideHooks(raw, env, file ? displayPath(file) : "config");
+  if (!file) return checkedLayer({}, "config", env);
+  const read = readSettingFile(file);
+  if (!read.ok) throw new ConfigError(`${displayPath(file)}: cannot read: ${read.reason}`);
+  let value: unknown;
+  if (file === path.join(packageDir, "config.yaml")) {
+    // The package's own file as the build parsed it, and checked it when nothing in it depends on the environment.
+    const kept = packageConfigSnapshot(packageDir, read.text);
+    if (kept?.checked !== undefined) return kept.checked as Config;
+    value = kept?.value;
+  }
+  return checkedLayer(value ?? parseConfigText(read.text, file), displayPath(file), env);
+}
+
+/**
+ * A config file's value (its YAML parsed) checked: nulls dropped, `${VAR}` replaced from `env`
+ * outside hooks, the schema's defaults filled in. `where` names the file in errors. The build runs
+ * it on the package's config.yaml (util/package-snapshot.ts).
+ */
+export function checkedLayer(value: unknown, where: string, env: NodeJS.ProcessEnv): Config {
+  const raw = dropNulls(value);
+  const interpolated = interpolateOutsideHooks(raw, env, where);
   // jitless: zod's fast path compiles a validator per object schema on its first parse (~10 ms for
   // this schema on a cold start); a config layer is parsed once, where the plain walk is quicker.
   const parsed = configSchema.safeParse(interpolated, { reportInput: true, jitless: true });
-  if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, file ? displayPath(file) : "config"));
+  if (!parsed.success) throw new ConfigError(formatConfigIssues(parsed.error, where));
   const config = parsed.data;
   const namedModel = (interpolated as { model?: { name?: unknown } } | null)?.model?.name !== undefined;
   const main = config.model.provider ? config.providers[config.model.provider] : undefined;
@@ -161,17 +180,6 @@ function dropNulls(value: unknown): unknown {
       .filter(([, item]) => item !== null)
       .map(([key, item]) => [key, dropNulls(item)]),
   );
-}
-
-function readYaml(file: string, packageDir: string): unknown {
-  const read = readSettingFile(file);
-  if (!read.ok) throw new ConfigError(`${displayPath(file)}: cannot read: ${read.reason}`);
-  const text = read.text;
-  if (file === path.join(packageDir, "config.yaml")) {
-    const parsed = packageConfigSnapshot(packageDir, text);
-    if (parsed !== undefined) return parsed;
-  }
-  return parseConfigText(text, file);
 }
 
 /** The value of a config file's text: a mapping of sections, or a ConfigError naming the line. */

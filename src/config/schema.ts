@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 import { checkBaseUrl } from "./base-url.js";
 import { hooksConfigSchema } from "./hooks.js";
 import { keysConfigSchema } from "./keys.js";
@@ -6,10 +7,11 @@ import { keysConfigSchema } from "./keys.js";
 /**
  * The whole configuration. Every section is optional and every field has a default, so an empty
  * file (or none) is a valid configuration. Objects are strict: an unknown key is an error that
- * names its path.
+ * names its path. The schemas are made on first use (util/built-on-use.ts): a start that reads only
+ * the package's config.yaml takes it as the build checked it and makes none of them.
  */
 
-const mcpStdioServer = z.strictObject({
+const mcpStdioServer = builtOnUse(() => z.strictObject({
   type: z.literal("stdio").optional(),
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
@@ -18,23 +20,23 @@ const mcpStdioServer = z.strictObject({
   enabled: z.boolean().default(true),
   connect_timeout: z.number().positive().default(30_000),
   call_timeout: z.number().positive().default(120_000),
-});
+}));
 
-const mcpRemoteServer = z.strictObject({
+const mcpRemoteServer = builtOnUse(() => z.strictObject({
   type: z.enum(["http", "sse", "streamable-http", "streamableHttp"]).optional(),
   url: z.url(),
   headers: z.record(z.string(), z.string()).default({}),
   enabled: z.boolean().default(true),
   connect_timeout: z.number().positive().default(30_000),
   call_timeout: z.number().positive().default(120_000),
-});
+}));
 
-export const mcpServerSchema = z.union([mcpStdioServer, mcpRemoteServer]);
+export const mcpServerSchema = builtOnUse(() => z.union([mcpStdioServer, mcpRemoteServer]));
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 export type McpStdioServerConfig = z.infer<typeof mcpStdioServer>;
 export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServer>;
 
-export const permissionModeSchema = z.enum(["default", "accept-edits", "plan", "bypass"]);
+export const permissionModeSchema = builtOnUse(() => z.enum(["default", "accept-edits", "plan", "bypass"]));
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
 
 export const DEFAULT_READ_ONLY_COMMANDS = [
@@ -80,25 +82,25 @@ export const DEFAULT_SANDBOX_DENY_READ = [
   "~/.config/orca/config.yaml",
   "~/.orca/sessions",
 ];
-const priceSchema = z.strictObject({
+const priceSchema = builtOnUse(() => z.strictObject({
   input: z.number().min(0),
   output: z.number().min(0),
   cached: z.number().min(0).optional(),
   cache_write: z.number().min(0).optional(),
-});
+}));
 
 /** An endpoint URL, checked at load (an empty value, e.g. `${VAR:-}`, means unset). */
-const baseUrlSchema = z.string().superRefine((value, ctx) => {
+const baseUrlSchema = builtOnUse(() => z.string().superRefine((value, ctx) => {
   const problem = value ? checkBaseUrl(value) : null;
   if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem.problem}${problem.suggestion ? `; did you mean ${problem.suggestion}?` : ""}` });
-});
+}));
 
 /** The name `model.base_url` / `model.api_key` go by as a provider. */
 export const DEFAULT_PROVIDER = "default";
 
 export const DEFAULT_INSTRUCTIONS_MAX_CHARS = 40_000;
 
-export const providerSchema = z
+export const providerSchema = builtOnUse(() => z
   .strictObject({
     type: z.enum(["openai", "anthropic"]),
     /** Unset: the vendor's own endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL). */
@@ -120,13 +122,13 @@ export const providerSchema = z
     if (provider.type !== "anthropic" && provider.thinking !== undefined) {
       ctx.addIssue({ code: "custom", path: ["thinking"], message: "only for type anthropic (OpenAI-compatible servers stream their reasoning unasked)" });
     }
-  });
+  }));
 export type ProviderConfigInput = z.infer<typeof providerSchema>;
 
 /** A `sandbox.network.allow` entry: `*`, or a host (`*.` for its subdomains, `[v6]`), optionally `:port`. */
 const NETWORK_ALLOW_ENTRY = /^(?:\*|(?:\*\.)?[^:\s[\]/*]+(?::[1-9]\d{0,4})?|\[[0-9a-fA-F:.]+\](?::[1-9]\d{0,4})?)$/;
 
-export const configSchema = z.strictObject({
+export const configSchema = builtOnUse(() => z.strictObject({
   model: z
     .strictObject({
       name: z.string().min(1).default("gpt-4.1-mini"),
@@ -282,7 +284,7 @@ export const configSchema = z.strictObject({
   keys: keysConfigSchema.default({}),
   /** Where sessions are kept; default ~/.orca. */
   data_dir: z.string().optional(),
-});
+}));
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -34,6 +34,8 @@ export class SessionLog {
   /** The one sync that the unqueued starts written since the last sync wait for (durable). */
   private owed: Promise<void> | null = null;
   private onFailure: ((failure: LogWriteError) => void) | null = null;
+  /** Whether a line was written since the last sync: close() then syncs it, else it has nothing to add. */
+  private unsynced = false;
 
   /**
    * Opens the log for appending, holding its lock (`<file>.lock`) until close: two processes never
@@ -67,8 +69,9 @@ export class SessionLog {
       // A write may be partial (a file size limit reached mid-line): what is left is written again,
       // which either completes the line or fails with the reason.
       for (let done = 0; done < line.length; ) done += fs.writeSync(this.fd, line, done);
+      this.unsynced = true;
       const sync = this.syncFor(event);
-      if (sync === "now") fs.fdatasyncSync(this.fd);
+      if (sync === "now") this.dataSync(this.fd);
       else if (sync === "owed") this.owed ??= this.syncSoon();
     } catch (error) {
       throw this.fail(error);
@@ -91,7 +94,7 @@ export class SessionLog {
         this.owed = null;
         if (this.fd === null) return resolve(); // closed: close() synced it
         try {
-          fs.fdatasyncSync(this.fd);
+          this.dataSync(this.fd);
           resolve();
         } catch (error) {
           const failure = this.fail(error);
@@ -100,6 +103,11 @@ export class SessionLog {
         }
       });
     });
+  }
+
+  private dataSync(fd: number): void {
+    fs.fdatasyncSync(fd);
+    this.unsynced = false;
   }
 
   private fail(error: unknown): LogWriteError {
@@ -147,12 +155,17 @@ export class SessionLog {
     return this.failure;
   }
 
+  /**
+   * Syncs what was written since the last sync, closes the file and releases the lock. A run's last
+   * event (session_finished) is synced as it is written, so at the end of a run close has nothing
+   * to sync: a second sync there was the last few ms of every run's exit (more on a busy disk).
+   */
   close(): void {
     if (this.fd === null) return;
     const fd = this.fd;
     this.fd = null;
     try {
-      fs.fsyncSync(fd);
+      if (this.unsynced) fs.fsyncSync(fd);
     } catch {
       // A log that could not be synced has already said so (append), or has nothing left to lose.
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 import type { HookEventName } from "../config/hooks.js";
 
 /**
@@ -24,10 +25,8 @@ export interface HookProcessResult {
   spawnError?: string;
 }
 
-const permissionDecision = z.enum(["allow", "deny", "ask", "defer"]);
-
-/** Every field Claude Code reads; unknown fields pass (a newer script may send more). */
-export const hookOutputSchema = z.looseObject({
+/** Every field Claude Code reads; unknown fields pass (a newer script may send more). Made when a hook first answers (util/built-on-use.ts). */
+export const hookOutputSchema = builtOnUse(() => z.looseObject({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),
@@ -38,7 +37,7 @@ export const hookOutputSchema = z.looseObject({
   hookSpecificOutput: z
     .looseObject({
       hookEventName: z.string().optional(),
-      permissionDecision: permissionDecision.optional(),
+      permissionDecision: z.enum(["allow", "deny", "ask", "defer"]).optional(),
       permissionDecisionReason: z.string().optional(),
       updatedInput: z.record(z.string(), z.unknown()).optional(),
       additionalContext: z.string().optional(),
@@ -55,7 +54,7 @@ export const hookOutputSchema = z.looseObject({
       updatedMCPToolOutput: z.unknown().optional(),
     })
     .optional(),
-});
+}));
 export type HookOutput = z.infer<typeof hookOutputSchema>;
 
 export interface HookVerdict {

@@ -30,6 +30,16 @@ export function toModelSchema(params: z.ZodType): Record<string, unknown> {
   return schema;
 }
 
+/** Each tool's parameters as the model is offered them, by schemaKey: what the build compiles in. */
+export function schemaFormsOf(tools: readonly Pick<AnyTool, "name" | "params">[]): Record<string, Record<string, unknown>> {
+  const forms: Record<string, Record<string, unknown>> = {};
+  for (const tool of tools) {
+    const key = schemaKey(tool);
+    if (key) forms[key] = toModelSchema(tool.params);
+  }
+  return forms;
+}
+
 /** The schema made at build time for this tool, if the bundle holds one. */
 export function prebuiltSchema(tool: Pick<AnyTool, "name" | "params">): Record<string, unknown> | undefined {
   if (!PREBUILT) return undefined;

@@ -16,11 +16,17 @@ export const PACKAGE_SNAPSHOT = path.join("dist", "package-snapshot.json");
 export interface FrontMatter {
   data: unknown;
   content: string;
+  /** An agent's front matter as its schema checked it at build time (agent/definition.ts): a start then makes no schema. */
+  checked?: unknown;
 }
 
 export interface PackageSnapshot {
-  /** config.yaml's text when the snapshot was made, and what parsing it gave. */
-  config: { source: string; value: unknown };
+  /**
+   * config.yaml's text when the snapshot was made, what parsing it gave and, when no string in it
+   * holds a `$` (so the environment cannot change it), what checking it gave (config/load.ts's
+   * checkedLayer): a start with no config of its own then makes none of the config's schemas.
+   */
+  config: { source: string; value: unknown; checked?: unknown };
   /** Each shipped SKILL.md: its text (BOM removed) and its front matter. */
   skills: ({ source: string } & FrontMatter)[];
   /** Each shipped agents/*.md: its text and its front matter (~15 ms of js-yaml on a cold start). */
@@ -36,10 +42,10 @@ function readSnapshot(packageDir: string): Partial<PackageSnapshot> {
   }
 }
 
-/** The parsed value of the package's config.yaml if the snapshot was made from `text`; else undefined. */
-export function packageConfigSnapshot(packageDir: string, text: string): unknown {
+/** The package's config.yaml parsed (and checked, if it could be) if the snapshot was made from `text`; else undefined. */
+export function packageConfigSnapshot(packageDir: string, text: string): { value: unknown; checked?: unknown } | undefined {
   const config = readSnapshot(packageDir).config;
-  return config?.source === text ? config.value : undefined;
+  return config?.source === text ? { value: config.value, checked: config.checked } : undefined;
 }
 
 /** The shipped skills' front matter, by the text of their SKILL.md. */
@@ -53,5 +59,5 @@ export function packageAgentsSnapshot(packageDir: string): ReadonlyMap<string, F
 }
 
 function byText(files: unknown): ReadonlyMap<string, FrontMatter> {
-  return new Map(Array.isArray(files) ? (files as PackageSnapshot["skills"]).map((s) => [s.source, { data: s.data, content: s.content }]) : []);
+  return new Map(Array.isArray(files) ? (files as PackageSnapshot["skills"]).map((s) => [s.source, { data: s.data, content: s.content, ...(s.checked !== undefined ? { checked: s.checked } : {}) }]) : []);
 }

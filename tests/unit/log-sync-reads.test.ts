@@ -91,3 +91,40 @@ describe("the session log's syncs before a call", () => {
     log.close();
   });
 });
+
+describe("the session log's close (the last thing before exit)", () => {
+  const finished: OrcaEvent = { ...base, type: "session_finished", status: "done", durationMs: 1 };
+  const message: OrcaEvent = { ...base, type: "user_message", text: "hi" };
+
+  it("syncs nothing more when its last line was synced as it was written (session_finished): one sync ends a run, not two", () => {
+    const { log, syncs, file } = open();
+    const fsyncs = vi.spyOn(fs, "fsyncSync");
+    log.append(message);
+    log.append(finished);
+    expect(syncs()).toBe(1);
+    log.close();
+    expect(syncs() + fsyncs.mock.calls.length).toBe(1);
+    expect(readLog(file).events.map((e) => e.type)).toEqual(["user_message", "session_finished"]);
+  });
+
+  it("syncs what was written after the last sync", () => {
+    const { log, syncs } = open();
+    const fsyncs = vi.spyOn(fs, "fsyncSync");
+    log.append(finished);
+    log.append(message);
+    log.close();
+    expect(syncs()).toBe(1);
+    expect(fsyncs).toHaveBeenCalledTimes(1);
+  });
+
+  it("a sync that failed is tried again at close", () => {
+    const { log } = open();
+    const fsyncs = vi.spyOn(fs, "fsyncSync");
+    vi.mocked(fs.fdatasyncSync).mockImplementationOnce(() => {
+      throw Object.assign(new Error("disk busy"), { code: "EIO" });
+    });
+    expect(() => log.append(finished)).toThrow(/EIO/);
+    log.close();
+    expect(fsyncs).toHaveBeenCalledTimes(1);
+  });
+});

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import matter from "gray-matter";
-import { loadAgentDefinitions } from "../../src/agent/definition.js";
-import { loadConfig, parseConfigText } from "../../src/config/load.js";
+import { checkedFrontMatter, loadAgentDefinitions } from "../../src/agent/definition.js";
+import { checkedLayer, loadConfig, parseConfigText } from "../../src/config/load.js";
 import { loadEnvironment } from "../../src/orchestrator/create.js";
 import { readSkillFrontMatter } from "../../src/skills/frontmatter.js";
 import { discoverSkills } from "../../src/skills/loader.js";
@@ -19,7 +19,7 @@ import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js"
 let ws: TempWorkspace;
 afterEach(() => ws?.cleanup());
 
-function fakePackage(configText: string, config?: { source: string; value: unknown }, name = "pkg"): string {
+function fakePackage(configText: string, config?: { source: string; value: unknown; checked?: unknown }, name = "pkg"): string {
   const pkg = ws.file(name);
   fs.mkdirSync(path.join(pkg, "dist"), { recursive: true });
   fs.writeFileSync(path.join(pkg, "config.yaml"), configText);
@@ -110,4 +110,28 @@ describe("the package config snapshot", () => {
     fs.writeFileSync(path.join(pkg, "agents", "helper.md"), agent("edited"));
     expect(described()).toBe("edited");
   });
+
+  it("the build's snapshot holds the shipped config checked, exactly as checking it at start gives (no `$` in it: no environment changes it)", () => {
+    const snapshot = JSON.parse(fs.readFileSync(path.join(ROOT, PACKAGE_SNAPSHOT), "utf8")) as PackageSnapshot;
+    expect(JSON.stringify(snapshot.config.value)).not.toContain("$");
+    expect(snapshot.config.checked).toStrictEqual(checkedLayer(snapshot.config.value, "config.yaml", {}));
+    // A start with no config of its own: what it loads from the snapshot is what it loads without one.
+    ws = tempWorkspace();
+    const unsnapshotted = fakePackage(fs.readFileSync(path.join(ROOT, "config.yaml"), "utf8"));
+    const env = { OPENAI_API_KEY: "sk-test-key", ORCA_MODEL: "m" };
+    const fromSnapshot = loadConfig({ workspace: ws.dir, home: ws.home, packageDir: ROOT, env }).config;
+    expect(fromSnapshot).toStrictEqual(loadConfig({ workspace: ws.dir, home: ws.home, packageDir: unsnapshotted, env }).config);
+    for (const agent of snapshot.agents) expect(agent.checked).toStrictEqual((checkedFrontMatter(agent.data) as { checked: unknown }).checked);
+  });
+
+  it("the checked config is used only while config.yaml reads as it did; edited, the file is checked again", () => {
+    ws = tempWorkspace();
+    const text = "model:\n  name: from-yaml\n";
+    const pkg = fakePackage(text, { source: text, value: { model: { name: "from-yaml" } }, checked: { ...configSchemaDefaults(), model: { ...configSchemaDefaults().model, name: "checked" } } });
+    expect(load(pkg).model.name).toBe("checked");
+    fs.writeFileSync(path.join(pkg, "config.yaml"), "model:\n  name: edited\n");
+    expect(load(pkg).model.name).toBe("edited");
+  });
 });
+
+const configSchemaDefaults = () => checkedLayer({}, "config", {});
