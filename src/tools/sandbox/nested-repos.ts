@@ -15,8 +15,10 @@ import { nestedRepoNotice } from "../../events/schema-nested-repos.js";
  *
  * - the repositories there when the session first looks (the user's own) are protected like
  *   submodules — config, hooks and the rest read-only, the git dir pinned (protected.ts);
- * - one that appeared later (a command's) is checked once the command has ended and whenever its
- *   git dir changes: what in it could run code is moved to a quarantine (git-dir-check.ts).
+ * - one that appeared later (an agent's) is checked once the command has ended, right after a file
+ *   tool's write into it, and whenever its git dir changes: what in it could run code is moved to
+ *   a quarantine (git-dir-check.ts). Only a folder git would take for a git dir is changed, never
+ *   one of the user's (a `.git` the agent points at `.claude/` or `deploy/` moves nothing there).
  *
  * Finding them is a walk of the root's directories, but each directory is read only when its
  * ctime moved since the last walk (a new entry changes it, and a command cannot set it back), so
