@@ -252,7 +252,8 @@ export class Sandbox {
     if (!setup || this.closed) return Promise.resolve([]);
     if (written?.length === 0) return Promise.resolve([]);
     const { roots, isWritable } = this.writableRoots(setup, root);
-    return written ? this.nestedRepos.checkWritten(roots, isWritable, written) : this.nestedRepos.check(roots, isWritable);
+    // The write has landed: a check that broke must not make it read as failed (the one at close still runs).
+    return (written ? this.nestedRepos.checkWritten(roots, isWritable, written) : this.nestedRepos.check(roots, isWritable)).catch(() => []);
   }
 
   onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {
