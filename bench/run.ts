@@ -19,6 +19,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   preconnect: () => import("./preconnect.js"),
   step: () => import("./step.js"),
   "nested-repos": () => import("./nested-repos.js"),
+  "write-loop": () => import("./write-loop.js"),
 };
 
 const args = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * A git repository a sandboxed command made inside a writable area (`git init sub`, a `.git`
+ * A git repository a sandboxed command (or a file tool) made inside a writable area (`git init sub`, a `.git`
  * written by hand or pointing at one) held something that would run code when the user runs git
  * there, outside the sandbox: a config key off the short list that runs nothing, a hook, a
  * `config.worktree`. orca moved it into the git dir's `orca-quarantine/<time>/` (the repository
@@ -28,7 +28,7 @@ export function nestedRepoEventSchemas(base: { ts: z.ZodNumber; sessionId: z.Zod
 
 /** The one line the user reads (the dashboard and the headless stderr alike); the log keeps the event. */
 export function nestedRepoNotice(e: { path: string; removed: readonly string[]; quarantine: string; failed?: string }): string {
-  if (e.failed) return `${e.path}: a git repository a command made could not be checked (${e.failed}); look at its config and hooks before you run git there`;
+  if (e.failed) return `${e.path}: a git repository an agent made could not be checked (${e.failed}); look at its config and hooks before you run git there`;
   const what = e.removed.length > 4 ? `${e.removed.slice(0, 4).join(", ")} and ${e.removed.length - 4} more` : e.removed.join(", ");
-  return `${e.path}: a git repository a command made held what would run code when you run git there (${what}); moved to ${e.quarantine}`;
+  return `${e.path}: a git repository an agent made held what would run code when you run git there (${what}); moved to ${e.quarantine}`;
 }

@@ -9,6 +9,7 @@ import type { TeamPlan } from "../sessions/team-plan.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
+import type { NestedRepoReport } from "../tools/sandbox/index.js";
 import type { AgentEvidence } from "../review/agent-evidence.js";
 import type { PidLock } from "../util/pid-lock.js";
 import type { AgentState } from "./agents.js";
@@ -59,7 +60,7 @@ export interface SessionDeps {
    * Whether commands can be sandboxed: auto-approval of commands rests on it (DESIGN §7); and what
    * every write of an agent in a root awaits first (Sandbox.beforeWrite).
    */
-  sandbox?: { readonly available: boolean; beforeWrite?(root: string): Promise<void> };
+  sandbox?: { readonly available: boolean; beforeWrite?(root: string): Promise<void>; afterWrite?(root: string, written: readonly string[] | null): Promise<NestedRepoReport[]> };
   /** Where `isolation: worktree` agents get their git worktrees (`<data_dir>/worktrees`); unset: no isolation. */
   worktreeDir?: string;
   /** A resumed session's processes its crashed run left (ended or found gone): start() logs their end. */

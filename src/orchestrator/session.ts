@@ -164,7 +164,7 @@ export class Session implements SessionApi {
       versions: this.versions,
       hooks: deps.hooks,
       stopRun: (agentId, reason) => this.stopRun(agentId, reason),
-      beforeWrite: deps.sandbox?.beforeWrite && ((root: string) => deps.sandbox!.beforeWrite!(root)),
+      beforeWrite: deps.sandbox?.beforeWrite?.bind(deps.sandbox), afterWrite: deps.sandbox?.afterWrite?.bind(deps.sandbox),
     });
     this.agentRegistry.add(this.rootAgentId, rootDefinition, undefined, 0);
     this.mcpWatcher = deps.mcp ? new McpStatusWatcher(deps.mcp, this.bus.emit, this.rootAgentId) : null;

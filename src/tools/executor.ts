@@ -5,6 +5,8 @@ import type { Permissions, PreToolHookAnswer } from "./permissions/engine.js";
 import { hiddenRead } from "./read-gate.js";
 import { CancelledError, type Scheduler } from "./scheduler.js";
 import type { SandboxRequest } from "./sandbox/types.js";
+import { nestedRepoNotes, type NestedRepoReport } from "./sandbox/nested-repos.js";
+import { writtenPaths } from "./written-paths.js";
 import type { AnyTool, ToolResult } from "./tool.js";
 import { withHookNotes, type HookCaller, type StopRun, type ToolHooks } from "./tool-hooks.js";
 import type { CallVersions, FileVersions } from "./versions.js";
@@ -66,6 +68,8 @@ export class ToolExecutor {
       stopRun?: StopRun;
       /** Awaited before a call that may write runs, with the root it works in (Sandbox.beforeWrite: the first look at nested repositories). */
       beforeWrite?: (root: string) => Promise<void>;
+      /** Right after a call wrote, where (written-paths.ts): the check of the repositories it may have made (Sandbox.afterWrite). */
+      afterWrite?: (root: string, written: readonly string[] | null) => Promise<NestedRepoReport[]>;
     },
   ) {}
 
@@ -162,12 +166,18 @@ export class ToolExecutor {
       ? undefined
       : this.deps.versions.forCall({ agentId: caller.agentId, parentId: caller.parentId, callId: call.id, tool: call.name, emit });
     const readDenied = (relative: string) => this.deps.permissions.readDenied(relative);
-    const beforeWrite = this.deps.beforeWrite;
+    const { beforeWrite, afterWrite } = this.deps;
+    const writes = tool.unscheduled || !tool.readOnly(args);
     const execute = async (signal: AbortSignal) => {
       // A delegation (unscheduled) says it reads only, but its agents write, and a worktree's work merges back here.
-      if (beforeWrite && (tool.unscheduled || !tool.readOnly(args))) await beforeWrite(workspace.root);
+      if (beforeWrite && writes) await beforeWrite(workspace.root);
       versions?.begin();
-      return tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
+      const result = await tool.execute(args, { signal, workspace, agentId: caller.agentId, callId: call.id, emit, versions, sandbox, readDenied });
+      // Before the result goes back (and while the call still holds its paths): a repository the
+      // write made or completed is checked now, not at the next command (the user's git runs meanwhile).
+      if (!afterWrite || !writes || tool.unscheduled) return result;
+      const notes = nestedRepoNotes(await afterWrite(workspace.root, writtenPaths(tool, args, workspace)), workspace.root, caller.agentId);
+      return notes ? { ...result, content: result.content + notes } : result;
     };
     // Each call gets its own scope below the agent's: whatever listeners a tool or SDK leaves on
     // its signal die with the call instead of piling up on the agent's long-lived one.

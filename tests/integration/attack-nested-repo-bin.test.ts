@@ -52,8 +52,8 @@ describe("a git repository a sandboxed command plants in the workspace runs noth
     const event = JSON.parse(run.stdout.split("\n").find((l) => l.includes('"nested_repo_neutralised"'))!) as { path: string; removed: string[]; quarantine: string };
     expect(event).toMatchObject({ path: "sub/.git", removed: ["core.fsmonitor"] });
     expect(fs.readFileSync(path.join(event.quarantine, "config"), "utf8")).toContain("fsmonitor");
-    expect(run.stderr).toMatch(/^orca: warning: sub\/\.git: a git repository a command made held what would run code when you run git there \(core\.fsmonitor\); moved to /m);
-    expect(results[0]).toMatch(/\[orca: sub\/\.git: a git repository a command made held what would run code[^\n]*core\.fsmonitor/);
+    expect(run.stderr).toMatch(/^orca: warning: sub\/\.git: a git repository an agent made held what would run code when you run git there \(core\.fsmonitor\); moved to /m);
+    expect(results[0]).toMatch(/\[orca: sub\/\.git: a git repository an agent made held what would run code[^\n]*core\.fsmonitor/);
   });
 
   it("a .git folder written by hand (no git involved), with core.fsmonitor and a hooksPath", async () => {

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { fsmonitor, plant, plantedRepoRig, repo, userGit } from "../fixtures/planted-repo.js";
+import { fsmonitor, git, plant, plantedRepoRig, repo, userGit } from "../fixtures/planted-repo.js";
 
 const rig = plantedRepoRig();
 
@@ -69,5 +69,36 @@ describe("a git dir the agent hid where orca does not look", () => {
     expect(results[0]).toMatch(/planted/);
     userGit(rig.ws.file("sub"), "status");
     expect(fs.existsSync(marker)).toBe(false);
+  });
+});
+
+describe("a .git the agent points at a folder of the user's: orca moves nothing out of it", () => {
+  const userHook = "#!/bin/sh\necho guard\n";
+
+  it("a .git link to the workspace's .claude/ (a protected folder): its hooks stay", async () => {
+    rig.ws = repo({ ".claude/hooks/guard.sh": userHook, ".claude/settings.json": "{}\n" });
+    const { results } = await rig.orca(rig.ws, [plant("mkdir -p sub && ln -s ../.claude sub/.git")]);
+    expect(results[0]).toMatch(/planted/);
+    expect(rig.ws.read(".claude/hooks/guard.sh")).toBe(userHook);
+    expect(fs.existsSync(rig.ws.file(".claude/orca-quarantine"))).toBe(false);
+  });
+
+  it("a gitdir: file leading to the user's deploy/ (a config, a hooks/; no repository): nothing is moved", async () => {
+    const config = "region: eu\n";
+    rig.ws = repo({ "deploy/config": config, "deploy/hooks/notify.sh": userHook });
+    const { results } = await rig.orca(rig.ws, [plant("mkdir -p sub && echo 'gitdir: ../deploy' > sub/.git")]);
+    expect(results[0]).toMatch(/planted/);
+    expect(rig.ws.read("deploy/config")).toBe(config);
+    expect(rig.ws.read("deploy/hooks/notify.sh")).toBe(userHook);
+    expect(fs.existsSync(rig.ws.file("deploy/orca-quarantine"))).toBe(false);
+  });
+
+  it("a .git link to a repository of the user's there at the first look: its hook stays", async () => {
+    rig.ws = repo();
+    git(rig.ws.dir, "init", "-q", "vendor/lib");
+    fs.writeFileSync(rig.ws.file("vendor/lib/.git/hooks/pre-commit"), userHook, { mode: 0o755 });
+    const { results } = await rig.orca(rig.ws, [plant("mkdir -p sub && ln -s ../vendor/lib/.git sub/.git")]);
+    expect(results[0]).toMatch(/planted/);
+    expect(rig.ws.read("vendor/lib/.git/hooks/pre-commit")).toBe(userHook);
   });
 });

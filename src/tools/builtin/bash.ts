@@ -4,8 +4,7 @@ import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { HeadTailBuffer } from "./output.js";
-import { nestedRepoEvent, type SandboxMode } from "../sandbox/index.js";
-import { nestedRepoNotice } from "../../events/schema-nested-repos.js";
+import { nestedRepoNotes, type SandboxMode } from "../sandbox/index.js";
 import { PermissionDenied } from "../../util/errors.js";
 import { errorMessage } from "./paths.js";
 import { shellExitCode, terminateGroup, whenFinished } from "./process-group.js";
@@ -135,7 +134,7 @@ export async function runForeground(
 
   const text = output.text();
   const truncated = text === "" ? "(no output)" : truncateHeadTail(text, opts.maxOutputTokens, opts.tokens).text.replace(/\n$/, "");
-  const body = truncated + sandboxHint(launched.sandbox, text) + nested.map((r) => `\n[orca: ${nestedRepoNotice(nestedRepoEvent(r, cwd, ctx.agentId))}]`).join("");
+  const body = truncated + sandboxHint(launched.sandbox, text) + nestedRepoNotes(nested, cwd, ctx.agentId);
   const code = shellExitCode(exit);
   const meta = { exitCode: code, pid, ...sandboxMeta(launched.sandbox) };
   if (stopReason === "timeout") {

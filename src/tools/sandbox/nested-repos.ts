@@ -3,7 +3,9 @@ import path from "node:path";
 import { realpathOr } from "../../util/fs.js";
 import { neutraliseGitDir, type Neutralised } from "./git-dir-check.js";
 import { protectedPaths } from "./protected.js";
+import { isInside } from "../workspace.js";
 import type { InputOf } from "../../events/types.js";
+import { nestedRepoNotice } from "../../events/schema-nested-repos.js";
 
 /**
  * Git repositories inside a writable root besides its own: a sandboxed command can make one
@@ -13,8 +15,10 @@ import type { InputOf } from "../../events/types.js";
  *
  * - the repositories there when the session first looks (the user's own) are protected like
  *   submodules — config, hooks and the rest read-only, the git dir pinned (protected.ts);
- * - one that appeared later (a command's) is checked once the command has ended and whenever its
- *   git dir changes: what in it could run code is moved to a quarantine (git-dir-check.ts).
+ * - one that appeared later (an agent's) is checked once the command has ended, right after a file
+ *   tool's write into it, and whenever its git dir changes: what in it could run code is moved to
+ *   a quarantine (git-dir-check.ts). Only a folder git would take for a git dir is changed, never
+ *   one of the user's (a `.git` the agent points at `.claude/` or `deploy/` moves nothing there).
  *
  * Finding them is a walk of the root's directories, but each directory is read only when its
  * ctime moved since the last walk (a new entry changes it, and a command cannot set it back), so
@@ -108,7 +112,8 @@ export function gitDirOf(entry: string): string | null {
     return null;
   }
   if (stat.isDirectory()) return entry;
-  if (stat.isSymbolicLink()) return isDir(entry) ? realpathOr(entry) : null;
+  // Where it leads even while nothing is there: a git dir written there later is found by its path.
+  if (stat.isSymbolicLink()) return isDir(entry) ? realpathOr(entry) : linkTarget(entry);
   try {
     const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(entry, "utf8"));
     return m ? realpathOr(path.resolve(path.dirname(entry), m[1]!)) : null;
@@ -122,6 +127,14 @@ function lstatDir(p: string): boolean {
     return fs.lstatSync(p).isDirectory();
   } catch {
     return false;
+  }
+}
+
+function linkTarget(link: string): string | null {
+  try {
+    return realpathOr(path.resolve(path.dirname(link), fs.readlinkSync(link)));
+  } catch {
+    return null;
   }
 }
 
@@ -155,6 +168,13 @@ export class NestedRepos {
    * `objects/` and `modules/` are writable) is not.
    */
   private readonly userGitDirs = new Set<string>();
+  /**
+   * The first look's protected folders (`.claude/`, `.vscode/`, a git dir's `hooks/`…), real paths:
+   * a `.git` leading into one is not a command's git dir, however it looks.
+   */
+  private readonly userProtected = new Set<string>();
+  /** Every git dir an agent's entry led to (real paths, there or not yet), with that entry: a write inside one is checked. */
+  private readonly agentGitDirs = new Map<string, string>();
   /** Per git dir a command made: its fingerprint when last checked. */
   private readonly checked = new Map<string, string>();
   /** Checks run one at a time; a queued one not started yet is shared by whoever asks meanwhile. */
@@ -174,7 +194,9 @@ export class NestedRepos {
     if (!known) {
       known = new Map(this.walker(root).walk().map((e) => [e.entry, inode(e.entry)] as const));
       this.existing.set(root, known);
-      for (const dir of protectedPaths(root, () => true, [], [...known.keys()]).pins) this.userGitDirs.add(realpathOr(dir));
+      const protection = protectedPaths(root, () => true, [], [...known.keys()]);
+      for (const dir of protection.pins) this.userGitDirs.add(realpathOr(dir));
+      for (const p of protection.readOnly) this.userProtected.add(realpathOr(p));
     }
     return [...known.keys()];
   }
@@ -190,46 +212,97 @@ export class NestedRepos {
     const waiting = this.pending.get(key);
     if (waiting) return waiting;
     if (this.running?.key === key && this.running.started >= endedAt) return this.running.done;
-    const run: Promise<NestedRepoReport[]> = this.queue.then(() => {
+    const run: Promise<NestedRepoReport[]> = this.enqueue(() => {
       this.pending.delete(key);
       this.running = { key, started: performance.now(), done: run };
       return this.checkNow(roots, isWritable);
     });
     this.pending.set(key, run);
+    return run;
+  }
+
+  /**
+   * Checks, right after a file tool wrote `written` (absolute real paths), the repository each
+   * belongs to: not a walk, only each path's ancestors up to its root — a `.git`, a bare-looking
+   * folder, or a git dir an agent's entry leads to (the last write may complete a git dir whose
+   * `.git` file or `commondir` was written earlier). Queued with every other check, so concurrent
+   * writes to one new repository are each followed by a check that sees them.
+   */
+  checkWritten(roots: readonly string[], isWritable: (p: string) => boolean, written: readonly string[]): Promise<NestedRepoReport[]> {
+    return this.enqueue(async () => {
+      const reports: NestedRepoReport[] = [];
+      const theirs = this.untouchable(roots);
+      for (const file of written) {
+        const root = roots.find((r) => isInside(r, file));
+        if (root) for (const found of this.entriesAbove(root, file)) await this.checkEntry(found, root, roots, isWritable, theirs, reports);
+      }
+      return reports;
+    });
+  }
+
+  /** Runs `work` after every check before it; what it found goes to the reporter once. */
+  private enqueue(work: () => Promise<NestedRepoReport[]>): Promise<NestedRepoReport[]> {
+    const run = this.queue.then(work);
     // A reporter that throws (a closed log) must not stop the checks after it.
     this.queue = run.then((reports) => reports.length && this.report(reports)).catch(() => undefined);
     return run;
   }
 
+  /** The git entries `file` and its folders up to `root` (not included) are, or lead into. */
+  private entriesAbove(root: string, file: string): GitEntry[] {
+    const out: GitEntry[] = [];
+    for (let dir = file; dir !== root && isInside(root, dir); dir = path.dirname(dir)) {
+      if (path.basename(dir) === ".git") out.push({ entry: dir, gitDir: gitDirOf(dir) });
+      else if (["HEAD", "objects", "refs"].every((name) => lstatOf(path.join(dir, name)))) out.push({ entry: dir, gitDir: dir });
+      const entry = this.agentGitDirs.get(dir);
+      if (entry !== undefined) out.push({ entry, gitDir: gitDirOf(entry) });
+    }
+    return out;
+  }
+
   private async checkNow(roots: readonly string[], isWritable: (p: string) => boolean): Promise<NestedRepoReport[]> {
     const reports: NestedRepoReport[] = [];
     const theirs = this.untouchable(roots);
-    for (const root of roots) {
-      const known = this.existing.get(root);
-      for (const found of this.walker(root).walk()) {
-        const original = known?.get(found.entry);
-        // A user's entry is left alone while it leads where it led at the first look: a `.git` file
-        // whose git dir was missing then leads to whatever a command makes there now.
-        if (original !== undefined && original === inode(found.entry) && (!found.gitDir || this.userGitDirs.has(realpathOr(found.gitDir)))) continue;
-        // A git dir no command can write is not one a command made; nor is the workspace's own, or
-        // one of the user's, which a link or `gitdir:` file a command made may lead to. A
-        // `commondir` sends git to another folder for config and hooks: that one is checked too.
-        for (const gitDir of withCommonDir(found.gitDir && realpathOr(found.gitDir))) {
-          if (!isWritable(gitDir) || theirs.has(gitDir)) continue;
-          const print = fingerprint(gitDir);
-          if (!print.includes("racy") && this.checked.get(gitDir) === print) continue;
-          try {
-            const done = await neutraliseGitDir(gitDir);
-            if (done) reports.push({ ...done, entry: found.entry });
-          } catch (error) {
-            reports.push({ gitDir, entry: found.entry, removed: [], quarantine: "", failed: (error as Error).message });
-            continue;
-          }
-          this.checked.set(gitDir, fingerprint(gitDir));
-        }
-      }
-    }
+    for (const root of roots) for (const found of this.walker(root).walk()) await this.checkEntry(found, root, roots, isWritable, theirs, reports);
     return reports;
+  }
+
+  /** Neutralises the git dir (and common dir) one entry of `root` leads to, unless it is not a command's. */
+  private async checkEntry(found: GitEntry, root: string, roots: readonly string[], isWritable: (p: string) => boolean, theirs: Set<string>, reports: NestedRepoReport[]): Promise<void> {
+    const original = this.existing.get(root)?.get(found.entry);
+    // A user's entry is left alone while it leads where it led at the first look: a `.git` file
+    // whose git dir was missing then leads to whatever a command makes there now.
+    if (original !== undefined && original === inode(found.entry) && (!found.gitDir || this.userGitDirs.has(realpathOr(found.gitDir)))) return;
+    const chain = withCommonDir(found.gitDir && realpathOr(found.gitDir));
+    for (const gitDir of chain) if (!theirs.has(gitDir)) this.agentGitDirs.set(gitDir, found.entry);
+    // Nothing of a folder git does not take for a git dir runs: a `.git` leading to the user's
+    // `deploy/` (a `config`, a `hooks/`) must not have them moved. A file that makes it one later
+    // changes its fingerprint (or is a write inside it), so it is checked again then.
+    if (!looksLikeGitDir(chain)) return;
+    // A git dir no command can write is not one a command made; nor is the workspace's own, one of
+    // the user's, or one inside a protected folder (`.claude/`), which a link or `gitdir:` file a
+    // command made may lead to. A `commondir` sends git to another folder for config and hooks:
+    // that one is checked too.
+    for (const gitDir of chain) {
+      if (!isWritable(gitDir) || theirs.has(gitDir) || [...this.userProtected].some((p) => isInside(p, gitDir))) continue;
+      const print = fingerprint(gitDir);
+      if (!print.includes("racy") && this.checked.get(gitDir) === print) continue;
+      if (!roots.some((r) => isInside(r, gitDir))) {
+        // A temp dir commands share (network on): maybe the user's own repository there. orca
+        // changes nothing outside the workspace; the user is told instead.
+        reports.push({ gitDir, entry: found.entry, removed: [], quarantine: "", failed: `its git dir ${gitDir} is outside the workspace, which orca does not change` });
+        this.checked.set(gitDir, print);
+        continue;
+      }
+      try {
+        const done = await neutraliseGitDir(gitDir);
+        if (done) reports.push({ ...done, entry: found.entry });
+      } catch (error) {
+        reports.push({ gitDir, entry: found.entry, removed: [], quarantine: "", failed: (error as Error).message });
+        continue;
+      }
+      this.checked.set(gitDir, fingerprint(gitDir));
+    }
   }
 
   /** The git dirs that are not a command's: each root's own, and those found at the first look. */
@@ -253,6 +326,25 @@ function withCommonDir(gitDir: string | null): string[] {
     return common === gitDir ? [gitDir] : [gitDir, common];
   } catch {
     return [gitDir];
+  }
+}
+
+/**
+ * Whether git would take the first of `chain` (a git dir, then its common dir) for a git dir: a
+ * HEAD in it, a `refs` in the common dir (or in it). Looser than git (no `objects` asked for,
+ * which an environment variable can stand in for), so a folder git would use is never skipped.
+ */
+function looksLikeGitDir(chain: readonly string[]): boolean {
+  const [gitDir, common] = chain;
+  if (!gitDir || !lstatOf(path.join(gitDir, "HEAD"))) return false;
+  return lstatOf(path.join(common ?? gitDir, "refs")) !== undefined || lstatOf(path.join(gitDir, "refs")) !== undefined;
+}
+
+function lstatOf(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return undefined;
   }
 }
 
@@ -293,4 +385,9 @@ export function nestedRepoEvent(report: NestedRepoReport, root: string, agentId:
     quarantine: report.quarantine,
     ...(report.failed ? { failed: report.failed } : {}),
   };
+}
+
+/** What the model reads after the tool result that made them: one `[orca: …]` line per report. */
+export function nestedRepoNotes(reports: readonly NestedRepoReport[], root: string, agentId: string): string {
+  return reports.map((r) => `\n[orca: ${nestedRepoNotice(nestedRepoEvent(r, root, agentId))}]`).join("");
 }

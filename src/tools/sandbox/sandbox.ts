@@ -241,6 +241,21 @@ export class Sandbox {
     return this.nestedRepos.check(roots, isWritable);
   }
 
+  /**
+   * Checks, right after a file tool wrote `written` (absolute real paths) in `root`, the repositories
+   * those paths belong to (NestedRepos.checkWritten: their folders, not a walk); null for a tool
+   * that cannot say where it wrote (an MCP server's), which gets the walk a command's end gets.
+   * Until then the user's git in that folder would run what the agent put in its config.
+   */
+  afterWrite(root: string, written: readonly string[] | null): Promise<NestedRepoReport[]> {
+    const setup = this.setup;
+    if (!setup || this.closed) return Promise.resolve([]);
+    if (written?.length === 0) return Promise.resolve([]);
+    const { roots, isWritable } = this.writableRoots(setup, root);
+    // The write has landed: a check that broke must not make it read as failed (the one at close still runs).
+    return (written ? this.nestedRepos.checkWritten(roots, isWritable, written) : this.nestedRepos.check(roots, isWritable)).catch(() => []);
+  }
+
   onNestedRepo(listener: (reports: NestedRepoReport[]) => void): void {
     this.nestedListeners.push(listener);
   }
