@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openConfinedForRead, readEntryConfined, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic, writeSymlinkAtomic } from "../../src/tools/confined-fs.js";
+import { openConfinedForRead, openConfinedForReadFd, readEntryConfined, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic, writeSymlinkAtomic } from "../../src/tools/confined-fs.js";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { EventInput } from "../../src/events/types.js";
@@ -63,6 +63,7 @@ describe("the walk follows no symlink", () => {
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toBeInstanceOf(SymlinkRefused);
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toThrow("refused: sub is a symbolic link now");
     await expect(openConfinedForRead(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
+    expect(() => openConfinedForReadFd(ws, checked)).toThrow(SymlinkRefused);
     await expect(removeConfined(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
     expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
     expect(entries(outside)).toEqual(["f.txt"]);
@@ -74,6 +75,7 @@ describe("the walk follows no symlink", () => {
     fs.symlinkSync(path.join(outside, "f.txt"), checked);
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toThrow("refused: sub/f.txt is a symbolic link now");
     await expect(openConfinedForRead(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
+    expect(() => openConfinedForReadFd(ws, checked)).toThrow(SymlinkRefused);
     expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
     expect(fs.lstatSync(checked).isSymbolicLink()).toBe(true);
   });
@@ -232,6 +234,31 @@ describe("the file tools go through the walk", () => {
     expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
     expect(entries(outside)).toEqual(["f.txt"]);
     expect(events.filter((e) => e.type === "file_write")).toEqual([]);
+  });
+
+  it("read_file refuses the file itself swapped for a symlink after the check, and a FIFO without waiting for a writer", async () => {
+    const realResolve = ws.resolve.bind(ws);
+    ws.resolve = (p: string) => {
+      ws.resolve = realResolve;
+      const abs = realResolve(p);
+      fs.rmSync(abs);
+      fs.symlinkSync(path.join(outside, "f.txt"), abs);
+      return abs;
+    };
+    const swapped = await run("read_file", { path: "sub/f.txt" });
+    expect(swapped.ok).toBe(false);
+    expect(swapped.error).toBe("read_file: sub/f.txt: refused: sub/f.txt is a symbolic link now (it was not when the path was checked); nothing was opened through it");
+    expect(swapped.content).not.toContain("outside");
+    (await import("node:child_process")).execFileSync("mkfifo", [path.join(root, "pipe")]);
+    expect((await run("read_file", { path: "pipe" })).error).toBe("read_file: pipe is not a regular file");
+  });
+
+  it("read_file reads a file too big to read at once (over 1 MiB) whole, off the event loop", async () => {
+    const line = "0123456789".repeat(9) + "\n";
+    fs.writeFileSync(path.join(root, "big.txt"), line.repeat(15_000));
+    const result = await run("read_file", { path: "big.txt", offset: 14_999 });
+    expect(result.ok).toBe(true);
+    expect(result.content).toBe(`${" 14999"}\t${line.trim()}\n${" 15000"}\t${line.trim()}`);
   });
 
   it("write_file and edit_file log file_write with the hashes before and after and the temporary file, and the listings hide temporary files", async () => {
