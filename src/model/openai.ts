@@ -1,6 +1,7 @@
 import { raceAbort as raceAbortWith } from "../util/race-abort.js";
 import OpenAI from "openai";
-import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { Stream } from "openai/core/streaming";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
 import { withByteBody } from "./byte-body.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
@@ -10,7 +11,7 @@ import { classifyFailure, triesText, type FailureContext } from "./provider-erro
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
 import { usePreconnected } from "./preconnect.js";
-import { toWireMessages, toWireTools } from "./wire.js";
+import { wireBody, type BodyFields } from "./wire-body.js";
 
 export { StreamAssembler } from "./assembler.js";
 
@@ -52,7 +53,11 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       // Every attempt, the SDK's own retries of a failed status included, counts toward maxRetries.
       const maxAttempts = this.maxRetries + 1;
       for (;;) {
-        const pending = this.baseClient().chat.completions.create(this.body(request, model), {
+        // What chat.completions.create sends, with the body already bytes.
+        const pending = this.baseClient().post<Stream<ChatCompletionChunk>>("/chat/completions", {
+          body: this.body(request, model),
+          headers: { "content-type": "application/json" },
+          stream: true,
           signal: guard.signal,
           timeout: this.timeoutMs,
           maxRetries: Math.max(0, maxAttempts - state.attempts - 1),
@@ -102,24 +107,18 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
     return this.client;
   }
 
-  private body(request: ModelRequest, model: string): ChatCompletionCreateParamsStreaming {
-    const body: ChatCompletionCreateParamsStreaming = {
-      model,
-      messages: toWireMessages(request.messages),
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    const tools = toWireTools(request.tools);
-    if (tools) body.tools = tools;
+  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each). */
+  private body(request: ModelRequest, model: string): Buffer {
+    const fields: BodyFields = { model, stream: true, stream_options: { include_usage: true } };
     const temperature = request.temperature ?? this.opts.temperature;
-    if (temperature !== undefined) body.temperature = temperature;
+    if (temperature !== undefined) fields.temperature = temperature;
     const maxOutput = request.maxOutputTokens ?? this.opts.maxOutputTokens;
     if (maxOutput !== undefined) {
       // OpenAI's reasoning models refuse `max_tokens`; many compatible servers know only it.
-      if (this.isOpenAI()) body.max_completion_tokens = maxOutput;
-      else body.max_tokens = maxOutput;
+      if (this.isOpenAI()) fields.max_completion_tokens = maxOutput;
+      else fields.max_tokens = maxOutput;
     }
-    return body;
+    return wireBody(fields, request.messages, request.tools);
   }
 
   private isOpenAI(): boolean {
