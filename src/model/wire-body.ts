@@ -37,23 +37,22 @@ const CLOSE = Buffer.from("]");
 export function wireBody(fields: BodyFields, messages: readonly ChatMessage[], tools: readonly ToolSpec[]): Buffer {
   const { model, stream, stream_options, ...rest } = fields;
   const after = JSON.stringify(rest);
-  return Buffer.concat([
-    Buffer.from(`{"model":${JSON.stringify(model)},"messages":`),
-    list(messages, bytesOfMessage),
-    Buffer.from(`,"stream":${JSON.stringify(stream)},"stream_options":${JSON.stringify(stream_options)}${tools.length ? ',"tools":' : ""}`),
-    ...(tools.length ? [list(tools, bytesOfTool)] : []),
-    Buffer.from(after === "{}" ? "}" : `,${after.slice(1)}`),
-  ]);
+  // One copy into the body: every piece is gathered first.
+  const pieces: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":`)];
+  list(pieces, messages, bytesOfMessage);
+  pieces.push(Buffer.from(`,"stream":${JSON.stringify(stream)},"stream_options":${JSON.stringify(stream_options)}${tools.length ? ',"tools":' : ""}`));
+  if (tools.length) list(pieces, tools, bytesOfTool);
+  pieces.push(Buffer.from(after === "{}" ? "}" : `,${after.slice(1)}`));
+  return Buffer.concat(pieces);
 }
 
-function list<T>(items: readonly T[], bytesOf: (item: T) => Buffer): Buffer {
-  const parts: Buffer[] = [OPEN];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(bytesOf(item));
-  });
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
+function list<T>(pieces: Buffer[], items: readonly T[], bytesOf: (item: T) => Buffer): void {
+  pieces.push(OPEN);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) pieces.push(COMMA);
+    pieces.push(bytesOf(items[i]!));
+  }
+  pieces.push(CLOSE);
 }
 
 /** The strings (and arrays) a message's wire form is made from: while they are the same objects, so is its JSON. */
