@@ -3,7 +3,7 @@ import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { isTempName, tempName } from "../util/atomic-write.js";
-import { C, errnoError, type Folder, isSymlink, realPaths, symlinkOr, SymlinkRefused, walksByDescriptor, walkToParent } from "./confined-walk.js";
+import { C, errnoError, isSymlink, realPaths, symlinkOr, SymlinkRefused, walksByDescriptor, walkToParent } from "./confined-walk.js";
 import type { Workspace } from "./workspace.js";
 
 export { SymlinkRefused, walksByDescriptor } from "./confined-walk.js";
@@ -51,41 +51,18 @@ const fsyncFd = promisify(fs.fsync);
  * FIFO opens without blocking: callers fstat the handle and refuse what is not a regular file.
  */
 export async function openConfinedForRead(workspace: Workspace, abs: string): Promise<FileHandle> {
-  const { folder, at, relative } = readTarget(workspace, abs);
-  try {
-    return await fsp.open(at, READ_FLAGS);
-  } catch (err) {
-    throw symlinkOr(err, folder, at, relative);
-  } finally {
-    folder.close();
-  }
-}
-
-/**
- * openConfinedForRead as a descriptor, opened at once: the walk is synchronous anyway, and the
- * open of a file it reaches (O_NONBLOCK) does not wait. A read of a small file then stays off
- * libuv's thread pool (read_file), whose hand-offs cost a step more than the read.
- */
-export function openConfinedForReadFd(workspace: Workspace, abs: string): number {
-  const { folder, at, relative } = readTarget(workspace, abs);
-  try {
-    return fs.openSync(at, READ_FLAGS);
-  } catch (err) {
-    throw symlinkOr(err, folder, at, relative);
-  } finally {
-    folder.close();
-  }
-}
-
-/** The open folder holding `abs` and how to name `abs` in it; the caller closes the folder. */
-function readTarget(workspace: Workspace, abs: string): { folder: Folder; at: string; relative: string } {
   const { folder, name, relative } = walkToParent(workspace, abs, false);
-  const at = folder.entry(name);
-  if (!walksByDescriptor() && isSymlink(at)) {
+  try {
+    const at = folder.entry(name);
+    if (!walksByDescriptor() && isSymlink(at)) throw new SymlinkRefused(relative);
+    try {
+      return await fsp.open(at, READ_FLAGS);
+    } catch (err) {
+      throw symlinkOr(err, folder, at, relative);
+    }
+  } finally {
     folder.close();
-    throw new SymlinkRefused(relative);
   }
-  return { folder, at, relative };
 }
 
 /** Like openConfinedForRead, but null when the file does not exist. */

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openConfinedForRead, openConfinedForReadFd, readEntryConfined, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic, writeSymlinkAtomic } from "../../src/tools/confined-fs.js";
+import { openConfinedForRead, readEntryConfined, removeConfined, removeLeftoverTemp, SymlinkRefused, walksByDescriptor, writeFileAtomic, writeSymlinkAtomic } from "../../src/tools/confined-fs.js";
 import { builtinTools, ShellManager } from "../../src/tools/builtin/index.js";
 import { bpeTokenCounter } from "../../src/model/token-counter.js";
 import type { EventInput } from "../../src/events/types.js";
@@ -63,7 +63,6 @@ describe("the walk follows no symlink", () => {
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toBeInstanceOf(SymlinkRefused);
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toThrow("refused: sub is a symbolic link now");
     await expect(openConfinedForRead(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
-    expect(() => openConfinedForReadFd(ws, checked)).toThrow(SymlinkRefused);
     await expect(removeConfined(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
     expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
     expect(entries(outside)).toEqual(["f.txt"]);
@@ -75,7 +74,6 @@ describe("the walk follows no symlink", () => {
     fs.symlinkSync(path.join(outside, "f.txt"), checked);
     await expect(writeFileAtomic(ws, checked, "pwned\n")).rejects.toThrow("refused: sub/f.txt is a symbolic link now");
     await expect(openConfinedForRead(ws, checked)).rejects.toBeInstanceOf(SymlinkRefused);
-    expect(() => openConfinedForReadFd(ws, checked)).toThrow(SymlinkRefused);
     expect(fs.readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("outside\n");
     expect(fs.lstatSync(checked).isSymbolicLink()).toBe(true);
   });
@@ -253,7 +251,7 @@ describe("the file tools go through the walk", () => {
     expect((await run("read_file", { path: "pipe" })).error).toBe("read_file: pipe is not a regular file");
   });
 
-  it("read_file reads a file too big to read at once (over 1 MiB) whole, off the event loop", async () => {
+  it("read_file reads a 1.5 MB file whole and numbers its lines", async () => {
     const line = "0123456789".repeat(9) + "\n";
     fs.writeFileSync(path.join(root, "big.txt"), line.repeat(15_000));
     const result = await run("read_file", { path: "big.txt", offset: 14_999 });

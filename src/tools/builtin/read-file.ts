@@ -1,6 +1,7 @@
-import fs, { type Stats } from "node:fs";
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
-import { openConfinedForReadFd } from "../confined-fs.js";
+import { openConfinedForRead } from "../confined-fs.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
@@ -16,11 +17,6 @@ export type ReadFileArgs = z.infer<typeof params>;
 // Beyond this a whole-file read is the wrong tool; head/tail/sed in bash can stream.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_LINE_CHARS = 2_000;
-// Up to this a file is read at once, on the event loop: a small local read takes microseconds,
-// and each hand-off to libuv's thread pool (open, stat, reads, close: five a read) cost a step
-// more than that, and more still on a busy machine. A larger file is read off the event loop,
-// cancellable between chunks.
-const READ_AT_ONCE_MAX = 1024 * 1024;
 
 export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCounter }): Tool<ReadFileArgs> {
   return {
@@ -38,11 +34,11 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
       const abs = resolved.path;
       let data: Buffer;
       let stat: Stats;
-      let fd: number | undefined;
+      let handle: FileHandle | undefined;
       try {
         // Opened without following a symlink: what was checked is what is read.
-        fd = openConfinedForReadFd(ctx.workspace, abs);
-        stat = fs.fstatSync(fd);
+        handle = await openConfinedForRead(ctx.workspace, abs);
+        stat = await handle.stat();
         if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
         if (!stat.isFile()) return fail(`read_file: ${args.path} is not a regular file`);
         if (stat.size > MAX_FILE_BYTES) {
@@ -50,12 +46,12 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
             `read_file: ${args.path} is ${stat.size} bytes, too large to read; use bash with head, tail, sed -n or grep`,
           );
         }
-        data = stat.size <= READ_AT_ONCE_MAX ? fs.readFileSync(fd) : await readFd(fd, ctx.signal);
+        data = await handle.readFile({ signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return fail("read_file: cancelled", undefined, "cancelled");
         return fsFailure("read_file", args.path, err);
       } finally {
-        if (fd !== undefined) fs.closeSync(fd);
+        await handle?.close();
       }
       if (looksBinary(data)) {
         return fail(`read_file: ${args.path} is a binary file (${data.length} bytes); read_file shows text files only`);
@@ -88,10 +84,6 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
       return ok(content, { path: abs, lines: lines.length, truncated: cut.truncated });
     },
   };
-}
-
-function readFd(fd: number, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => fs.readFile(fd, { signal }, (err, data) => (err ? reject(err) : resolve(data))));
 }
 
 function splitLines(text: string): string[] {
