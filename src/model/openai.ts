@@ -1,6 +1,7 @@
 import { raceAbort as raceAbortWith } from "../util/race-abort.js";
 import OpenAI from "openai";
-import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { Stream } from "openai/core/streaming";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
 import { withByteBody } from "./byte-body.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
@@ -10,7 +11,7 @@ import { classifyFailure, triesText, type FailureContext } from "./provider-erro
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
 import { usePreconnected } from "./preconnect.js";
-import { toWireMessages, toWireTools } from "./wire.js";
+import { wireBody, type BodyFields } from "./wire-body.js";
 
 export { StreamAssembler } from "./assembler.js";
 
@@ -37,22 +38,13 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
     if (signal.aborted) throw new ModelError("aborted", "cancelled");
     const model = request.model || this.name;
-    let attempts = 0;
-    let preview = new ResponsePreview();
-    // A client per request so the attempt count (for messages) is this request's own; it shares
-    // undici's global connection pool, so nothing is lost.
-    const client = this.baseClient().withOptions({
-      fetch: async (input: string | URL | Request, init?: RequestInit) => {
-        attempts++;
-        const response = await fetch(input, withByteBody(init));
-        if (!response.ok) return response;
-        preview = new ResponsePreview();
-        return preview.tap(response);
-      },
-    });
+    const state: RequestState = { attempts: 0, preview: new ResponsePreview() };
     const guard = new RequestSignal(signal, this.timeoutMs);
-    const authFailed = `authentication failed (401): check OPENAI_API_KEY${this.baseURL === OPENAI_BASE_URL ? "" : ` for ${this.baseURL}`}`;
-    const context = () => this.failureContext({ model, attempts, guard }, { sdk: OpenAI, authFailed, serverDetail });
+    // Made only when a request fails: the endpoint's display form is not free.
+    const context = () => {
+      const authFailed = `authentication failed (401): check OPENAI_API_KEY${this.baseURL === OPENAI_BASE_URL ? "" : ` for ${this.baseURL}`}`;
+      return this.failureContext({ model, attempts: state.attempts, guard }, { sdk: OpenAI, authFailed, serverDetail });
+    };
 
     try {
       if (!this.apiKey) {
@@ -61,10 +53,15 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       // Every attempt, the SDK's own retries of a failed status included, counts toward maxRetries.
       const maxAttempts = this.maxRetries + 1;
       for (;;) {
-        const pending = client.chat.completions.create(this.body(request, model), {
+        // What chat.completions.create sends, with the body already bytes.
+        const pending = this.baseClient().post<Stream<ChatCompletionChunk>>("/chat/completions", {
+          body: this.body(request, model),
+          headers: { "content-type": "application/json" },
+          stream: true,
           signal: guard.signal,
           timeout: this.timeoutMs,
-          maxRetries: Math.max(0, maxAttempts - attempts - 1),
+          maxRetries: Math.max(0, maxAttempts - state.attempts - 1),
+          fetchOptions: { [REQUEST_STATE]: state } as Record<string, never>,
         });
         // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
         // would hold a cancel that long), so the caller's abort is raced against it.
@@ -84,13 +81,14 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
         }
         guard.throwIfEnded();
         if (chunks > 0) {
+          guard.finished();
           for (const event of assembler.finish()) yield event;
           return;
         }
         // A 200 with not one parseable chunk failed like a 5xx: retried the same way, and if it
         // persists the error says what came back.
-        if (attempts >= maxAttempts) throw nothingReceived(failure, preview, context());
-        await sleep(retryDelayMs(attempts - 1), guard.signal);
+        if (state.attempts >= maxAttempts) throw nothingReceived(failure, state.preview, context());
+        await sleep(retryDelayMs(state.attempts - 1), guard.signal);
       }
     } catch (error) {
       throw classifyFailure(error, context());
@@ -105,28 +103,22 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
   }
 
   private baseClient(): OpenAI {
-    this.client ??= new OpenAI({ ...this.clientOptions(), baseURL: this.opts.baseURL });
+    this.client ??= new OpenAI({ ...this.clientOptions(), baseURL: this.opts.baseURL, fetch: tallyingFetch });
     return this.client;
   }
 
-  private body(request: ModelRequest, model: string): ChatCompletionCreateParamsStreaming {
-    const body: ChatCompletionCreateParamsStreaming = {
-      model,
-      messages: toWireMessages(request.messages),
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    const tools = toWireTools(request.tools);
-    if (tools) body.tools = tools;
+  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each). */
+  private body(request: ModelRequest, model: string): Buffer {
+    const fields: BodyFields = { model, stream: true, stream_options: { include_usage: true } };
     const temperature = request.temperature ?? this.opts.temperature;
-    if (temperature !== undefined) body.temperature = temperature;
+    if (temperature !== undefined) fields.temperature = temperature;
     const maxOutput = request.maxOutputTokens ?? this.opts.maxOutputTokens;
     if (maxOutput !== undefined) {
       // OpenAI's reasoning models refuse `max_tokens`; many compatible servers know only it.
-      if (this.isOpenAI()) body.max_completion_tokens = maxOutput;
-      else body.max_tokens = maxOutput;
+      if (this.isOpenAI()) fields.max_completion_tokens = maxOutput;
+      else fields.max_tokens = maxOutput;
     }
-    return body;
+    return wireBody(fields, request.messages, request.tools);
   }
 
   private isOpenAI(): boolean {
@@ -137,6 +129,28 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       return false;
     }
   }
+}
+
+/**
+ * What one request's attempts leave behind: how many were made (for messages) and the start of the
+ * last response's body (for an error that quotes it). The client is one for all requests (making
+ * one a request cost a step ~0.3 ms); each request hands its own state to the fetch below through
+ * its fetch options, which the SDK passes to every attempt's fetch.
+ */
+interface RequestState {
+  attempts: number;
+  preview: ResponsePreview;
+}
+
+const REQUEST_STATE = Symbol("orca.requestState");
+
+async function tallyingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const state = (init as { [REQUEST_STATE]?: RequestState } | undefined)?.[REQUEST_STATE];
+  if (state) state.attempts++;
+  const response = await fetch(input, withByteBody(init));
+  if (!response.ok || !state) return response;
+  state.preview = new ResponsePreview();
+  return state.preview.tap(response);
 }
 
 /** A body that broke off or did not parse before its first chunk: retrying it is safe. */

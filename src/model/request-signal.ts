@@ -9,6 +9,7 @@ export class RequestSignal {
   private readonly inner = new AbortController();
   private idleTimer: NodeJS.Timeout | undefined;
   private timedOut = false;
+  private ended = false;
   private readonly onAbort = () => this.inner.abort(this.caller.reason);
 
   constructor(
@@ -55,11 +56,20 @@ export class RequestSignal {
     if (this.timedOut) throw new Error("idle");
   }
 
-  /** Also when the consumer stopped early: release the connection. */
+  /** The response was read to its end: nothing is left to release. */
+  finished(): void {
+    this.ended = true;
+  }
+
+  /**
+   * Also when the consumer stopped early: release the connection. A response read to its end has
+   * released it already, and an abort then (a DOMException and every listener the SDK and undici
+   * hung on the signal) was a noticeable part of a step's CPU.
+   */
   close(): void {
     clearTimeout(this.idleTimer);
     this.caller.removeEventListener("abort", this.onAbort);
-    this.inner.abort();
+    if (!this.ended) this.inner.abort();
   }
 
   private armIdle(): void {

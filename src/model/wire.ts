@@ -38,8 +38,9 @@ export function toWireMessage(message: ChatMessage): ChatCompletionMessageParam 
 /** Tool specs → OpenAI function tools; undefined when there are none, so `tools` is omitted. */
 export function toWireTools(tools: ToolSpec[]): ChatCompletionFunctionTool[] | undefined {
   if (tools.length === 0) return undefined;
-  return tools.map((tool) => ({
-    type: "function" as const,
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
+  return tools.map(toWireTool);
+}
+
+export function toWireTool(tool: ToolSpec): ChatCompletionFunctionTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
 }

@@ -234,6 +234,31 @@ describe("the file tools go through the walk", () => {
     expect(events.filter((e) => e.type === "file_write")).toEqual([]);
   });
 
+  it("read_file refuses the file itself swapped for a symlink after the check, and a FIFO without waiting for a writer", async () => {
+    const realResolve = ws.resolve.bind(ws);
+    ws.resolve = (p: string) => {
+      ws.resolve = realResolve;
+      const abs = realResolve(p);
+      fs.rmSync(abs);
+      fs.symlinkSync(path.join(outside, "f.txt"), abs);
+      return abs;
+    };
+    const swapped = await run("read_file", { path: "sub/f.txt" });
+    expect(swapped.ok).toBe(false);
+    expect(swapped.error).toBe("read_file: sub/f.txt: refused: sub/f.txt is a symbolic link now (it was not when the path was checked); nothing was opened through it");
+    expect(swapped.content).not.toContain("outside");
+    (await import("node:child_process")).execFileSync("mkfifo", [path.join(root, "pipe")]);
+    expect((await run("read_file", { path: "pipe" })).error).toBe("read_file: pipe is not a regular file");
+  });
+
+  it("read_file reads a 1.5 MB file whole and numbers its lines", async () => {
+    const line = "0123456789".repeat(9) + "\n";
+    fs.writeFileSync(path.join(root, "big.txt"), line.repeat(15_000));
+    const result = await run("read_file", { path: "big.txt", offset: 14_999 });
+    expect(result.ok).toBe(true);
+    expect(result.content).toBe(`${" 14999"}\t${line.trim()}\n${" 15000"}\t${line.trim()}`);
+  });
+
   it("write_file and edit_file log file_write with the hashes before and after and the temporary file, and the listings hide temporary files", async () => {
     await run("read_file", { path: "sub/f.txt" });
     const w = await run("write_file", { path: "sub/f.txt", content: "second\n" });

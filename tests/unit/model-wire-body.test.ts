@@ -1,0 +1,69 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ChatMessage, ToolSpec } from "../../src/model/model.js";
+import { toWireMessages, toWireTools } from "../../src/model/wire.js";
+import { wireBody, type BodyFields } from "../../src/model/wire-body.js";
+
+/**
+ * The request's bytes, made from each message's kept JSON, must be exactly what JSON.stringify of
+ * the whole body (the SDK's own encoding) gives: for any history, tools and optional fields, on a
+ * first request and on the next ones, and after a message was changed in place.
+ */
+
+// Any UTF-16 text, lone surrogates and escapes included: JSON.stringify escapes them the same in a piece as in the whole.
+const text = fc.string({ unit: "binary", maxLength: 40 });
+const call = fc.record({ id: text, name: text, raw: text }).map((c) => ({ ...c, args: undefined }));
+const message: fc.Arbitrary<ChatMessage> = fc.oneof(
+  fc.record({ role: fc.constant("system" as const), content: text }),
+  fc.record({ role: fc.constant("user" as const), content: text }),
+  fc.record({ role: fc.constant("tool" as const), toolCallId: text, content: text }),
+  fc.record({ role: fc.constant("assistant" as const), content: text, toolCalls: fc.array(call, { maxLength: 3 }) }),
+);
+const tool: fc.Arbitrary<ToolSpec> = fc.record({ name: text, description: text, parameters: fc.constant({ type: "object", properties: { p: { type: "string" } } }) });
+const fields: fc.Arbitrary<BodyFields> = fc.record(
+  {
+    model: text,
+    stream: fc.constant(true as const),
+    stream_options: fc.constant({ include_usage: true }),
+    temperature: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    max_tokens: fc.nat(),
+    max_completion_tokens: fc.nat(),
+  },
+  { requiredKeys: ["model", "stream", "stream_options"] },
+);
+
+/** The body as OpenAIModel built it before, keys in the same order, encoded whole. */
+function sdkBytes(f: BodyFields, messages: ChatMessage[], tools: ToolSpec[]): string {
+  const { model, stream, stream_options, ...rest } = f;
+  const wireTools = toWireTools(tools);
+  return JSON.stringify({ model, messages: toWireMessages(messages), stream, stream_options, ...(wireTools ? { tools: wireTools } : {}), ...rest });
+}
+
+describe("wireBody", () => {
+  it("is byte for byte JSON.stringify of the whole body, request after request as the history grows", () => {
+    fc.assert(
+      fc.property(fields, fc.array(message, { maxLength: 8 }), fc.array(message, { maxLength: 4 }), fc.array(tool, { maxLength: 3 }), (f, first, more, tools) => {
+        const history = [...first];
+        expect(wireBody(f, history, tools).toString("utf8")).toBe(sdkBytes(f, history, tools));
+        history.push(...more);
+        expect(wireBody(f, history, tools).toString("utf8")).toBe(sdkBytes(f, history, tools));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("serialises a message changed in place again (a result filled in, a call's text replaced)", () => {
+    const result: ChatMessage = { role: "tool", toolCallId: "c1", content: "result unknown" };
+    const asked: ChatMessage = { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read_file", raw: '{"path":"a"}', args: { path: "a" } }] };
+    const history: ChatMessage[] = [{ role: "user", content: "hi" }, asked, result];
+    const f: BodyFields = { model: "m", stream: true, stream_options: { include_usage: true } };
+    expect(wireBody(f, history, []).toString()).toBe(sdkBytes(f, history, []));
+    result.content = "the file's text";
+    asked.toolCalls[0]!.raw = '{"path":"b"}';
+    asked.toolCalls.push({ id: "c2", name: "grep", raw: "{}", args: {} });
+    const body = wireBody(f, history, []).toString();
+    expect(body).toBe(sdkBytes(f, history, []));
+    expect(body).toContain("the file's text");
+    expect(body).toContain('"c2"');
+  });
+});
