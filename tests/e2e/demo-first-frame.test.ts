@@ -67,6 +67,21 @@ describe("orca --demo's first frame", () => {
     expect(fs.readdirSync(tmp).filter((n) => n.startsWith("orca-demo-"))).toEqual([]);
   });
 
+  it("SIGINT while the runtime loads (kill -INT, a supervisor; raw mode makes Ctrl+C a key): the terminal is restored and orca exits 130", { timeout: 60_000 }, async () => {
+    const { t, tmp, release } = heldDemo("first-frame-sigint");
+    await t.waitFor("the first frame", firstFrame, 30_000);
+    const shell = t.display("#{pane_pid}");
+    const orca = Number(fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(/\s+/)[0]);
+    process.kill(orca, "SIGINT");
+    release();
+    const screen = await t.waitFor("orca's exit", (s) => /EXIT=\d+/.test(s), 30_000);
+    expect(screen).toContain("EXIT=130");
+    expect(screen).not.toContain(HEADER);
+    expect(t.display("#{alternate_on}")).toBe("0");
+    expect(t.display("#{cursor_flag}")).toBe("1");
+    expect(fs.readdirSync(tmp).filter((n) => n.startsWith("orca-demo-"))).toEqual([]);
+  });
+
   it("a command line refused once the frame is up: the frame goes and the error is on the normal screen", { timeout: 60_000 }, async () => {
     const { t, release } = heldDemo("first-frame-refused", ["--max-steps", "many"]);
     await t.waitFor("the first frame", firstFrame, 30_000);
