@@ -43,7 +43,7 @@ function EarlyDashboard({ demo, model, columns, rows }: Pick<EarlyFrameOptions, 
  * Draws the dashboard's first frame now, before the rest of orca has loaded, and leaves the
  * terminal for runDashboard to take over (early-frame-slot.ts). The terminal is the dashboard's
  * from here: alternate screen and raw mode, so a key typed meanwhile waits in stdin for the
- * dashboard, and a SIGTERM / SIGHUP before it is up restores the terminal and exits.
+ * dashboard, and a SIGTERM / SIGHUP / SIGINT before it is up restores the terminal and exits.
  *
  * The frame is Ink's rendering as a string, written as Ink writes a frame (between the
  * synchronized-output brackets the frame diff goes by), not an Ink instance: the dashboard's own
@@ -71,7 +71,18 @@ export function paintEarlyFrame(opts: EarlyFrameOptions): void {
     terminal.resetFrame();
     paint();
   };
+  // Raw mode makes Ctrl+C a key, but a SIGINT sent to the process (kill -INT, a supervisor) ends
+  // it by Node's default action, which runs no exit handler: the alternate screen would stay up.
+  const onInterrupt = (): void => {
+    terminal.close();
+    process.exit(130);
+  };
   paint();
   opts.stdout.on("resize", onResize);
-  holdEarlyFrame({ stdout: opts.stdout, terminal, release: () => opts.stdout.off("resize", onResize) });
+  process.on("SIGINT", onInterrupt);
+  const release = (): void => {
+    opts.stdout.off("resize", onResize);
+    process.off("SIGINT", onInterrupt);
+  };
+  holdEarlyFrame({ stdout: opts.stdout, terminal, release });
 }

@@ -49,21 +49,26 @@ describe("orca --demo's first frame", () => {
     expect(t.display("#{alternate_on}")).toBe("0");
   });
 
-  it("SIGTERM while the runtime loads: the terminal is restored and orca exits 143", { timeout: 60_000 }, async () => {
-    const { t, tmp, release } = heldDemo("first-frame-sigterm");
+  // SIGINT: kill -INT, a supervisor (raw mode makes Ctrl+C a key); Node's default action would run no exit handler.
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const)("%s while the runtime loads: the terminal is restored and orca exits %i", { timeout: 60_000 }, async (signal, code) => {
+    const { t, tmp, release } = heldDemo(`first-frame-${signal.toLowerCase()}`);
     await t.waitFor("the first frame", firstFrame, 30_000);
     // The shell's child is orca's node (env execs it).
     const shell = t.display("#{pane_pid}");
     const orca = Number(fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(/\s+/)[0]);
-    process.kill(orca, "SIGTERM");
+    process.kill(orca, signal);
     // Node 22 and later wait for a loader hook with the main thread blocked, as loading a chunk
     // blocks it: the signal is handled once the load goes on (Node 20 handles it at once).
     release();
     const screen = await t.waitFor("orca's exit", (s) => /EXIT=\d+/.test(s), 30_000);
-    expect(screen).toContain("EXIT=143");
+    expect(screen).toContain(`EXIT=${code}`);
     expect(screen).not.toContain("Terminated");
     expect(screen).not.toContain(HEADER);
     expect(t.display("#{alternate_on}")).toBe("0");
+    expect(t.display("#{cursor_flag}")).toBe("1");
     expect(fs.readdirSync(tmp).filter((n) => n.startsWith("orca-demo-"))).toEqual([]);
   });
 

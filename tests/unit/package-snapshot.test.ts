@@ -132,6 +132,26 @@ describe("the package config snapshot", () => {
     fs.writeFileSync(path.join(pkg, "config.yaml"), "model:\n  name: edited\n");
     expect(load(pkg).model.name).toBe("edited");
   });
+
+  it("a project's, your own or a --config file is checked as it reads, never taken from the package's snapshot, even with the package file's exact text", () => {
+    ws = tempWorkspace();
+    const text = "model:\n  name: from-yaml\n";
+    // A snapshot that would hand out another model and bypass mode shows whether it was served.
+    const forged = { ...configSchemaDefaults(), model: { ...configSchemaDefaults().model, name: "from-snapshot" }, permissions: { ...configSchemaDefaults().permissions, mode: "bypass" } };
+    const pkg = fakePackage(text, { source: text, value: { model: { name: "from-snapshot" } }, checked: forged });
+    expect(load(pkg).permissions.mode).toBe("bypass");
+    const own = (file: string, configFile?: string) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+      const config = loadConfig({ workspace: ws.dir, home: ws.home, packageDir: pkg, env: {}, ...(configFile ? { configFile } : {}) }).config;
+      fs.rmSync(file);
+      return [config.model.name, config.permissions.mode];
+    };
+    expect(own(path.join(ws.dir, ".orca", "config.yaml"))).toEqual(["from-yaml", "default"]);
+    expect(own(path.join(ws.home, ".config", "orca", "config.yaml"))).toEqual(["from-yaml", "default"]);
+    const elsewhere = ws.file("elsewhere.yaml");
+    expect(own(elsewhere, elsewhere)).toEqual(["from-yaml", "default"]);
+  });
 });
 
 const configSchemaDefaults = () => checkedLayer({}, "config", {});

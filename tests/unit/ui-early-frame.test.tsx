@@ -46,8 +46,12 @@ describe("the early frame", () => {
   });
 
   it("dismissed (orca ends without the dashboard): the terminal is given back, and no dashboard can take it", () => {
+    const interrupts = process.listenerCount("SIGINT");
     const { out, raw } = painted();
+    // Held, a SIGINT restores the terminal before orca exits (tests/e2e/demo-first-frame.test.ts); let go, it is the dashboard's again.
+    expect(process.listenerCount("SIGINT")).toBe(interrupts + 1);
     dismissEarlyFrame();
+    expect(process.listenerCount("SIGINT")).toBe(interrupts);
     expect(out.text.endsWith(LEAVE)).toBe(true);
     expect(raw).toEqual([true, false]);
     expect(takeEarlyFrame(out as unknown as NodeJS.WriteStream)).toBeUndefined();
@@ -76,6 +80,18 @@ describe("the early frame", () => {
       dismissEarlyFrame();
     }
     expect(out.text.endsWith(LEAVE)).toBe(true);
+  });
+
+  it("taken over by the dashboard: its SIGINT listener goes with it", () => {
+    const interrupts = process.listenerCount("SIGINT");
+    const { out } = painted();
+    const taken = takeEarlyFrame(out as unknown as NodeJS.WriteStream);
+    try {
+      expect(taken).toBeDefined();
+      expect(process.listenerCount("SIGINT")).toBe(interrupts);
+    } finally {
+      taken?.terminal.close();
+    }
   });
 });
 
