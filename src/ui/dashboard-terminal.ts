@@ -1,6 +1,6 @@
 import { clearOnResize, keysFromTheStart } from "./full-screen.js";
 import { diffingStdout } from "./frame-diff.js";
-import { Screen, type Signal } from "./screen.js";
+import { Screen, signalExitCode, type Signal } from "./screen.js";
 
 /**
  * The terminal as the dashboard holds it: the alternate screen, raw mode, a clear on resize and
@@ -28,7 +28,7 @@ export function openDashboardTerminal(stdout: NodeJS.WriteStream, stdin: NodeJS.
     stdout,
     onSignal: (signal) => {
       if (terminal.onSignal) terminal.onSignal(signal);
-      else process.exit(signal === "SIGTERM" ? 143 : 129);
+      else process.exit(signalExitCode(signal));
     },
   });
   screen.enter();

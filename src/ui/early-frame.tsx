@@ -71,18 +71,10 @@ export function paintEarlyFrame(opts: EarlyFrameOptions): void {
     terminal.resetFrame();
     paint();
   };
-  // Raw mode makes Ctrl+C a key, but a SIGINT sent to the process (kill -INT, a supervisor) ends
-  // it by Node's default action, which runs no exit handler: the alternate screen would stay up.
-  const onInterrupt = (): void => {
-    terminal.close();
-    process.exit(130);
-  };
   paint();
   opts.stdout.on("resize", onResize);
-  process.on("SIGINT", onInterrupt);
   const release = (): void => {
     opts.stdout.off("resize", onResize);
-    process.off("SIGINT", onInterrupt);
   };
   holdEarlyFrame({ stdout: opts.stdout, terminal, release });
 }

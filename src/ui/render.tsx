@@ -6,7 +6,7 @@ import type { DialogApprover } from "./dialog-approver.js";
 import { openDashboardTerminal } from "./dashboard-terminal.js";
 import { takeEarlyFrame } from "./early-frame-slot.js";
 import { warmMarkdown } from "./markdown.js";
-import type { Signal } from "./screen.js";
+import { signalExitCode, type Signal } from "./screen.js";
 import type { DashboardHost } from "./host.js";
 import type { Keymap } from "./keymap.js";
 import { DashboardStore } from "./state/store.js";
@@ -64,7 +64,7 @@ export async function runDashboard(opts: DashboardOptions): Promise<{ exitCode: 
   let instance: ReturnType<typeof render> | undefined;
   let warm: NodeJS.Timeout | undefined;
   const onSignal = (signal: Signal): void => {
-    exitCode = signal === "SIGTERM" ? 143 : 129;
+    exitCode = signalExitCode(signal);
     session.cancel();
     approver.denyAll("terminal closed");
     instance?.unmount();

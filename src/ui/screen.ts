@@ -1,14 +1,17 @@
 /**
  * The terminal around the dashboard: alternate screen, hidden cursor, bracketed paste. Ink 6.8
  * has no option for the alternate screen, so it is entered and left by hand, and left again on
- * every way out: normal exit, a crash, SIGTERM / SIGHUP.
+ * every way out: normal exit, a crash, SIGTERM / SIGHUP / SIGINT.
  */
 export const ENTER = "\u001B[?1049h\u001B[H\u001B[2J\u001B[?25l\u001B[?2004h";
 export const LEAVE = "\u001B[?2004l\u001B[?25h\u001B[?1049l";
 /** Clears the alternate screen and homes the cursor; used only on resize. */
 export const CLEAR = "\u001B[H\u001B[2J";
 
-export type Signal = "SIGTERM" | "SIGHUP";
+export type Signal = "SIGTERM" | "SIGHUP" | "SIGINT";
+
+/** The shell's code for a process ended by `signal` (128 + its number). */
+export const signalExitCode = (signal: Signal): number => (signal === "SIGTERM" ? 143 : signal === "SIGINT" ? 130 : 129);
 
 export interface ScreenProcess {
   on(event: "exit", listener: () => void): unknown;
@@ -59,12 +62,15 @@ export class Screen {
       this.leave();
       // Listening replaced Node's default action, so without a handler we still exit.
       if (this.opts.onSignal) this.opts.onSignal(signal);
-      else process.exit(signal === "SIGTERM" ? 143 : 129);
+      else process.exit(signalExitCode(signal));
     };
     this.listen("exit", orcaScreenExit);
     this.listen("uncaughtException", orcaScreenCrash);
     this.listen("SIGTERM", orcaScreenSignal);
     this.listen("SIGHUP", orcaScreenSignal);
+    // Raw mode makes Ctrl+C a key; a SIGINT sent to the process (kill -INT, a supervisor) would end
+    // it by Node's default action, which runs no exit handler and leaves the alternate screen up.
+    this.listen("SIGINT", orcaScreenSignal);
   }
 
   /** Restores the terminal; safe to call more than once. */

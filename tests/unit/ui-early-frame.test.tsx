@@ -48,7 +48,7 @@ describe("the early frame", () => {
   it("dismissed (orca ends without the dashboard): the terminal is given back, and no dashboard can take it", () => {
     const interrupts = process.listenerCount("SIGINT");
     const { out, raw } = painted();
-    // Held, a SIGINT restores the terminal before orca exits (tests/e2e/demo-first-frame.test.ts); let go, it is the dashboard's again.
+    // Held, the frame's screen restores the terminal on a SIGINT before orca exits (tests/e2e/demo-first-frame.test.ts); dismissed, it listens no more.
     expect(process.listenerCount("SIGINT")).toBe(interrupts + 1);
     dismissEarlyFrame();
     expect(process.listenerCount("SIGINT")).toBe(interrupts);
@@ -82,16 +82,17 @@ describe("the early frame", () => {
     expect(out.text.endsWith(LEAVE)).toBe(true);
   });
 
-  it("taken over by the dashboard: its SIGINT listener goes with it", () => {
+  it("taken over by the dashboard: one SIGINT listener, the screen's, which the dashboard's close removes", () => {
     const interrupts = process.listenerCount("SIGINT");
     const { out } = painted();
     const taken = takeEarlyFrame(out as unknown as NodeJS.WriteStream);
     try {
       expect(taken).toBeDefined();
-      expect(process.listenerCount("SIGINT")).toBe(interrupts);
+      expect(process.listenerCount("SIGINT")).toBe(interrupts + 1);
     } finally {
       taken?.terminal.close();
     }
+    expect(process.listenerCount("SIGINT")).toBe(interrupts);
   });
 });
 

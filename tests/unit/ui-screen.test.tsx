@@ -31,8 +31,8 @@ describe("screen", () => {
     expect(proc.listenerCount("exit") + proc.listenerCount("SIGTERM") + proc.listenerCount("uncaughtException")).toBe(0);
   });
 
-  it("restores the terminal on process exit, on a crash and on SIGTERM / SIGHUP", () => {
-    for (const trigger of ["exit", "uncaughtException", "SIGTERM", "SIGHUP"] as const) {
+  it("restores the terminal on process exit, on a crash and on SIGTERM / SIGHUP / SIGINT", () => {
+    for (const trigger of ["exit", "uncaughtException", "SIGTERM", "SIGHUP", "SIGINT"] as const) {
       const out = new FakeOut();
       const proc = new EventEmitter();
       const onSignal = vi.fn();
@@ -98,7 +98,7 @@ describe("runDashboard", () => {
     const out = new FakeOut();
     const input = new FakeIn();
     const session = new TestSession();
-    const ours = () => ["SIGTERM", "SIGHUP", "exit", "uncaughtException"].flatMap((e) => process.listeners(e as "exit")).filter((l) => l.name.startsWith("orcaScreen")).length;
+    const ours = () => ["SIGTERM", "SIGHUP", "SIGINT", "exit", "uncaughtException"].flatMap((e) => process.listeners(e as "exit")).filter((l) => l.name.startsWith("orcaScreen")).length;
     const done = runDashboard({
       session,
       approver: new DialogApprover(),
@@ -109,7 +109,7 @@ describe("runDashboard", () => {
     await vi.waitFor(() => expect(session.runs).toEqual(["hello"]));
     await vi.waitFor(() => expect(out.text).toContain("Esc cancel run"), FRAME);
     expect(out.chunks[0]).toBe(ENTER);
-    expect(ours()).toBe(4);
+    expect(ours()).toBe(5);
     // No frame is as tall as the terminal (ink 6.8 would clear the screen on every render).
     expect(out.text).not.toContain("\u001B[2J\u001B[3J");
     session.finishRun();
