@@ -24,8 +24,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
 // Where the Node version has one (22.1+): why and where, bin/compile-cache.js.
 enableCompileCache(nodeModule);
-// `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts).
-if (argv.includes("--demo")) (await import("../dist/bundle/first-frame.js")).paintFirstFrame(argv);
+// `orca`, `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts decides when).
+if (process.stdin.isTTY && process.stdout.isTTY) await (await import("../dist/bundle/first-frame.js")).paintFirstFrame(argv);
 const { main } = await import("../dist/bundle/main.js");
 const code = await main(argv);
 process.exitCode = code;

@@ -20,7 +20,7 @@ const { prebuiltSchemaForms } = await import("../dist/orchestrator/tool-schema-f
 const configText = await readFile("config.yaml", "utf8");
 const defaults = configSchema.parse({});
 const schemas = prebuiltSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout, maxOutputTokens: defaults.tools.max_output_tokens, readOnlyCommands: defaults.scheduler.read_only_commands });
-// first-frame.js: what bin/orca.js loads before main.js to draw the demo's first frame (src/cli/first-frame.ts).
+// first-frame.js: what bin/orca.js loads before main.js to draw the dashboard's first frame early (src/cli/first-frame.ts).
 const options = bundleOptions(["dist/cli/main.js", "dist/cli/first-frame.js"], "dist/bundle");
 await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
 

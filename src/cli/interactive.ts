@@ -9,6 +9,7 @@ import { planResume, type ResumePlan } from "../sessions/resume-plan.js";
 import { listSessions } from "../sessions/store.js";
 import { dashboardSessions } from "./sessions-command.js";
 import { DialogApprover } from "../ui/dialog-approver.js";
+import { dismissEarlyFrame } from "../ui/early-frame-slot.js";
 import type { DashboardHost } from "../ui/host.js";
 import { resolveKeymap } from "../ui/keymap.js";
 import { runDashboard } from "../ui/render.js";
@@ -132,6 +133,8 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
   if (settings.length === 0) return true;
   const store = trustStoreFor({ workspace: opts.workspace, configFile: opts.configFile, env: opts.env, packageDir: opts.packageDir });
   if (store.isTrusted(opts.workspace)) return true;
+  // A first frame drawn for a workspace that had no settings a moment ago goes: the prompt draws on its own screen.
+  dismissEarlyFrame();
   const { askTrust } = await import("../ui/trust.js");
   const answer = await askTrust({
     workspace: path.resolve(opts.workspace),

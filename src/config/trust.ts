@@ -9,6 +9,9 @@ import { dataDir, loadConfig, type LoadConfigOptions } from "./load.js";
 import { isFile } from "../util/fs.js";
 import { projectInstructionFiles } from "./instructions.js";
 import { readSettingFile } from "./safe-read.js";
+import { PROJECT_SETTING_SOURCES, type ProjectSettingKind } from "./project-setting-sources.js";
+
+export type { ProjectSettingKind };
 
 /**
  * Workspace trust. A cloned repository can ship settings that act without asking: a config with
@@ -19,8 +22,6 @@ import { readSettingFile } from "./safe-read.js";
 
 export const TRUST_FILE = "trusted-workspaces.json";
 
-export type ProjectSettingKind = "config" | "agents" | "skills" | "mcp" | "hooks" | "commands" | "instructions";
-
 /** A project-level source found in a workspace. */
 export interface ProjectSetting {
   kind: ProjectSettingKind;
@@ -28,19 +29,6 @@ export interface ProjectSetting {
   name: string;
   path: string;
 }
-
-const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolean }[] = [
-  { kind: "config", name: ".orca/config.yaml", folder: false },
-  { kind: "agents", name: ".orca/agents", folder: true },
-  { kind: "skills", name: ".orca/skills", folder: true },
-  { kind: "skills", name: ".agents/skills", folder: true },
-  { kind: "mcp", name: ".mcp.json", folder: false },
-  { kind: "commands", name: ".orca/commands", folder: true },
-  { kind: "commands", name: ".claude/commands", folder: true },
-  // Claude Code's settings count only for their hooks (with hooks.import_claude), and only when they have some.
-  { kind: "hooks", name: ".claude/settings.json", folder: false },
-  { kind: "hooks", name: ".claude/settings.local.json", folder: false },
-];
 
 /**
  * The project-level sources `workspace` holds. An empty folder loads nothing, so it is not
@@ -50,7 +38,7 @@ const SOURCES: readonly { kind: ProjectSettingKind; name: string; folder: boolea
  */
 export function projectSettings(workspace: string, opts: { configFile?: string; home?: string } = {}): ProjectSetting[] {
   const root = path.resolve(workspace);
-  const settings = SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
+  const settings = PROJECT_SETTING_SOURCES.filter((s) => !(s.kind === "config" && opts.configFile))
     .map((s) => ({ kind: s.kind, name: s.name, path: path.join(root, ...s.name.split("/")), folder: s.folder }))
     .filter((s) => (s.folder ? (s.kind === "agents" ? agentFileNames(s.path) : listNames(s.path)).length > 0 : isFile(s.path) && (s.kind !== "hooks" || claudeSettingsHaveHooks(s.path))))
     .map(({ kind, name, path: p }): ProjectSetting => ({ kind, name, path: p }));

@@ -13,8 +13,8 @@ export interface EarlyFrameOptions {
   stdout: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
   demo: boolean;
-  /** The model the command line names (the header's second field). */
-  model: string;
+  /** The model the command line names (the header's second field); none named, the header has the brand alone until the dashboard's frame. */
+  model?: string;
 }
 
 const EMPTY: EditorState = { text: "", cursor: 0, history: [], historyIndex: 0, draft: "" };
@@ -28,7 +28,7 @@ function EarlyDashboard({ demo, model, columns, rows }: Pick<EarlyFrameOptions, 
   const layout = computeLayout({ columns, rows, inputLines: 1, agents: [], focus: null });
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflowY="hidden">
-      {headerLine(leadingFields(model), demo, layout.width)}
+      {headerLine(model ? leadingFields(model) : leadingFields("").slice(0, 1), demo, layout.width)}
       <Box flexDirection="column" height={layout.bodyHeight}>
         <Box width={layout.width} height={layout.coordinator.height} borderStyle="round" borderColor={color("focus")} />
       </Box>
