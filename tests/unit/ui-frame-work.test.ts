@@ -45,14 +45,18 @@ describe("a frame's work", () => {
     store.dispose();
   });
 
-  it("spaces flushes by a frame's CPU time: a render that waits without computing leaves the interval at its minimum", async () => {
+  it("spaces flushes by a frame's CPU time: a render that waits without computing keeps the interval far below what its wall time would give", async () => {
     const store = new DashboardStore({ rootAgentId: "root", flushIntervalMs: 33 });
     const blocked = new Int32Array(new SharedArrayBuffer(4));
     // 60 ms of wall time and next to no CPU: what a frame looks like to the wall clock when the
     // machine has no core free for it.
     const off = store.subscribe(() => void Atomics.wait(blocked, 0, 0, 60));
-    await threeFrames(store);
-    expect(store.interval).toBe(33);
+    // Twelve flushes, three of them timed (one in four).
+    for (let i = 0; i < 4; i++) await threeFrames(store);
+    // Timed by the wall clock these frames give 60 ms ÷ the 20 % budget = 300, capped at 250. The
+    // process's CPU time also holds its other threads' (V8's compiler and GC, the test runner's):
+    // CI saw 15 ms of it in one 60 ms wait, so the bound leaves room for that, not for the wait.
+    expect(store.interval).toBeLessThan(125);
     off();
     store.dispose();
   });
