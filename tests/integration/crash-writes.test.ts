@@ -123,6 +123,15 @@ async function start(w: TempWorkspace, replies: ScriptedReply[], args: string[] 
   return { run, pid: () => pid, log: () => sessionLogs(w).find((f) => !before.has(f)) };
 }
 
+/** Resolves once a temporary file of orca's shows in `dir` (polled without pause), or after `withinMs`. */
+function tempShows(dir: string, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  return new Promise<void>((resolve) => {
+    const poll = () => (temps(dir).length || Date.now() > deadline ? resolve() : setImmediate(poll));
+    poll();
+  });
+}
+
 /** Whether the newest lines of the call's log show `type` for the call. */
 function logged(run: Start, type: string, callId: string, bytes = 64 * 1024): boolean {
   const log = run.log();
@@ -197,7 +206,10 @@ describe("a SIGKILL during a large write leaves the old content or the new, neve
         // Its log has served (the start read the temporary files' names from it): 64 MiB a run is too much to keep.
         if (previousLog) fs.rmSync(previousLog);
         // A moment spread over the write: the kill lands wherever it lands, and the file must hold.
-        await sleep(delay());
+        // While no kill has caught a temporary file yet, every third one is aimed at it: killed as
+        // soon as it shows (a fast disk keeps it only a few ms, which random moments can miss).
+        if (leftTemp < 1 && attempt % 3 === 2) await tempShows(ws.dir, median(durations) * 2 + 1_000);
+        else await sleep(delay());
         process.kill(run.pid(), "SIGKILL");
         expect((await run.run).signal).toBe("SIGKILL");
 
