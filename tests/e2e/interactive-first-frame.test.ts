@@ -44,8 +44,11 @@ describe("plain orca's first frame", () => {
     await vi.waitFor(() => expect(server.requests[0]?.finishedAt).toBeTruthy(), { timeout: 30_000, interval: 50 });
     expect(String(lastMessage(server.requests[0]!)?.content ?? "")).toContain("typed early");
     await t.waitFor("the answer", (s) => s.includes("EARLY-ANSWER"), 30_000);
-    t.keys("C-c");
-    t.keys("C-c");
+    // Ctrl+C until orca leaves: on CI (Node 24, loaded) two sent at once just after the dashboard came up were not acted on once (noted on #32).
+    for (let i = 0; i < 5 && !/EXIT=\d+/.test(t.screen()); i++) {
+      t.keys("C-c");
+      await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s), 3_000).catch(() => "");
+    }
     expect(await exitCode(t)).toBe("0");
     expect(t.display("#{alternate_on}")).toBe("0");
   });
@@ -82,8 +85,11 @@ describe("plain orca's first frame", () => {
     expect(up).not.toContain(PROMPT);
     // The dashboard has the alternate screen (the prompt's leaving it did not take the dashboard's too)…
     expect(t.display("#{alternate_on}")).toBe("1");
-    t.keys("C-c");
-    t.keys("C-c");
+    // Ctrl+C until orca leaves: on CI (Node 24, loaded) two sent at once just after the dashboard came up were not acted on once (noted on #32).
+    for (let i = 0; i < 5 && !/EXIT=\d+/.test(t.screen()); i++) {
+      t.keys("C-c");
+      await t.waitFor("orca to exit", (s) => /EXIT=\d+/.test(s), 3_000).catch(() => "");
+    }
     expect(await exitCode(t)).toBe("0");
     expect(t.display("#{alternate_on}")).toBe("0");
     // …so the normal screen is as it was, bar what orca says on leaving.
