@@ -19,6 +19,7 @@ import { mayMessageAnyone, resolveRecipient } from "./agent-messages.js";
 import { claimTask, ownerEnded, type TaskClaim, type TaskDelegationDeps } from "./task-delegation.js";
 import { createTaskTools, LEAD_TASK_TOOLS, OWNER_TASK_TOOLS } from "./task-tools.js";
 import { AgentSlots } from "./slots.js";
+import { LoopTurns } from "../util/loop-turns.js";
 
 export interface DelegatorDeps {
   agents: AgentRegistry;
@@ -66,6 +67,8 @@ export class Delegator {
   private readonly cancelledWhileQueued = new Set<string>();
   readonly children: ChildResults;
   private claiming: Promise<unknown> = Promise.resolve();
+  /** Sub-agents start one a loop turn apart (util/loop-turns.ts says why). */
+  private readonly starts = new LoopTurns();
 
   constructor(private readonly deps: DelegatorDeps) {
     this.slots = new AgentSlots(deps.maxParallel);
@@ -296,7 +299,8 @@ export class Delegator {
 
   /** The one place a sub-agent's run starts and ends: its worktree, its hooks, its loop, its merge. */
   private async runChild(agent: AgentState, fresh: boolean, task: string, signal: AbortSignal, continued?: (signal: AbortSignal) => Promise<AgentOutcome>): Promise<ChildOutcome> {
-    // Cancelled while it waited for a free slot: it never starts.
+    await this.starts.next();
+    // Cancelled while it waited for a free slot or its turn: it never starts.
     if (signal.aborted || this.cancelledWhileQueued.delete(agent.id)) {
       agent.status = "cancelled";
       return notStarted();
