@@ -6,6 +6,7 @@ import { mainThreadCpu } from "../../src/ui/state/main-thread-cpu.js";
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { rowsOf, tailRows } from "../../src/ui/wrap.js";
 import { onlyTextChanged } from "../../src/ui/state/text-only.js";
+import { coordinatorView } from "../../src/ui/Dashboard.js";
 
 /**
  * Issue 32 item 5: what a frame costs. A pane whose transcript did not change gets the same rows
@@ -127,6 +128,25 @@ describe("what a streamed delta re-renders", () => {
     return store.getSnapshot();
   };
   const started = (id: string): OrcaEvent => ({ ...base, type: "agent_started", agentId: id, parentId: "root", name: id, task: "t", tools: [], depth: 1, model: "m", system: "" });
+
+  it("gives the coordinator's pane the same agent while only sub-agents stream, before and after the coordinator has spoken", () => {
+    const store = new DashboardStore({ rootAgentId: "root" });
+    // No event of the coordinator yet: it is drawn from a placeholder, shown running while the run is busy.
+    const before = after(store, started("a"), delta("a", "one "));
+    const streamed = after(store, delta("a", "two "));
+    expect(coordinatorView(streamed, true)).toBe(coordinatorView(before, true));
+    expect(coordinatorView(streamed, false)).toBe(coordinatorView(before, false));
+    expect(coordinatorView(streamed, true).status).toBe("running");
+    // It spoke (its own agent now, idle between its steps) and the run goes on.
+    const spoke = after(store, { ...base, type: "user_message", agentId: "root", text: "go" });
+    const streamedAgain = after(store, delta("a", "three "));
+    expect(coordinatorView(streamedAgain, true)).toBe(coordinatorView(spoke, true));
+    expect(coordinatorView(streamedAgain, true).status).toBe("running");
+    // Its own change is a new agent to draw.
+    const answered = after(store, delta("root", "an answer"));
+    expect(coordinatorView(answered, true)).not.toBe(coordinatorView(streamedAgain, true));
+    store.dispose();
+  });
 
   it("tells text-only changes (the panes' business) from the ones the layout, keys and header read", () => {
     const store = new DashboardStore({ rootAgentId: "root" });
