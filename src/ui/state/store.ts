@@ -147,7 +147,11 @@ export class DashboardStore {
     const now = Date.now();
     const due = Math.max(now, this.lastFlush + this.interval);
     this.due = due;
-    this.timer = setTimeout(() => this.flush(), due - now);
+    this.timer = setTimeout(() => {
+      // It has fired: flush need not clear it (clearTimeout unlinks it from Node's timer lists).
+      this.timer = undefined;
+      this.flush();
+    }, due - now);
   }
 
   /** Applies every queued event and notifies subscribers once. */
