@@ -12,7 +12,7 @@ export { coalesce };
 
 export interface StoreOptions {
   rootAgentId: string;
-  /** Minimum time between two flushes; ~20.8 a second by default. */
+  /** Minimum time between two flushes; ~21.7 a second by default. */
   flushIntervalMs?: number;
   /** Share of one core redraws may take before flushes are spaced out (default 0.2). */
   frameBudget?: number;
@@ -23,11 +23,12 @@ export interface StoreOptions {
  * Streamed text needs ~20 frames a second to read as smooth (an Ink app's usual rate, and the
  * render bench's floor's); more costs CPU for nothing a reader sees. Flushes are paced from when
  * each was due, not from when its timer fired, so a timer late on a busy machine does not lower
- * the rate: 48 ms apart is ~20.8 frames a second, a little over 20 so a slow frame now and then
- * does not take the rate under it (at 46, ~21.7 a second, the frames over the 20 a reader needs
- * cost ~4 % of the dashboard's CPU for nothing; 42 cost more).
+ * the rate: 46 ms apart is ~21.7 frames a second, a little over 20 so a slow frame now and then
+ * does not take the rate under it (it was 42, ~24 a second: CPU for frames no reader needs). 48
+ * (~20.8) saved no CPU beyond the run-to-run spread and let single runs fall to 19.6 a second at
+ * a load average of 15.
  */
-const MIN_INTERVAL_MS = 48;
+const MIN_INTERVAL_MS = 46;
 /**
  * The share of a core frames may take before they are spaced out. At 8 streaming panes on a
  * 160×48 terminal a frame costs ~4–7 ms of CPU, under the 9.2 ms this allows at the rate above;
