@@ -26,8 +26,25 @@ export interface DashboardProps {
   paneScroll: number;
 }
 
+// The coordinator as drawn is derived from the state on every render of the body; kept by what it
+// is made from, it is the same object while that does not change, so its memoised pane skips the
+// frames in which only sub-agents streamed.
+const placeholders = new WeakMap<DashboardState["session"], AgentView>();
+const shownRunning = new WeakMap<AgentView, AgentView>();
+const shownIdle = new WeakMap<AgentView, AgentView>();
+
 function coordinatorOf(state: DashboardState): AgentView {
-  return state.agents[state.rootAgentId] ?? placeholder(state, state.rootAgentId, state.session.startedAt ?? 0);
+  const agent = state.agents[state.rootAgentId];
+  if (agent) return agent;
+  let shown = placeholders.get(state.session);
+  if (!shown || shown.id !== state.rootAgentId) placeholders.set(state.session, (shown = placeholder(state, state.rootAgentId, state.session.startedAt ?? 0)));
+  return shown;
+}
+
+function kept(cache: WeakMap<AgentView, AgentView>, agent: AgentView, make: () => AgentView): AgentView {
+  let shown = cache.get(agent);
+  if (!shown) cache.set(agent, (shown = make()));
+  return shown;
 }
 
 /** Pane chunks of `columns` for the grid's rows. */
@@ -40,8 +57,8 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 /** The coordinator as shown: its status follows the run, whatever events the core sends for it. */
 export function coordinatorView(state: DashboardState, busy: boolean): AgentView {
   const agent = coordinatorOf(state);
-  if (busy && agent.status !== "running") return { ...agent, status: "running", finishedAt: undefined };
-  if (!busy && agent.status === "running") return { ...agent, status: "idle" };
+  if (busy && agent.status !== "running") return kept(shownRunning, agent, () => ({ ...agent, status: "running", finishedAt: undefined }));
+  if (!busy && agent.status === "running") return kept(shownIdle, agent, () => ({ ...agent, status: "idle" }));
   return agent;
 }
 

@@ -3,6 +3,7 @@ import type { OrcaEvent } from "../../events/types.js";
 import type { McpServerState, SchedulerCounts } from "../../orchestrator/types.js";
 import { coalesce } from "./coalesce.js";
 import { FrameCost } from "./frame-cost.js";
+import { mainThreadCpu } from "./main-thread-cpu.js";
 import { initialState, reduce } from "./reducer.js";
 import { replayState, notice } from "./replay.js";
 import type { DashboardState } from "./types.js";
@@ -11,9 +12,9 @@ export { coalesce };
 
 export interface StoreOptions {
   rootAgentId: string;
-  /** Minimum time between two flushes; ~24 a second by default. */
+  /** Minimum time between two flushes; ~21.7 a second by default. */
   flushIntervalMs?: number;
-  /** Share of one core redraws may take before flushes are spaced out (default 0.15). */
+  /** Share of one core redraws may take before flushes are spaced out (default 0.2). */
   frameBudget?: number;
   maxLines?: number;
 }
@@ -23,7 +24,9 @@ export interface StoreOptions {
  * render bench's floor's); more costs CPU for nothing a reader sees. Flushes are paced from when
  * each was due, not from when its timer fired, so a timer late on a busy machine does not lower
  * the rate: 46 ms apart is ~21.7 frames a second, a little over 20 so a slow frame now and then
- * does not take the rate under it (it was 42, ~24 a second: CPU for frames no reader needs).
+ * does not take the rate under it (it was 42, ~24 a second: CPU for frames no reader needs). 48
+ * (~20.8) saved no CPU beyond the run-to-run spread and let single runs fall to 19.6 a second at
+ * a load average of 15.
  */
 const MIN_INTERVAL_MS = 46;
 /**
@@ -36,13 +39,6 @@ const MIN_INTERVAL_MS = 46;
 const FRAME_BUDGET = 0.2;
 /** Even when frames are very slow, the screen follows at least a few times a second. */
 const MAX_INTERVAL_MS = 250;
-/**
- * One flush in this many is timed. Reading the process's CPU time (getrusage) walks every thread
- * of the process and, on a busy two-core VM, took ~0.4 ms a call (spikes of 5–40 ms) — two a
- * frame were ~10 % of a streaming frame's CPU. The estimate is smoothed anyway.
- */
-const TIMED_EVERY = 4;
-
 /**
  * Holds the dashboard state outside React. Events are queued as they arrive and folded in at
  * most once per interval, so a burst of text deltas from eight agents costs one React update,
@@ -66,13 +62,23 @@ export class DashboardStore {
   private readonly minInterval: number;
   private readonly budget: number;
   /** CPU time of one flush and the render it causes. */
-  private readonly frameCost = new FrameCost();
+  private readonly frameCost: FrameCost;
+  private readonly cpu = mainThreadCpu();
+  /**
+   * One flush in this many is timed: every one where Node reads the thread's clock in ~2 µs; every
+   * other one where it is a read of /proc (~15–50 µs on a busy VM, a few % of a streaming frame).
+   */
+  private readonly timedEvery = this.cpu.kind === "thread" ? 1 : 2;
   private flushes = 0;
 
   constructor(opts: StoreOptions) {
     this.state = initialState(opts.rootAgentId, opts.maxLines);
     this.minInterval = opts.flushIntervalMs ?? MIN_INTERVAL_MS;
     this.budget = opts.frameBudget ?? FRAME_BUDGET;
+    // Until frames are timed, one is taken to cost what the budget allows at the fastest rate: the
+    // first flush draws every pane for the first time (React mounts them, V8 has compiled nothing
+    // yet), and taken at face value it held the next frames up to 250 ms apart for seconds.
+    this.frameCost = new FrameCost(this.minInterval * this.budget);
   }
 
   /**
@@ -142,7 +148,11 @@ export class DashboardStore {
     const now = Date.now();
     const due = Math.max(now, this.lastFlush + this.interval);
     this.due = due;
-    this.timer = setTimeout(() => this.flush(), due - now);
+    this.timer = setTimeout(() => {
+      // It has fired: flush need not clear it (clearTimeout unlinks it from Node's timer lists).
+      this.timer = undefined;
+      this.flush();
+    }, due - now);
   }
 
   /** Applies every queued event and notifies subscribers once. */
@@ -166,20 +176,18 @@ export class DashboardStore {
     // Nothing visible changed (e.g. only the scheduler reported the counts it had): no render.
     if (next === this.state) return;
     this.state = next;
-    if (this.flushes++ % TIMED_EVERY !== 0) {
+    if (this.flushes++ % this.timedEvery !== 0) {
       for (const listener of this.listeners) listener();
       return;
     }
-    const started = process.cpuUsage();
+    const started = this.cpu.now();
     for (const listener of this.listeners) listener();
     // React renders and Ink writes in the microtasks after the listeners; a macrotask runs after.
     // The budget is a share of a core, so the frame is timed in CPU time: on a machine shared with
     // other work its wall time also holds the waits for a core, and spaced the frames out to a third
-    // of the rate the budget allows while the dashboard used less than it.
-    setImmediate(() => {
-      const used = process.cpuUsage(started);
-      this.frameCost.record((used.user + used.system) / 1000);
-    });
+    // of the rate the budget allows while the dashboard used less than it. The main thread's time
+    // (main-thread-cpu.ts): V8's compiler and GC threads run beside the frame, not in it.
+    setImmediate(() => this.frameCost.record(this.cpu.now() - started));
   }
 
   /** The time between flushes now: the minimum, or longer when frames are expensive. */
