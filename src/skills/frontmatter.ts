@@ -1,6 +1,7 @@
 import matter from "gray-matter";
 import YAML from "yaml";
 import { z } from "zod";
+import { builtOnUse } from "../util/built-on-use.js";
 import type { FrontMatter } from "../util/package-snapshot.js";
 import { mapAllowedTools, splitAllowedTools } from "./allowed-tools.js";
 
@@ -27,36 +28,42 @@ const yamlEngine = (text: string): object => (YAML.parse(text, { schema: "failsa
 
 const chars = (s: string): number => [...s].length;
 
-const requiredString = z.string({
-  error: (issue) => (issue.input === undefined ? "is required" : "must be a string"),
-});
+/**
+ * Built on first use (util/built-on-use.ts): a start that reads no SKILL.md but the package's own,
+ * checked at build time, needs none of these schemas.
+ */
+const frontmatterSchema = builtOnUse(() => {
+  const requiredString = z.string({
+    error: (issue) => (issue.input === undefined ? "is required" : "must be a string"),
+  });
 
-/** An optional string field; an empty value (`license:`) counts as absent. */
-const optionalString = z
-  .string({ error: "must be a string" })
-  .optional()
-  .transform((s) => (s && s.trim() ? s : undefined));
+  /** An optional string field; an empty value (`license:`) counts as absent. */
+  const optionalString = z
+    .string({ error: "must be a string" })
+    .optional()
+    .transform((s) => (s && s.trim() ? s : undefined));
 
-const frontmatterSchema = z.object({
-  name: requiredString
-    .refine((s) => s.length > 0, "is required")
-    .refine((s) => chars(s) <= 64, "must be at most 64 characters")
-    .refine((s) => /^[a-z0-9-]*$/.test(s), "may hold only lowercase letters, digits and hyphens")
-    .refine((s) => !s.startsWith("-") && !s.endsWith("-"), "must not start or end with a hyphen")
-    .refine((s) => !s.includes("--"), "must not contain a double hyphen"),
-  description: requiredString
-    .refine((s) => s.trim().length > 0, "is required")
-    .refine((s) => chars(s) <= 1024, "must be at most 1024 characters"),
-  license: optionalString,
-  compatibility: optionalString.refine((s) => s === undefined || chars(s) <= 500, "must be at most 500 characters"),
-  "allowed-tools": z
-    .union([z.string(), z.array(z.string())], { error: "must be a space-delimited string or a list of strings" })
-    .optional(),
-  metadata: z
-    .record(z.string(), z.string({ error: "must be a string" }), { error: "must be a map of string keys to string values" })
-    .optional(),
-  // Other fields (Claude Code's `model`, `user-invocable`…) are ignored, not refused, so skills
-  // written for other agents still load.
+  return z.object({
+    name: requiredString
+      .refine((s) => s.length > 0, "is required")
+      .refine((s) => chars(s) <= 64, "must be at most 64 characters")
+      .refine((s) => /^[a-z0-9-]*$/.test(s), "may hold only lowercase letters, digits and hyphens")
+      .refine((s) => !s.startsWith("-") && !s.endsWith("-"), "must not start or end with a hyphen")
+      .refine((s) => !s.includes("--"), "must not contain a double hyphen"),
+    description: requiredString
+      .refine((s) => s.trim().length > 0, "is required")
+      .refine((s) => chars(s) <= 1024, "must be at most 1024 characters"),
+    license: optionalString,
+    compatibility: optionalString.refine((s) => s === undefined || chars(s) <= 500, "must be at most 500 characters"),
+    "allowed-tools": z
+      .union([z.string(), z.array(z.string())], { error: "must be a space-delimited string or a list of strings" })
+      .optional(),
+    metadata: z
+      .record(z.string(), z.string({ error: "must be a string" }), { error: "must be a map of string keys to string values" })
+      .optional(),
+    // Other fields (Claude Code's `model`, `user-invocable`…) are ignored, not refused, so skills
+    // written for other agents still load.
+  });
 });
 
 const NO_FRONTMATTER = "no YAML frontmatter: SKILL.md must start with a --- block holding name and description";

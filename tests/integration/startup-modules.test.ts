@@ -59,6 +59,27 @@ describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
   });
 });
 
+describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start compiled and ran)", () => {
+  // Each is a file of its own beside the chunks, required on first use (scripts/bundle-options.mjs).
+  const yamlCode = ({ files, bundled }: { files: string[]; bundled: Set<string> }) => ({
+    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-/.test(f)).map((f) => path.basename(f)).sort(),
+    packages: ["yaml", "js-yaml", "gray-matter"].filter((pkg) => bundled.has(pkg)),
+  });
+
+  it("stay unloaded when the only config, agents and skills are the package's own (parsed at build time)", async () => {
+    expect(yamlCode(await tracedRun())).toEqual({ files: [], packages: [] });
+  });
+
+  it("load when the project has a config, an agent and a skill of its own", async () => {
+    const files = {
+      ".orca/config.yaml": "model:\n  context_window: 100000\n",
+      ".orca/agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nYou help.\n",
+      ".orca/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite them down.\n",
+    };
+    expect(yamlCode(await tracedRun({ files }))).toEqual({ files: ["lazy-gray-matter.cjs", "lazy-yaml.cjs"], packages: ["yaml", "js-yaml", "gray-matter"] });
+  });
+});
+
 describe("what the bundle holds", () => {
   const bundleDir = fileURLToPath(new URL("../../dist/bundle/", import.meta.url));
   const sources = () => fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
