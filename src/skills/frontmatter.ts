@@ -78,6 +78,23 @@ export function readSkillFrontMatter(source: string): FrontMatter {
   return { data: file.data, content: file.content };
 }
 
+type CheckedSkillFrontMatter = z.output<typeof frontmatterSchema>;
+
+/** A SKILL.md's front matter checked, or why it is refused: what the build stores for the package's own skills. */
+export function checkedSkillFrontMatter(data: unknown): { checked: CheckedSkillFrontMatter } | { reason: string } {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return { reason: "frontmatter must be a YAML map of fields (name, description, …)" };
+  }
+  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
+  const parsed = frontmatterSchema.safeParse(data, { jitless: true });
+  if (parsed.success) return { checked: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue.path.map(String).join(".") || "frontmatter";
+  const value = (data as Record<string, unknown>)[String(issue.path[0])];
+  const shown = typeof value === "string" && value.length <= 80 && field === "name" ? ` "${value}"` : "";
+  return { reason: `${field}${shown} ${issue.message}` };
+}
+
 /**
  * Parses and validates the text of a SKILL.md found in the folder named `folderName`. `known`
  * holds front matter already read from the same text (the package's own skills, at build time).
@@ -93,21 +110,9 @@ export function parseSkillFile(text: string, folderName: string, known?: Readonl
     const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
     return { ok: false, reason: `frontmatter is not valid YAML: ${message}` };
   }
-  const data: unknown = file.data;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    return { ok: false, reason: "frontmatter must be a YAML map of fields (name, description, …)" };
-  }
-
-  // Parsed once a file: zod's compiled fast path would cost more to build than it saves (config/load.ts).
-  const parsed = frontmatterSchema.safeParse(data, { jitless: true });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue.path.map(String).join(".") || "frontmatter";
-    const value = (data as Record<string, unknown>)[String(issue.path[0])];
-    const shown = typeof value === "string" && value.length <= 80 && field === "name" ? ` "${value}"` : "";
-    return { ok: false, reason: `${field}${shown} ${issue.message}` };
-  }
-  const fm = parsed.data;
+  const check = file.checked !== undefined ? { checked: file.checked as CheckedSkillFrontMatter } : checkedSkillFrontMatter(file.data);
+  if ("reason" in check) return { ok: false, reason: check.reason };
+  const fm = check.checked;
   if (fm.name !== folderName) {
     return { ok: false, reason: `name "${fm.name}" does not match its folder name "${folderName}"` };
   }
