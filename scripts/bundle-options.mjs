@@ -88,6 +88,22 @@ const fdirBundledPicomatch = {
  * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
  */
+/**
+ * Built-ins orca needs only later in a run while Node's fetch does not load them on its own, so that
+ * a plain SDK client never pays for them: `node:child_process` (~5 ms of a start; nothing spawns
+ * before the first request when the sandbox probe's answer is kept). Their module object is a
+ * stand-in whose exports — the names the built-in has in the Node that builds — load it when
+ * first read (tests/integration/startup-modules.test.ts: which built-ins a run loads first).
+ */
+const LAZY_BUILTINS = new Set(["child_process"]);
+function lazyBuiltin(spec) {
+  const names = Object.getOwnPropertyNames(createRequire(import.meta.url)(spec)).filter((n) => n !== "default");
+  return [
+    "let real;",
+    `const load = () => (real ??= require(${JSON.stringify(spec)}));`,
+    `module.exports = Object.defineProperties({}, Object.fromEntries(${JSON.stringify(names)}.map((name) => [name, { get: () => load()[name], enumerable: true }])));`,
+  ].join("\n");
+}
 const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
 const builtinsRequired = {
   name: "builtins-required",
@@ -96,7 +112,7 @@ const builtinsRequired = {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
       return { path: args.path, namespace: "builtin-required" };
     });
-    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
   },
 };
 

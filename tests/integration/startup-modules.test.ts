@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runOrca } from "../fixtures/harness.js";
 import { scriptedServer, workspace } from "../fixtures/rig.js";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 
 // Which files a headless run loads, traced in the real bin (tests/fixtures/module-trace.mjs): the
 // dashboard's libraries, the MCP SDK and esprima cost start-up time and a `-p` run needs none.
@@ -77,6 +78,25 @@ describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start comp
       ".orca/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite them down.\n",
     };
     expect(yamlCode(await tracedRun({ files }))).toEqual({ files: ["lazy-gray-matter.cjs", "lazy-yaml.cjs"], packages: ["yaml", "js-yaml", "gray-matter"] });
+  });
+});
+
+describe("Node built-ins a plain SDK client does not load (scripts/bundle-options.mjs, LAZY_BUILTINS)", () => {
+  it("node:child_process stays unloaded while nothing is spawned (the sandbox probe's answer kept), and loads when a command runs", async () => {
+    const ws = workspace();
+    const builtinsOf = async (replies: ScriptedReply[]) => {
+      const server = await scriptedServer(replies);
+      const trace = path.join(ws.home, "modules.txt");
+      const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+      expect(run.code, run.stderr).toBe(0);
+      return { loaded: fs.readFileSync(trace, "utf8").split("\n"), requests: server.requests };
+    };
+    // The first start in a home probes bwrap (a child process) and keeps its answer.
+    expect((await builtinsOf([{ text: "hello" }])).loaded).toContain("node:child_process");
+    expect((await builtinsOf([{ text: "hello" }])).loaded).not.toContain("node:child_process");
+    const ran = await builtinsOf([{ toolCalls: [{ name: "bash", args: { command: "echo ran" } }] }, { text: "done" }]);
+    expect(JSON.stringify(ran.requests[1]?.body.messages.at(-1))).toContain("ran");
+    expect(ran.loaded).toContain("node:child_process");
   });
 });
 
