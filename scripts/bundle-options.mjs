@@ -1,7 +1,8 @@
 // How orca's code is bundled: by scripts/bundle.mjs for the bin, and by bench/render.ts for the
 // dashboard it measures, so the bench runs the code users run.
-import { readFile } from "node:fs/promises";
-import { builtinModules } from "node:module";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { builtinModules, createRequire } from "node:module";
 
 /**
  * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
@@ -87,6 +88,22 @@ const fdirBundledPicomatch = {
  * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
  */
+/**
+ * Built-ins orca needs only later in a run while Node's fetch does not load them on its own, so that
+ * a plain SDK client never pays for them: `node:child_process` (~5 ms of a start; nothing spawns
+ * before the first request when the sandbox probe's answer is kept). Their module object is a
+ * stand-in whose exports — the names the built-in has in the Node that builds — load it when
+ * first read (tests/integration/startup-modules.test.ts: which built-ins a run loads first).
+ */
+const LAZY_BUILTINS = new Set(["child_process"]);
+function lazyBuiltin(spec) {
+  const names = Object.getOwnPropertyNames(createRequire(import.meta.url)(spec)).filter((n) => n !== "default");
+  return [
+    "let real;",
+    `const load = () => (real ??= require(${JSON.stringify(spec)}));`,
+    `module.exports = Object.defineProperties({}, Object.fromEntries(${JSON.stringify(names)}.map((name) => [name, { get: () => load()[name], enumerable: true }])));`,
+  ].join("\n");
+}
 const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
 const builtinsRequired = {
   name: "builtins-required",
@@ -95,7 +112,104 @@ const builtinsRequired = {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
       return { path: args.path, namespace: "builtin-required" };
     });
-    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  },
+};
+
+/**
+ * The YAML parsers — `yaml` (~200 KB) and gray-matter with js-yaml (~160 KB) — are needed only
+ * when a file orca has not seen at build time is read: a config, agent or SKILL.md of the user's or
+ * the project's (the package's own are parsed at build time, src/util/package-snapshot.ts). Bundled
+ * into the core chunk, every start compiled and ran them before its first request. Each is built
+ * instead into a file of its own beside the chunks (`lazy-<name>.cjs`), which the bundle requires on
+ * the first call into the package: its importers get a stand-in whose functions (and classes,
+ * `instanceof` included) and default export reach the real module. A named import of something
+ * that is not a function fails the build (tests/integration/startup-modules.test.ts: which runs load them).
+ */
+const LAZY_PACKAGES = ["yaml", "gray-matter"];
+const lazyFile = (pkg) => `lazy-${pkg}.cjs`;
+function lazyStandIn(pkg) {
+  const real = createRequire(import.meta.url)(pkg);
+  const names = Object.keys(real).filter((name) => typeof real[name] === "function" && /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
+  return [
+    'import { createRequire } from "node:module";',
+    "let real;",
+    `const load = () => (real ??= createRequire(import.meta.url)(${JSON.stringify(`./${lazyFile(pkg)}`)}));`,
+    "const lazyFunction = (name) => {",
+    "  const stand = function (...args) { return new.target ? new (load()[name])(...args) : load()[name].apply(this, args); };",
+    "  Object.defineProperty(stand, Symbol.hasInstance, { value: (x) => x instanceof load()[name] });",
+    "  return stand;",
+    "};",
+    ...names.map((name) => `export const ${name} = lazyFunction(${JSON.stringify(name)});`),
+    "export default new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(load(), self, args), construct: (_, args) => Reflect.construct(load(), args), get: (_, key) => Reflect.get(load(), key), has: (_, key) => Reflect.has(load(), key) });",
+  ].join("\n");
+}
+const lazyPackages = {
+  name: "lazy-packages",
+  setup(b) {
+    const used = new Set();
+    b.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join("|")})$`) }, (args) => {
+      if (args.kind !== "import-statement") return undefined;
+      used.add(args.path);
+      return { path: args.path, namespace: "lazy-package" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({ contents: lazyStandIn(args.path), loader: "js", resolveDir: process.cwd() }));
+    b.onEnd(async (result) => {
+      if (result.errors.length > 0 || used.size === 0) return;
+      const resolve = createRequire(import.meta.url).resolve;
+      await b.esbuild.build({
+        entryPoints: Object.fromEntries([...used].map((pkg) => [lazyFile(pkg).replace(/\.cjs$/, ""), resolve(pkg)])),
+        outdir: b.initialOptions.outdir,
+        outExtension: { ".js": ".cjs" },
+        bundle: true,
+        format: "cjs",
+        platform: "node",
+        target: "node20",
+        plugins: [noEsprima],
+        logLevel: "error",
+      });
+    });
+  },
+};
+
+/**
+ * esbuild turns each `import x from "<CommonJS module>"` into `__toESM(require_x(), 1)`: a fresh object
+ * with one getter per export of the module, made at every importing file — ~50 of orca's files import
+ * `node:fs` (~100 exports), as many `node:path`; copying them was ~5 % of a start. The copy for one
+ * module object is the same each time, so it is made once and kept (re-made if the module gained or
+ * lost exports meanwhile: a module still loading in a require cycle). Rewrites esbuild's own helper
+ * in the written chunks; a new esbuild that writes it differently fails the build here.
+ */
+const TO_ESM = "var __toESM = (mod, isNodeMode, target) => (";
+const TO_ESM_ONCE = `var __toESMKept = new WeakMap();
+var __toESM = (mod, isNodeMode) => {
+  if (!isNodeMode || mod === null || (typeof mod !== "object" && typeof mod !== "function")) return __toESMFresh(mod, isNodeMode);
+  const count = __getOwnPropNames(mod).length;
+  const kept = __toESMKept.get(mod);
+  if (kept && kept.count === count) return kept.target;
+  const target = __toESMFresh(mod, isNodeMode);
+  __toESMKept.set(mod, { count, target });
+  return target;
+};
+var __toESMFresh = (mod, isNodeMode, target) => (`;
+const toEsmOnce = {
+  name: "to-esm-once",
+  setup(b) {
+    b.onEnd(async (result) => {
+      if (result.errors.length > 0) return;
+      const outdir = b.initialOptions.outdir;
+      let used = false;
+      let rewritten = false;
+      for (const name of (await readdir(outdir)).filter((n) => /\.m?js$/.test(n))) {
+        const file = path.join(outdir, name);
+        const source = await readFile(file, "utf8");
+        used ||= source.includes("__toESM(");
+        if (!source.includes(TO_ESM)) continue;
+        await writeFile(file, source.replace(TO_ESM, TO_ESM_ONCE));
+        rewritten = true;
+      }
+      if (used && !rewritten) throw new Error("to-esm-once: esbuild no longer defines __toESM as expected");
+    });
   },
 };
 
@@ -114,7 +228,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly],
+    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly, toEsmOnce, lazyPackages],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

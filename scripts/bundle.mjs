@@ -27,7 +27,7 @@ await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMA
 // What every start would parse from the package itself (config.yaml, the shipped skills' front
 // matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still
 // reads exactly as it did.
-const { readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
+const { checkedSkillFrontMatter, readSkillFrontMatter, skillSource } = await import("../dist/skills/frontmatter.js");
 const { default: matter } = await import("gray-matter");
 const { PACKAGE_SNAPSHOT } = await import("../dist/util/package-snapshot.js");
 const { checkedFrontMatter } = await import("../dist/agent/definition.js");
@@ -35,7 +35,10 @@ const skills = [];
 for (const entry of await readdir("skills", { withFileTypes: true })) {
   if (!entry.isDirectory()) continue;
   const source = skillSource(await readFile(path.join("skills", entry.name, "SKILL.md"), "utf8"));
-  skills.push({ source, ...readSkillFrontMatter(source) });
+  const frontMatter = readSkillFrontMatter(source);
+  const check = checkedSkillFrontMatter(frontMatter.data);
+  if ("reason" in check) throw new Error(`skills/${entry.name}: ${check.reason}`);
+  skills.push({ source, ...frontMatter, checked: check.checked });
 }
 // The agents' as src/agent/definition.ts parses them (gray-matter's YAML; their files have no `---js`).
 const agents = [];

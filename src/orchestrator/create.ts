@@ -192,7 +192,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   const writableOptions = sandboxOptions(config, workspace, home, data);
   addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
-  const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home) });
+  const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home), abandonedRemoved: true });
   // The probe (when its answer is not kept) runs bwrap and waits for it: meanwhile the first
   // request's client and HTTP stack load, the provider's connection opens, and MCP servers start.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();

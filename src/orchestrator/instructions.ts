@@ -31,16 +31,19 @@ export function instructionDenial(opts: { deny: readonly string[]; denyRead: rea
       return []; // the permission engine reports a malformed rule when the session starts
     }
   });
-  const unreadable = opts.denyRead.flatMap((entry) => {
-    const absolute = expandHome(entry, opts.home);
-    return [...new Set([absolute, realOr(absolute)])].map((dir) => ({ entry, dir }));
-  });
+  // Resolved at the first file asked about: a start with no instruction file resolves none (~20 realpaths).
+  let unreadable: Array<{ entry: string; dir: string }> | undefined;
+  const unreadableDirs = () =>
+    (unreadable ??= opts.denyRead.flatMap((entry) => {
+      const absolute = expandHome(entry, opts.home);
+      return [...new Set([absolute, realOr(absolute)])].map((dir) => ({ entry, dir }));
+    }));
   const bound = instructionBound(opts.workspaceRoot, opts.home);
   return (absolute) => {
     const relative = path.relative(opts.workspaceRoot, absolute) || ".";
     const rule = rules.find((r) => denyMatch(r, "read_file", { kind: "path", value: relative }) === "yes")?.text;
     if (rule) return rule;
-    const hidden = unreadable.find(({ dir }) => isInside(dir, absolute));
+    const hidden = unreadableDirs().find(({ dir }) => isInside(dir, absolute));
     if (hidden) return `sandbox.deny_read (${hidden.entry})`;
     const within = path.relative(bound, absolute);
     return isInside(bound, absolute) && protectedReason(within) ? `protected path (${within})` : undefined;

@@ -55,10 +55,14 @@ export function isReadOnlyCommand(command: string, patterns: readonly string[]):
   return readOnlyHint(patterns)(command);
 }
 
-/** isReadOnlyCommand with the patterns compiled once (the bash tool asks for every call, several times). */
+/**
+ * isReadOnlyCommand with the patterns compiled once (the bash tool asks for every call, several
+ * times), at the first question: a session makes its bash tool before its first request, which
+ * asks none.
+ */
 export function readOnlyHint(patterns: readonly string[]): (command: string) => boolean {
-  const compiled = patterns.map((p) => compileCommandPattern(p));
-  return (command) => readsOnly(analyseCommand(command), command, compiled);
+  let compiled: CommandPattern[] | undefined;
+  return (command) => readsOnly(analyseCommand(command), command, (compiled ??= patterns.map((p) => compileCommandPattern(p))));
 }
 
 export function readsOnly(analysis: ShellAnalysis, text: string, patterns: readonly CommandPattern[]): boolean {

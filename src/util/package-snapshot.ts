@@ -16,7 +16,7 @@ export const PACKAGE_SNAPSHOT = path.join("dist", "package-snapshot.json");
 export interface FrontMatter {
   data: unknown;
   content: string;
-  /** An agent's front matter as its schema checked it at build time (agent/definition.ts): a start then makes no schema. */
+  /** An agent's or skill's front matter as its schema checked it at build time (agent/definition.ts, skills/frontmatter.ts): a start then makes no schema. */
   checked?: unknown;
 }
 
@@ -27,7 +27,7 @@ export interface PackageSnapshot {
    * checkedLayer): a start with no config of its own then makes none of the config's schemas.
    */
   config: { source: string; value: unknown; checked?: unknown };
-  /** Each shipped SKILL.md: its text (BOM removed) and its front matter. */
+  /** Each shipped SKILL.md: its text (BOM removed), its front matter and what checking it gave. */
   skills: ({ source: string } & FrontMatter)[];
   /** Each shipped agents/*.md: its text and its front matter (~15 ms of js-yaml on a cold start). */
   agents: ({ source: string } & FrontMatter)[];

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runOrca } from "../fixtures/harness.js";
 import { scriptedServer, workspace } from "../fixtures/rig.js";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 
 // Which files a headless run loads, traced in the real bin (tests/fixtures/module-trace.mjs): the
 // dashboard's libraries, the MCP SDK and esprima cost start-up time and a `-p` run needs none.
@@ -56,6 +57,46 @@ describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
   it("loads while the model answers when the request nears the window, where exact counts decide", async () => {
     const { files } = await tracedRun({ delayMs: 300, files: { ".orca/config.yaml": "model:\n  context_window: 20000\n" }, prompt: "word ".repeat(4_000) });
     expect(tokenizerFiles(files).length).toBeGreaterThan(0);
+  });
+});
+
+describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start compiled and ran)", () => {
+  // Each is a file of its own beside the chunks, required on first use (scripts/bundle-options.mjs).
+  const yamlCode = ({ files, bundled }: { files: string[]; bundled: Set<string> }) => ({
+    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-/.test(f)).map((f) => path.basename(f)).sort(),
+    packages: ["yaml", "js-yaml", "gray-matter"].filter((pkg) => bundled.has(pkg)),
+  });
+
+  it("stay unloaded when the only config, agents and skills are the package's own (parsed at build time)", async () => {
+    expect(yamlCode(await tracedRun())).toEqual({ files: [], packages: [] });
+  });
+
+  it("load when the project has a config, an agent and a skill of its own", async () => {
+    const files = {
+      ".orca/config.yaml": "model:\n  context_window: 100000\n",
+      ".orca/agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nYou help.\n",
+      ".orca/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite them down.\n",
+    };
+    expect(yamlCode(await tracedRun({ files }))).toEqual({ files: ["lazy-gray-matter.cjs", "lazy-yaml.cjs"], packages: ["yaml", "js-yaml", "gray-matter"] });
+  });
+});
+
+describe("Node built-ins a plain SDK client does not load (scripts/bundle-options.mjs, LAZY_BUILTINS)", () => {
+  it("node:child_process stays unloaded while nothing is spawned (the sandbox probe's answer kept), and loads when a command runs", async () => {
+    const ws = workspace();
+    const builtinsOf = async (replies: ScriptedReply[]) => {
+      const server = await scriptedServer(replies);
+      const trace = path.join(ws.home, "modules.txt");
+      const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes"], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+      expect(run.code, run.stderr).toBe(0);
+      return { loaded: fs.readFileSync(trace, "utf8").split("\n"), requests: server.requests };
+    };
+    // The first start in a home probes bwrap (a child process) and keeps its answer.
+    expect((await builtinsOf([{ text: "hello" }])).loaded).toContain("node:child_process");
+    expect((await builtinsOf([{ text: "hello" }])).loaded).not.toContain("node:child_process");
+    const ran = await builtinsOf([{ toolCalls: [{ name: "bash", args: { command: "echo ran" } }] }, { text: "done" }]);
+    expect(JSON.stringify(ran.requests[1]?.body.messages.at(-1))).toContain("ran");
+    expect(ran.loaded).toContain("node:child_process");
   });
 });
 

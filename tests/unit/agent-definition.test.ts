@@ -57,4 +57,14 @@ describe("agent definitions", () => {
     expect(allowsTool(def, "mcp__github__search")).toBe(false);
     expect(allowsTool(def, "write_file")).toBe(false);
   });
+
+  it("a whitelist entry without glob syntax names one tool; every kind of glob syntax still matches", () => {
+    expect(allowsTool({ tools: ["read_file"] }, "read_file")).toBe(true);
+    expect(allowsTool({ tools: ["read_file"] }, "read_files")).toBe(false);
+    expect(allowsTool({ tools: ["read.file"] }, "read_file")).toBe(false);
+    for (const entry of ["mcp__fs__*", "mcp__fs__read_?ext_file", "mcp__fs__read_[st]ext_file", "mcp__fs__{read_text_file,x}", "mcp__fs__@(read_text_file)", "mcp__fs__+(read_text_file)", "mcp__fs__read\\_text_file"]) {
+      expect(allowsTool({ tools: [entry] }, "mcp__fs__read_text_file"), entry).toBe(true);
+    }
+    expect(allowsTool({ tools: ["!(mcp__*)"] }, "read_file")).toBe(true);
+  });
 });

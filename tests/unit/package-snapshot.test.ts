@@ -5,7 +5,7 @@ import matter from "gray-matter";
 import { checkedFrontMatter, loadAgentDefinitions } from "../../src/agent/definition.js";
 import { checkedLayer, loadConfig, parseConfigText } from "../../src/config/load.js";
 import { loadEnvironment } from "../../src/orchestrator/create.js";
-import { readSkillFrontMatter } from "../../src/skills/frontmatter.js";
+import { checkedSkillFrontMatter, readSkillFrontMatter } from "../../src/skills/frontmatter.js";
 import { discoverSkills } from "../../src/skills/loader.js";
 import { PACKAGE_SNAPSHOT, packageAgentsSnapshot, type PackageSnapshot } from "../../src/util/package-snapshot.js";
 import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
@@ -122,6 +122,32 @@ describe("the package config snapshot", () => {
     const fromSnapshot = loadConfig({ workspace: ws.dir, home: ws.home, packageDir: ROOT, env }).config;
     expect(fromSnapshot).toStrictEqual(loadConfig({ workspace: ws.dir, home: ws.home, packageDir: unsnapshotted, env }).config);
     for (const agent of snapshot.agents) expect(agent.checked).toStrictEqual((checkedFrontMatter(agent.data) as { checked: unknown }).checked);
+  });
+
+  it("the build's snapshot holds every shipped skill checked, exactly as checking it at start gives, and a start gives the skills parsing gives", () => {
+    const snapshot = JSON.parse(fs.readFileSync(path.join(ROOT, PACKAGE_SNAPSHOT), "utf8")) as PackageSnapshot;
+    for (const skill of snapshot.skills) expect(skill.checked).toEqual((checkedSkillFrontMatter(skill.data) as { checked: unknown }).checked);
+    ws = tempWorkspace();
+    const unsnapshotted = fakePackage(fs.readFileSync(path.join(ROOT, "config.yaml"), "utf8"));
+    fs.cpSync(path.join(ROOT, "skills"), path.join(unsnapshotted, "skills"), { recursive: true });
+    const skills = (packageDir: string) => discoverSkills({ workspace: ws.dir, home: ws.home, packageDir }).skills.map(({ dir: _dir, file: _file, ...skill }) => skill);
+    expect(skills(ROOT).length).toBeGreaterThan(0);
+    expect(skills(ROOT)).toEqual(skills(unsnapshotted));
+  });
+
+  it("a shipped skill checked at build time is taken as checked while its SKILL.md is unchanged; edited, it is checked again", () => {
+    ws = tempWorkspace();
+    const pkg = fakePackage("");
+    const skill = (description: string) => `---\nname: demo\ndescription: ${description}\n---\nBody.\n`;
+    fs.mkdirSync(path.join(pkg, "skills", "demo"), { recursive: true });
+    fs.writeFileSync(path.join(pkg, "skills", "demo", "SKILL.md"), skill("as written"));
+    const data = { name: "demo", description: "as written" };
+    const snapshot = { skills: [{ source: skill("as written"), data, content: "Body.\n", checked: { ...data, description: "as checked" } }] };
+    fs.writeFileSync(path.join(pkg, PACKAGE_SNAPSHOT), JSON.stringify(snapshot));
+    const described = () => discoverSkills({ workspace: ws.dir, home: ws.home, packageDir: pkg }).skills.map((s) => s.description);
+    expect(described()).toEqual(["as checked"]);
+    fs.writeFileSync(path.join(pkg, "skills", "demo", "SKILL.md"), skill("edited"));
+    expect(described()).toEqual(["edited"]);
   });
 
   it("the checked config is used only while config.yaml reads as it did; edited, the file is checked again", () => {

@@ -41,6 +41,11 @@ export interface SandboxOptions {
    * installed or cloned under /tmp: their `${SKILL_DIR}` scripts). Read-only.
    */
   visible?: readonly string[];
+  /**
+   * The caller removed abandoned session dirs moments ago (loadEnvironment does, before it reads
+   * settings): reading the temp dir again would find nothing new and costs a start ~2–5 ms.
+   */
+  abandonedRemoved?: boolean;
   /** A file to keep the bwrap probe's answer in between starts (probe-cache.ts); none probes every time. */
   probeCache?: string;
 }
@@ -143,7 +148,7 @@ export class Sandbox {
     }
     const filter = seccomp ? unixSocketFilter() : null;
     if (seccomp && !filter) notes.push(`sandbox.network.unix_sockets: false is not supported on ${process.arch}`);
-    removeAbandoned(os.tmpdir());
+    if (!opts.abandonedRemoved) removeAbandoned(os.tmpdir());
     const sessionDir = makeSessionDir(os.tmpdir());
     let proxy: FilteringProxy | null = null;
     if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
