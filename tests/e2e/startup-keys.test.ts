@@ -4,9 +4,13 @@
  * early first frame's keys (nothing reads them until the dashboard does, so they come in one read),
  * the keys typed with the trust prompt's answer (one read: `tmux send-keys n h i` writes them at
  * once, as a fast typist on a loaded machine does), and the keys typed while the session starts
- * after the prompt (held there by tests/fixtures/hold-runtime.mjs on the MCP SDK's load).
+ * after the prompt or the --resume picker (held there by tests/fixtures/hold-runtime.mjs on the MCP
+ * SDK's load).
  */
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runOrca } from "../fixtures/harness.js";
 import { earlyFrame, exitCode, heldOrca, inputBox, orcaInTmux, scriptedServer, workspace } from "./rig.js";
 import type { TmuxTerminal } from "./tmux.js";
 
@@ -89,5 +93,24 @@ describe("keys typed while orca starts", () => {
     t.keys("C-c");
     release();
     await leftAtOnce(t);
+  });
+
+  it("--resume picker → dashboard: text typed while the resumed session starts is the dashboard's, never echoed", { timeout: 90_000 }, async () => {
+    const ws = workspace();
+    const made = await runOrca(["-p", "first: a task", "--base-url", (await scriptedServer([{ text: "FIRST-DONE" }])).url, "--yes"], { ws });
+    expect(made.code).toBe(0);
+    // Your own config names the MCP server (no trust prompt): the resumed session's start loads the MCP SDK.
+    fs.mkdirSync(path.join(ws.home, ".config/orca"), { recursive: true });
+    fs.writeFileSync(path.join(ws.home, ".config/orca/config.yaml"), withServer[".orca/config.yaml"]);
+    const { t, release, reached } = heldOrca("keys-picker-start", ws, (await scriptedServer([])).url, { hold: "@modelcontextprotocol/sdk/", args: ["--resume"] });
+    await t.waitFor("the picker", (s) => s.includes("resume a session") && s.includes("first: a task"), 30_000);
+    t.keys("Enter");
+    await reached();
+    t.keys("-l", "typed-meanwhile");
+    release();
+    await t.waitFor("the resumed dashboard with the text typed meanwhile", (s) => dashboard(s) && s.includes("FIRST-DONE") && inputBox(s) === "typed-meanwhile", 30_000);
+    t.keys("C-c");
+    expect(await exitCode(t)).toBe("0");
+    expect(t.screen()).not.toContain("typed-meanwhile");
   });
 });
