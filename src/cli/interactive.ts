@@ -40,7 +40,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
   const configFile = setup.configFile ?? args.configFile;
   const env = setup.env ?? io.env;
   // The demo's workspace is a temporary copy of our own sample: nothing to ask about.
-  const trustProject = setup.demo ? true : await decideTrust({ workspace, configFile, env, packageDir, io });
+  const trustProject = setup.demo ? true : await decideTrust({ workspace, configFile, env, packageDir, io, model: args.model });
   // The user left the prompt without answering: nothing started, nothing written.
   if (trustProject === null) return 0;
   const approver = new DialogApprover();
@@ -127,7 +127,7 @@ export async function runInteractive(args: CliArgs, io: MainIo, packageDir: stri
  * Whether to load the workspace's own settings: yes when it has none or the user trusted it
  * before; otherwise the trust prompt asks. Null: the user quit the prompt.
  */
-async function decideTrust(opts: { workspace: string; configFile?: string; env: NodeJS.ProcessEnv; packageDir: string; io: MainIo }): Promise<boolean | null> {
+async function decideTrust(opts: { workspace: string; configFile?: string; env: NodeJS.ProcessEnv; packageDir: string; io: MainIo; model?: string }): Promise<boolean | null> {
   const home = opts.env.HOME ?? os.homedir();
   const settings = projectSettings(opts.workspace, { configFile: opts.configFile, home });
   if (settings.length === 0) return true;
@@ -142,8 +142,13 @@ async function decideTrust(opts: { workspace: string; configFile?: string; env: 
     stdin: opts.io.stdin,
     stdout: opts.io.stdout,
     home: opts.env.HOME,
+    handOver: true,
   });
   if (answer === null) return null;
+  // The dashboard's terminal from here (raw mode kept from the prompt): keys typed while the session
+  // starts wait for the dashboard, behind those typed with the answer, and its frame is up meanwhile.
+  const { paintEarlyFrame } = await import("../ui/early-frame.js");
+  paintEarlyFrame({ stdin: opts.io.stdin, stdout: opts.io.stdout, demo: false, model: opts.model, handOver: true });
   if (answer === "always") store.trust(opts.workspace);
   return answer !== "no";
 }

@@ -111,8 +111,11 @@ async function pickedPlan(args: CliArgs, io: MainIo, project: boolean): Promise<
     throw new ConfigError(others ? "no sessions yet that got an answer (orca sessions --all lists the others)" : "no sessions yet");
   }
   const { pickSession } = await import("../ui/pick.js");
-  const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME });
+  const id = await pickSession({ sessions, stdin: io.stdin, stdout: io.stdout, home: io.env.HOME, handOver: true });
   if (id === null) return null;
+  // The dashboard's terminal from here, as after the trust prompt: keys typed while the session starts wait for it.
+  const { paintEarlyFrame } = await import("../ui/early-frame.js");
+  paintEarlyFrame({ stdin: io.stdin, stdout: io.stdout, demo: false, model: args.model, handOver: true });
   return planResume({ dataDir: dir, resume: id, workspace: args.workspace });
 }
 

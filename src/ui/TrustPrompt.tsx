@@ -2,7 +2,7 @@ import { Box, Text, useInput, type Key } from "ink";
 import type React from "react";
 import { useRef } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
-import { normalizeKey, type KeyPress } from "./keys.js";
+import { normalizeKey, pressOf, type KeyPress } from "./keys.js";
 import { displayLine } from "./format.js";
 import { ScreenTitle } from "./ScreenTitle.js";
 import { color } from "./theme.js";
@@ -20,8 +20,11 @@ export interface TrustItem {
 export interface TrustPromptProps {
   workspace: string;
   settings: readonly TrustItem[];
-  /** Called once: the answer, or null when the user quits (Esc, Ctrl+C). */
-  onDone: (answer: TrustAnswer | null) => void;
+  /**
+   * Called once: the answer, or null when the user quits (Esc, Ctrl+C); `typedAfter`, what came in
+   * the same read after the answering key (typed on), for the dashboard.
+   */
+  onDone: (answer: TrustAnswer | null, typedAfter: string) => void;
   /** The user's home, shortened to ~ in the folder's path. */
   home?: string;
 }
@@ -81,12 +84,31 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
   const width = Math.max(40, size.columns);
   const rows = settingRows(settings, Math.max(2, height - CHROME_ROWS));
 
+  const pasting = useRef(false);
+  const finish = (answer: TrustAnswer | null, typedAfter = ""): void => {
+    done.current = true;
+    onDone(answer, typedAfter);
+  };
+
   useInput((input: string, raw: Key) => {
     if (done.current) return;
-    const answer = trustKey(normalizeKey(input, raw));
-    if (answer === undefined) return;
-    done.current = true;
-    onDone(answer);
+    const key = normalizeKey(input, raw);
+    if (key.name === "paste_start" || key.name === "paste_end") pasting.current = key.name === "paste_start";
+    // A paste never answers: it is no key the user pressed.
+    if (pasting.current || key.name === "paste_end") return;
+    if (key.name !== "text") {
+      const answer = trustKey(key);
+      if (answer !== undefined) finish(answer);
+      return;
+    }
+    // Text is what one read held: keys typed one after another (Ink splits a read only at ESC). The
+    // first that answers does; what was typed after it is the dashboard's.
+    let at = 0;
+    for (const char of key.text) {
+      at += char.length;
+      const answer = trustKey(pressOf(char, key.meta));
+      if (answer !== undefined) return finish(answer, key.text.slice(at));
+    }
   });
 
   return (

@@ -15,6 +15,12 @@ export interface EarlyFrameOptions {
   demo: boolean;
   /** The model the command line names (the header's second field); none named, the header has the brand alone until the dashboard's frame. */
   model?: string;
+  /**
+   * The terminal comes from a question the dashboard follows (the trust prompt, in raw mode): it is
+   * held for the dashboard even where no frame is drawn early, so keys typed while the session
+   * starts wait in stdin instead of going to a terminal in cooked mode.
+   */
+  handOver?: boolean;
 }
 
 const EMPTY: EditorState = { text: "", cursor: 0, history: [], historyIndex: 0, draft: "" };
@@ -56,7 +62,10 @@ function EarlyDashboard({ demo, model, columns, rows }: Pick<EarlyFrameOptions, 
  * dashboard's first frame is written as a change from this one; elsewhere nothing is drawn early.
  */
 export function paintEarlyFrame(opts: EarlyFrameOptions): void {
-  if (!framesAreBracketed(opts.stdout)) return;
+  if (!framesAreBracketed(opts.stdout)) {
+    if (opts.handOver) holdEarlyFrame({ stdout: opts.stdout, terminal: openDashboardTerminal(opts.stdout, opts.stdin), release: () => {} });
+    return;
+  }
   const terminal = openDashboardTerminal(opts.stdout, opts.stdin);
   const paint = (): void => {
     const columns = opts.stdout.columns || 80;

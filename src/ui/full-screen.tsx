@@ -5,35 +5,52 @@ import { Screen } from "./screen.js";
 export interface FullScreenOptions {
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
+  /**
+   * The dashboard comes next on an answer: the terminal stays in raw mode for it, and what was typed
+   * after the answer waits in stdin, first in line. Without it the keys typed meanwhile would be
+   * the terminal's — echoed, held until Enter, a Ctrl+C a SIGINT — until the dashboard took raw mode back.
+   */
+  handOver?: boolean;
 }
+
+/** The question's answer, and what came in the same read after the key that answered (keys typed on). */
+export type Done<T> = (answer: T | null, typedAfter?: string) => void;
 
 /**
  * Shows one question (a picker, a prompt) on the alternate screen and resolves with what the
  * user chose, or null when they quit. `view` gets a `done` callback to call with the answer. The
- * terminal is restored before it resolves; SIGTERM / SIGHUP restore it and exit (143 / 129).
+ * terminal is restored before it resolves (bar raw mode on a handed-over answer); SIGTERM / SIGHUP
+ * restore it and exit (143 / 129).
  */
-export async function askFullScreen<T>(view: (done: (answer: T | null) => void) => React.ReactElement, opts: FullScreenOptions = {}): Promise<T | null> {
+export async function askFullScreen<T>(view: (done: Done<T>) => React.ReactElement, opts: FullScreenOptions = {}): Promise<T | null> {
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
   let answer: T | null = null;
+  let typedAfter = "";
   let instance: ReturnType<typeof render> | undefined;
   const screen = new Screen({ stdout });
   screen.enter();
   const releaseKeys = keysFromTheStart(stdin);
+  const handedOver = (): boolean => Boolean(opts.handOver) && answer !== null && stdin.isTTY && typeof stdin.setRawMode === "function";
   const detachResize = clearOnResize(stdout, screen, () => instance);
   try {
     instance = render(
-      view((chosen) => {
+      view((chosen, after = "") => {
         answer = chosen;
+        typedAfter = after;
         instance?.unmount();
+        // Ink's unmount has just left raw mode (synchronously): take it back before any key can come in cooked.
+        if (handedOver()) stdin.setRawMode(true);
       }),
       { stdout, stdin, exitOnCtrlC: false, patchConsole: false },
     );
     await instance.waitUntilExit();
+    // Read before the answer but typed after it: first in line for the dashboard's first read.
+    if (handedOver() && typedAfter) stdin.unshift(typedAfter);
     return answer;
   } finally {
     detachResize();
-    releaseKeys();
+    if (!handedOver()) releaseKeys();
     screen.leave();
   }
 }

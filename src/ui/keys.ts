@@ -55,6 +55,53 @@ export function normalizeKey(input: string, key: Key): KeyPress {
   return press("text", input, key.meta);
 }
 
+/**
+ * Whether `code` is a control character a terminal sends for one key: Ctrl+letter, Backspace (DEL,
+ * Ctrl+H). Tab, LF and CR are not: several lines in one read stay a paste from a terminal without
+ * bracketed paste (KeyRouter.dispatch), and ESC never reaches here (Ink splits a read at each ESC).
+ */
+const isKeyControl = (code: number): boolean => code === 0x7f || (code >= 0x01 && code <= 0x1a && code !== 0x09 && code !== 0x0a && code !== 0x0d);
+
+/** One piece of a read as the key it is: a control character's key, or the text. */
+export function pressOf(piece: string, meta = false): KeyPress {
+  const code = piece.length === 1 ? piece.charCodeAt(0) : -1;
+  if (!isKeyControl(code)) return { name: "text", text: piece, meta };
+  if (code === 0x7f || code === 0x08) return { name: "backspace", text: "", meta: false };
+  return { name: "ctrl", text: String.fromCharCode(code + 0x60), meta: false };
+}
+
+/** `text` cut before and after each key's control character: "hi\u0003x" → ["hi", "\u0003", "x"]. */
+export function splitControls(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isKeyControl(text.charCodeAt(i))) continue;
+    if (i > start) pieces.push(text.slice(start, i));
+    pieces.push(text[i]!);
+    start = i + 1;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+/**
+ * The keys typed, from what Ink hands over per read. Ink splits a read only at ESC, so keys that
+ * came together — typed while nothing read them (orca starting, a busy moment), or faster than
+ * orca read — arrive as one text: two Ctrl+C as the text "\u0003\u0003", "typo", Backspace, "ed" as
+ * one text with a DEL in it. Each control character is split out as its key, in order. Inside a
+ * bracketed paste everything is text, marked pasted.
+ */
+export class TypedKeys {
+  private pasting = false;
+
+  split(press: KeyPress): KeyPress[] {
+    if (press.name === "paste_start" || press.name === "paste_end") this.pasting = press.name === "paste_start";
+    if (press.name !== "text") return [press];
+    if (this.pasting) return [{ ...press, pasted: true }];
+    return splitControls(press.text).map((piece) => pressOf(piece, press.meta));
+  }
+}
+
 const NAMED: Partial<Record<KeyName, string>> = {
   escape: "esc",
   tab: "tab",

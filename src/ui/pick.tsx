@@ -9,6 +9,8 @@ export interface PickOptions {
   stdin?: NodeJS.ReadStream;
   /** Shortened to ~ in workspace paths; defaults to $HOME. */
   home?: string;
+  /** The dashboard comes next on a choice: raw mode stays for it (askFullScreen). */
+  handOver?: boolean;
 }
 
 /** `orca --resume` without an id: the chosen session's id, or null when the user quits. */

