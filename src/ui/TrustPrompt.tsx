@@ -102,12 +102,16 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
       return;
     }
     // Text is what one read held: keys typed one after another (Ink splits a read only at ESC). The
-    // first that answers does; what was typed after it is the dashboard's.
+    // first that refuses or quits does; what was typed after it is the dashboard's.
     let at = 0;
     for (const char of key.text) {
       at += char.length;
       const answer = trustKey(pressOf(char, key.meta));
-      if (answer !== undefined) return finish(answer, key.text.slice(at));
+      if (answer === undefined) continue;
+      // Trust comes only from a key pressed on its own: "hey" typed fast, or a paste from a terminal
+      // without bracketed paste, must never trust a folder. Refusing or quitting may come from anywhere.
+      if ((answer === "always" || answer === "once") && key.text !== char) continue;
+      return finish(answer, key.text.slice(at));
     }
   });
 

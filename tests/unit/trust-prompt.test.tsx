@@ -117,6 +117,16 @@ describe("TrustPrompt: keys that came in one read", () => {
     expect(after).toEqual([` hi\u007f!${CTRL_C}`]);
   });
 
+  it("y or o inside a read of several keys never trusts (typing \"hey\" fast, an unbracketed paste); a refusal after them still answers", async () => {
+    const { press, answers } = mount();
+    await press("hey");
+    await press("yo");
+    await press("ohi");
+    expect(answers).toEqual([]);
+    await press("xyn!");
+    expect(answers).toEqual(["no"]);
+  });
+
   it("a Ctrl+C among them quits when it comes first", async () => {
     const { press, answers } = mount();
     await press(`x${CTRL_C}y`);
