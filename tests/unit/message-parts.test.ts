@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { messageArbitrary } from "../fixtures/history-arbitraries.js";
 import type { ChatMessage } from "../../src/model/model.js";
 import { toWireMessages } from "../../src/model/wire.js";
 import { wireBody, type BodyFields } from "../../src/model/wire-body.js";
@@ -12,13 +13,7 @@ import { estimateRequestTokens, quickRequestTokens } from "../../src/model/token
  */
 
 const text = fc.string({ unit: "grapheme", maxLength: 30 });
-const call = fc.record({ id: text, name: text, raw: text }).map((c) => ({ ...c, args: undefined }));
-const message: fc.Arbitrary<ChatMessage> = fc.oneof(
-  fc.record({ role: fc.constant("system" as const), content: text }),
-  fc.record({ role: fc.constant("user" as const), content: text }),
-  fc.record({ role: fc.constant("tool" as const), toolCallId: text, content: text }),
-  fc.record({ role: fc.constant("assistant" as const), content: text, toolCalls: fc.array(call, { maxLength: 3 }) }),
-);
+const message = messageArbitrary(text);
 
 type Change = { at: number; what: "content" | "callId" | "push" | "replaceCalls" | "callRaw" | "callName" | "callIdOfCall" | "pop"; value: string };
 const change: fc.Arbitrary<Change> = fc.record({
