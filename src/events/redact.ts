@@ -25,6 +25,8 @@ const HASH_MASK = HASH_BITS - 1;
 
 export class Redactor {
   private readonly secrets: string[] = [];
+  /** Each secret as it appears inside a JSON string, or null where that is the secret itself (made once, not per line). */
+  private readonly escaped: (string | null)[] = [];
   /**
    * Hashes of every 8-character window of the key-like secrets, as a bitmap of their low bits (the
    * scan looks every character up in it: a typed array read where a Set lookup cost ~40 % of
@@ -37,8 +39,10 @@ export class Redactor {
   add(value: string | undefined): void {
     if (!value || value.length < GRAM || this.secrets.includes(value)) return;
     this.secrets.push(value);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    this.escaped.push(escaped === value ? null : escaped);
     if (!looksLikeKey(value)) return;
-    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+    for (const form of new Set([value, escaped])) {
       for (let i = 0; i + GRAM <= form.length; i++) {
         const gram = form.slice(i, i + GRAM);
         this.grams.add(gram);
@@ -51,10 +55,11 @@ export class Redactor {
   /** Redacts a JSON-serialised line (a secret may appear JSON-escaped there). */
   redactJson(line: string): string {
     if (this.secrets.length === 0) return line;
-    for (const secret of this.secrets) {
+    for (let i = 0; i < this.secrets.length; i++) {
+      const secret = this.secrets[i]!;
       if (line.includes(secret)) line = line.split(secret).join("[redacted]");
-      const escaped = JSON.stringify(secret).slice(1, -1);
-      if (escaped !== secret && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
+      const escaped = this.escaped[i];
+      if (escaped && line.includes(escaped)) line = line.split(escaped).join("[redacted]");
     }
     return this.grams.size ? this.redactPieces(line) : line;
   }

@@ -1,5 +1,6 @@
 import { bpe, bpeLoaded } from "./encoders.js";
 import type { ChatMessage, ToolSpec } from "./model.js";
+import { messageParts, partsStillOf } from "./message-parts.js";
 
 /**
  * Token counting. OpenAI models get their real tokenizer (gpt-tokenizer); any other model gets
@@ -80,8 +81,17 @@ interface Counted {
   exact: boolean;
 }
 const cache = new WeakMap<ChatMessage, Counted>();
-// The tools' JSON is the same on most steps: its count is kept for the last few strings seen.
-const toolCounts = new Map<string, { exact: boolean; tokens: number }>();
+// The tools offered are the same on most steps, though their list is built anew each time: the
+// count is kept for the last few lists seen, compared spec by spec (a spec is one object for the
+// life of its tool), so a step neither joins the tools' JSON nor hashes it to find its count.
+interface ToolsCounted {
+  specs: readonly ToolSpec[];
+  encoding: Encoding;
+  exact: boolean;
+  tokens: number;
+}
+const toolCounts: ToolsCounted[] = [];
+const TOOL_LISTS_KEPT = 8;
 
 /** The exact count of a request's input (loads the model's tokenizer if it needs one). */
 export function estimateRequestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string): number {
@@ -134,7 +144,7 @@ function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string
     allExact &&= counted.exact;
   }
   if (tools.length > 0) {
-    const counted = toolTokens(toolsJson(tools), model, exact);
+    const counted = toolTokens(tools, encoding, model, exact);
     tokens += counted.tokens;
     allExact &&= counted.exact;
   }
@@ -146,7 +156,7 @@ function requestTokens(messages: ChatMessage[], tools: ToolSpec[], model: string
 const specJson = new WeakMap<ToolSpec, string>();
 
 /** JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), from each spec's cached JSON. */
-function toolsJson(tools: ToolSpec[]): string {
+function toolsJson(tools: readonly ToolSpec[]): string {
   const parts = tools.map((t) => {
     let json = specJson.get(t);
     if (json === undefined) {
@@ -158,13 +168,21 @@ function toolsJson(tools: ToolSpec[]): string {
   return `[${parts.join(",")}]`;
 }
 
-function toolTokens(json: string, model: string, exact: boolean): { exact: boolean; tokens: number } {
-  const hit = toolCounts.get(json);
+function toolTokens(tools: readonly ToolSpec[], encoding: Encoding, model: string, exact: boolean): { exact: boolean; tokens: number } {
+  const hit = toolCounts.find((c) => c.encoding === encoding && sameSpecs(c.specs, tools));
   if (hit && (hit.exact || !exact)) return hit;
-  const counted = { exact, tokens: exact ? countTokens(json, model) : Buffer.byteLength(json, "utf8") };
-  if (toolCounts.size >= 8) toolCounts.clear();
-  toolCounts.set(json, counted);
+  const json = toolsJson(tools);
+  const counted: ToolsCounted = { specs: [...tools], encoding, exact, tokens: exact ? countTokens(json, model) : Buffer.byteLength(json, "utf8") };
+  if (hit) toolCounts.splice(toolCounts.indexOf(hit), 1);
+  if (toolCounts.length >= TOOL_LISTS_KEPT) toolCounts.shift();
+  toolCounts.push(counted);
   return counted;
+}
+
+function sameSpecs(a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Text not counted yet, above this many bytes, is counted before the request, in slices. */
@@ -224,9 +242,9 @@ async function countInSlices(messages: readonly ChatMessage[], encoding: Encodin
 function messageTokens(message: ChatMessage, encoding: Encoding, model: string, exact: boolean): Counted {
   const hit = cache.get(message);
   // Every step checks every message of the history: a hit builds nothing.
-  if (hit && hit.encoding === encoding && (hit.exact || !exact) && partsAre(hit.parts, message)) return hit;
+  if (hit && hit.encoding === encoding && (hit.exact || !exact) && partsStillOf(hit.parts, message)) return hit;
   const parts = messageParts(message);
-  const text = message.role === "system" || message.role === "user" ? (parts[0] as string) : parts.join("\n");
+  const text = textOf(parts);
   let tokens = PER_MESSAGE + (exact ? countTokens(text, model) : Buffer.byteLength(text, "utf8"));
   if (message.role === "assistant") tokens += message.toolCalls.length * PER_TOOL_CALL;
   const counted = { encoding, parts, tokens, exact };
@@ -235,38 +253,18 @@ function messageTokens(message: ChatMessage, encoding: Encoding, model: string, 
 }
 
 /**
- * Everything of a message that the model reads, as the strings its text is joined from (with
- * newlines): a changed message is then seen by comparing them, without rebuilding its text.
+ * The text of a message that is counted, from its parts (messageParts): what the model reads of it
+ * (its content, a result's call id, each call's id, name and arguments), joined with newlines.
  */
-function messageParts(message: ChatMessage): unknown[] {
-  switch (message.role) {
+function textOf(parts: readonly unknown[]): string {
+  switch (parts[0]) {
     case "system":
     case "user":
-      return [message.content];
+      return parts[1] as string;
     case "tool":
-      return [message.toolCallId, message.content];
-    case "assistant":
-      return [message.content, ...message.toolCalls.flatMap((c) => [c.id, c.name, c.raw])];
-  }
-}
-
-/** Whether `parts` are still the message's parts (messageParts, compared by identity without building them). */
-function partsAre(parts: readonly unknown[], message: ChatMessage): boolean {
-  switch (message.role) {
-    case "system":
-    case "user":
-      return parts.length === 1 && parts[0] === message.content;
-    case "tool":
-      return parts.length === 2 && parts[0] === message.toolCallId && parts[1] === message.content;
-    case "assistant": {
-      const calls = message.toolCalls;
-      if (parts.length !== 1 + calls.length * 3 || parts[0] !== message.content) return false;
-      for (let i = 0; i < calls.length; i++) {
-        const c = calls[i]!;
-        if (parts[1 + i * 3] !== c.id || parts[2 + i * 3] !== c.name || parts[3 + i * 3] !== c.raw) return false;
-      }
-      return true;
-    }
+      return `${parts[1] as string}\n${parts[2] as string}`;
+    default:
+      return [parts[1], ...parts.slice(4)].join("\n");
   }
 }
 

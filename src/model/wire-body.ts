@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolSpec } from "./model.js";
+import { messageParts, partsStillOf } from "./message-parts.js";
 import { toWireMessage, toWireTool } from "./wire.js";
 
 /**
@@ -55,31 +56,20 @@ function list<T>(pieces: Buffer[], items: readonly T[], bytesOf: (item: T) => Bu
   pieces.push(CLOSE);
 }
 
-/** The strings (and arrays) a message's wire form is made from: while they are the same objects, so is its JSON. */
-function partsOf(message: ChatMessage): unknown[] {
-  switch (message.role) {
-    case "system":
-    case "user":
-      return [message.role, message.content];
-    case "tool":
-      return [message.role, message.toolCallId, message.content];
-    case "assistant":
-      return [message.role, message.content, message.toolCalls, message.toolCalls.length, ...message.toolCalls.flatMap((c) => [c.id, c.name, c.raw])];
-  }
-}
-
 function bytesOfMessage(message: ChatMessage): Buffer {
-  return kept(messageBytes, message, partsOf(message), () => toWireMessage(message));
+  const was = messageBytes.get(message);
+  if (was && partsStillOf(was.parts, message)) return was.bytes;
+  return keep(messageBytes, message, messageParts(message), toWireMessage(message));
 }
 
 function bytesOfTool(tool: ToolSpec): Buffer {
-  return kept(toolBytes, tool, [tool.name, tool.description, tool.parameters], () => toWireTool(tool));
+  const was = toolBytes.get(tool);
+  if (was && was.parts[0] === tool.name && was.parts[1] === tool.description && was.parts[2] === tool.parameters) return was.bytes;
+  return keep(toolBytes, tool, [tool.name, tool.description, tool.parameters], toWireTool(tool));
 }
 
-function kept<K extends object>(cache: WeakMap<K, Kept>, key: K, parts: unknown[], wire: () => unknown): Buffer {
-  const was = cache.get(key);
-  if (was && was.parts.length === parts.length && was.parts.every((p, i) => p === parts[i])) return was.bytes;
-  const bytes = Buffer.from(JSON.stringify(wire()), "utf8");
+function keep<K extends object>(cache: WeakMap<K, Kept>, key: K, parts: unknown[], wire: unknown): Buffer {
+  const bytes = Buffer.from(JSON.stringify(wire), "utf8");
   cache.set(key, { parts, bytes });
   return bytes;
 }

@@ -44,6 +44,7 @@ export { SymlinkRefused, walksByDescriptor } from "./confined-walk.js";
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const TEMP_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const fsyncFd = promisify(fs.fsync);
+const openFd = promisify(fs.open) as (at: string, flags: number) => Promise<number>;
 
 /**
  * Opens an existing `abs` (a path `workspace.resolve` returned) for reading, following no
@@ -51,12 +52,24 @@ const fsyncFd = promisify(fs.fsync);
  * FIFO opens without blocking: callers fstat the handle and refuse what is not a regular file.
  */
 export async function openConfinedForRead(workspace: Workspace, abs: string): Promise<FileHandle> {
+  return openConfined(workspace, abs, (at) => fsp.open(at, READ_FLAGS));
+}
+
+/**
+ * openConfinedForRead as a bare descriptor, which the caller closes: for a caller that stats and
+ * reads a small file synchronously, one hand-off to the thread pool (the open) instead of five.
+ */
+export function openConfinedFdForRead(workspace: Workspace, abs: string): Promise<number> {
+  return openConfined(workspace, abs, (at) => openFd(at, READ_FLAGS));
+}
+
+async function openConfined<T>(workspace: Workspace, abs: string, open: (at: string) => Promise<T>): Promise<T> {
   const { folder, name, relative } = walkToParent(workspace, abs, false);
   try {
     const at = folder.entry(name);
     if (!walksByDescriptor() && isSymlink(at)) throw new SymlinkRefused(relative);
     try {
-      return await fsp.open(at, READ_FLAGS);
+      return await open(at);
     } catch (err) {
       throw symlinkOr(err, folder, at, relative);
     }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { messageArbitrary } from "../fixtures/history-arbitraries.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/model.js";
 import { toWireMessages, toWireTools } from "../../src/model/wire.js";
 import { wireBody, type BodyFields } from "../../src/model/wire-body.js";
@@ -12,13 +13,7 @@ import { wireBody, type BodyFields } from "../../src/model/wire-body.js";
 
 // Any UTF-16 text, lone surrogates and escapes included: JSON.stringify escapes them the same in a piece as in the whole.
 const text = fc.string({ unit: "binary", maxLength: 40 });
-const call = fc.record({ id: text, name: text, raw: text }).map((c) => ({ ...c, args: undefined }));
-const message: fc.Arbitrary<ChatMessage> = fc.oneof(
-  fc.record({ role: fc.constant("system" as const), content: text }),
-  fc.record({ role: fc.constant("user" as const), content: text }),
-  fc.record({ role: fc.constant("tool" as const), toolCallId: text, content: text }),
-  fc.record({ role: fc.constant("assistant" as const), content: text, toolCalls: fc.array(call, { maxLength: 3 }) }),
-);
+const message = messageArbitrary(text);
 const tool: fc.Arbitrary<ToolSpec> = fc.record({ name: text, description: text, parameters: fc.constant({ type: "object", properties: { p: { type: "string" } } }) });
 const fields: fc.Arbitrary<BodyFields> = fc.record(
   {

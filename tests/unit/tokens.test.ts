@@ -1,7 +1,7 @@
 import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it, vi } from "vitest";
-import type { ChatMessage } from "../../src/model/model.js";
+import type { ChatMessage, ToolSpec } from "../../src/model/model.js";
 import { contextWindowFor, countTokens, encodingFor, estimateRequestTokens, estimateTokens } from "../../src/model/tokens.js";
 
 const japanese = "こんにちは世界、お元気ですか";
@@ -208,5 +208,35 @@ describe("quickRequestTokens: no tokenizer on the way to the first request", () 
     expect(encoders.bpeLoaded("o200k_base")).toBe(false);
     fresh.warmTokenizer("gpt-4.1-mini");
     expect(encoders.bpeLoaded("o200k_base")).toBe(true);
+  });
+});
+
+describe("the tools' count kept across steps", () => {
+  const spec = (name: string, description: string): ToolSpec => ({ name, description, parameters: { type: "object", properties: { path: { type: "string" } } } });
+  const history: ChatMessage[] = [{ role: "user", content: "hi" }];
+  const fromJson = (tools: ToolSpec[], model: string) => estimateRequestTokens(history, [], model) + countTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), model);
+
+  it("is reused for a list rebuilt from the same specs, and counted again when a tool joins, leaves or is replaced", () => {
+    const read = spec("read_file", "Reads a file.");
+    const write = spec("write_file", "Writes a file.");
+    for (const model of ["gpt-4o", "llama-3"]) {
+      expect(estimateRequestTokens(history, [read, write], model)).toBe(fromJson([read, write], model));
+      // Each step builds a new list of the same spec objects.
+      expect(estimateRequestTokens(history, [read, write], model)).toBe(fromJson([read, write], model));
+      const grep = spec("grep", "Searches the files for a pattern, with a long description that adds tokens.");
+      expect(estimateRequestTokens(history, [read, write, grep], model)).toBe(fromJson([read, write, grep], model));
+      expect(estimateRequestTokens(history, [read], model)).toBe(fromJson([read], model));
+      // An MCP server that lists its tools again gives new specs: a changed description is counted.
+      const longer = spec("read_file", "Reads a file. ".repeat(40));
+      expect(estimateRequestTokens(history, [longer, write], model)).toBe(fromJson([longer, write], model));
+      expect(estimateRequestTokens(history, [longer, write], model)).toBeGreaterThan(estimateRequestTokens(history, [read, write], model));
+    }
+  });
+
+  it("keeps the count of one encoding apart from another's", () => {
+    const tools = [spec("read_file", japanese.repeat(20))];
+    expect(estimateRequestTokens(history, tools, "gpt-4o")).toBe(fromJson(tools, "gpt-4o"));
+    expect(estimateRequestTokens(history, tools, "gpt-4")).toBe(fromJson(tools, "gpt-4"));
+    expect(fromJson(tools, "gpt-4o")).not.toBe(fromJson(tools, "gpt-4"));
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -101,6 +102,25 @@ describe("read_file", () => {
     const bin = await run("read_file", { path: "bin.dat" });
     expect(bin.ok).toBe(false);
     expect(bin.error).toMatch(/bin\.dat is a binary file/);
+  });
+
+  it("reads a file above the synchronous read's size on the thread pool, whole, and leaves no descriptor open", async () => {
+    const lines = Array.from({ length: 12_000 }, (_, i) => `line ${i + 1} ${"x".repeat(20)}`);
+    write("large.txt", lines.join("\n"));
+    expect(fs.statSync(path.join(tmp, "ws", "large.txt")).size).toBeGreaterThan(256 * 1024);
+    const open = () => fs.readdirSync("/proc/self/fd").length;
+    const before = open();
+    const r = await run("read_file", { path: "large.txt", offset: 11_999 });
+    expect(r.content).toBe(` 11999\t${lines[11_998]}\n 12000\t${lines[11_999]}`);
+    await run("read_file", { path: "a-missing-one.txt" });
+    expect(open()).toBe(before);
+  });
+
+  it("refuses a FIFO at once, without waiting for a writer", async () => {
+    const fifo = path.join(tmp, "ws", "pipe");
+    execFileSync("mkfifo", [fifo]);
+    const r = await run("read_file", { path: "pipe" });
+    expect(r).toMatchObject({ ok: false, error: "read_file: pipe is not a regular file" });
   });
 
   it("reports a missing file", async () => {

@@ -1,7 +1,7 @@
-import type { Stats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import fs, { type Stats } from "node:fs";
+import { promisify } from "node:util";
 import { z } from "zod";
-import { openConfinedForRead } from "../confined-fs.js";
+import { openConfinedFdForRead } from "../confined-fs.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
@@ -17,6 +17,16 @@ export type ReadFileArgs = z.infer<typeof params>;
 // Beyond this a whole-file read is the wrong tool; head/tail/sed in bash can stream.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_LINE_CHARS = 2_000;
+/**
+ * A file up to this size is stat'ed, read and closed synchronously once open: each hand-off to the
+ * thread pool and back (stat, stat, read, close) cost a step more than the call it made. The open
+ * stays on the pool: it lets the event loop turn once, in which the HTTP client frees the model's
+ * connection for the next request (read without a turn, the next request opened a second one and
+ * the steps were slower on a busy machine). A larger file is read on the pool, so the event loop
+ * (other agents' streams, a cancel) is not held for long.
+ */
+const SYNC_READ_BYTES = 256 * 1024;
+const readFd = promisify(fs.readFile) as (fd: number, opts: { signal: AbortSignal }) => Promise<Buffer>;
 
 export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCounter }): Tool<ReadFileArgs> {
   return {
@@ -34,11 +44,11 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
       const abs = resolved.path;
       let data: Buffer;
       let stat: Stats;
-      let handle: FileHandle | undefined;
+      let fd: number | undefined;
       try {
         // Opened without following a symlink: what was checked is what is read.
-        handle = await openConfinedForRead(ctx.workspace, abs);
-        stat = await handle.stat();
+        fd = await openConfinedFdForRead(ctx.workspace, abs);
+        stat = fs.fstatSync(fd);
         if (stat.isDirectory()) return fail(`read_file: ${args.path} is a directory; use list_dir to see its entries`);
         if (!stat.isFile()) return fail(`read_file: ${args.path} is not a regular file`);
         if (stat.size > MAX_FILE_BYTES) {
@@ -46,12 +56,12 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
             `read_file: ${args.path} is ${stat.size} bytes, too large to read; use bash with head, tail, sed -n or grep`,
           );
         }
-        data = await handle.readFile({ signal: ctx.signal });
+        data = stat.size <= SYNC_READ_BYTES ? fs.readFileSync(fd) : await readFd(fd, { signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return fail("read_file: cancelled", undefined, "cancelled");
         return fsFailure("read_file", args.path, err);
       } finally {
-        await handle?.close();
+        if (fd !== undefined) fs.closeSync(fd);
       }
       if (looksBinary(data)) {
         return fail(`read_file: ${args.path} is a binary file (${data.length} bytes); read_file shows text files only`);
