@@ -31,8 +31,10 @@ const code = await main(argv);
 process.exitCode = code;
 // Stray handles (the model's keep-alive socket, a dying MCP child) must not keep a finished run
 // alive: everything of the run is done once main returns, so exit as soon as what it wrote has
-// reached stdout and stderr — or after 200 ms if a reader stops reading.
-setTimeout(() => process.exit(code), 200).unref();
+// reached stdout and stderr. However long its reader takes: a stdout that is a non-blocking pipe
+// (any program that spawns orca from Node) holds the part of a long answer its reader has not
+// taken yet in this process, and exiting sooner cut it off. A reader that goes away ends orca
+// through EPIPE above.
 const flushed = (stream) => new Promise((resolve) => (stream.writableLength === 0 ? resolve() : stream.write("", () => resolve())));
 await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);

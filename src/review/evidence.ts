@@ -38,14 +38,30 @@ const CHANGE_HEADING = /^\s*(?:#+\s*)?(?:\*\*)?(?:files? (?:changed|modified|edi
 /** Something written as a file path: a slash or a file extension. */
 const PATH_TOKEN = /(?:^|[\s`'"(\[*])((?:\.{0,2}\/)?[\w@.+-]+(?:\/[\w@.+-]+)*\.[A-Za-z][\w]{0,9}|[\w@.+-]+(?:\/[\w@.+-]+)+)(?=$|[\s`'"),:;\]*]|\.(?:\s|$))/g;
 
+/**
+ * Words one of which every match of TEST_CLAIM holds, and of CHANGE_VERB or CHANGE_HEADING. The
+ * rules run once per agent at its end, on the way to exit, and compiling their regular expressions
+ * is most of their cost (~2–3 ms): an answer with none of these words cannot match and skips them.
+ * Their letters match only ASCII letters under `/i`, so a lower-cased search finds every match.
+ */
+const TEST_WORDS = ["test", "spec", "jest"];
+const CHANGE_WORDS = ["chang", "edit", "modif", "updat", "fix", "add", "creat", "writ", "wrot", "remov", "delet", "renam", "refactor", "rewr", "replac", "implement", "introduc", "touch", "file"];
+const hasAnyWord = (text: string, words: readonly string[]): boolean => {
+  const lower = text.toLowerCase();
+  return words.some((w) => lower.includes(w));
+};
+
 /** The sentences of an answer that claim tests pass. */
 export function testClaims(answer: string): string[] {
+  if (!hasAnyWord(answer, TEST_WORDS)) return [];
   return sentences(answer).filter((s) => TEST_CLAIM.test(s) && !NEGATION.test(s));
 }
 
 /** The paths an answer says were changed: on a line with a change verb, or listed under a "Files changed" heading. */
 export function namedChanges(answer: string): { path: string; line: string }[] {
   const out: { path: string; line: string }[] = [];
+  // A path holds a dot or a slash (PATH_TOKEN); a claim needs a change word.
+  if (!/[./]/.test(answer) || !hasAnyWord(answer, CHANGE_WORDS)) return out;
   let underHeading = false;
   for (const raw of answer.split("\n")) {
     const line = raw.trim();

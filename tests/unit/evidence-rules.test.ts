@@ -163,3 +163,19 @@ describe("the evidence a coordinator reads", () => {
     ]);
   });
 });
+
+describe("the rules' quick look for their words (an answer without them skips the regular expressions)", () => {
+  it("finds claims and paths in any letter case, as the case-blind rules do", () => {
+    expect(testClaims("ALL TESTS PASS.")).toEqual(["ALL TESTS PASS."]);
+    expect(testClaims("Jest: all green")).toEqual(["Jest: all green"]);
+    expect(testClaims("PyTest passed")).toEqual(["PyTest passed"]);
+    expect(namedChanges("UPDATED SRC/APP.TS")).toEqual([{ path: "SRC/APP.TS", line: "UPDATED SRC/APP.TS" }]);
+    expect(namedChanges("## FILES CHANGED\n- a/b")).toEqual([{ path: "a/b", line: "- a/b" }]);
+  });
+
+  it("an answer with none of the words, or with no dot or slash for a path, has no claims and no named changes", () => {
+    expect(testClaims("hello")).toEqual([]);
+    expect(namedChanges("Updated the readme")).toEqual([]);
+    expect(namedChanges("hello src/app.ts")).toEqual([]);
+  });
+});

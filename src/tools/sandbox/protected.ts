@@ -226,7 +226,8 @@ export class Placeholders {
   private readonly mine = new Map<string, Placeholder>();
 
   constructor(
-    private readonly manifest: string | null = null,
+    /** Where to list them; a function when the session dir is made on first use (sandbox.ts). */
+    private readonly manifest: string | null | (() => string | null) = null,
     private readonly othersInUse: () => Set<string> = () => new Set(),
   ) {}
 
@@ -270,7 +271,8 @@ export class Placeholders {
   }
 
   private writeManifest(): void {
-    if (this.manifest) fs.writeFileSync(this.manifest, JSON.stringify([...this.mine.values()]));
+    const file = typeof this.manifest === "function" ? this.manifest() : this.manifest;
+    if (file) fs.writeFileSync(file, JSON.stringify([...this.mine.values()]));
   }
 }
 

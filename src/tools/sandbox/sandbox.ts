@@ -7,7 +7,7 @@ import { isInside, type Workspace } from "../workspace.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { expandHome, resolveUnreadable } from "./deny-read.js";
 import { cachedProbeBwrap } from "./probe-cache.js";
-import { makeSessionDir, removeAbandoned, removeSessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
+import { removeAbandoned, SessionDir, STAND_INS, standInsInUse } from "./session-dir.js";
 import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
 import { StandInLeases } from "./stand-in-leases.js";
@@ -79,7 +79,7 @@ interface Setup {
   denyReadPatterns: readonly string[];
   disableUserns: boolean;
   /** orca's files for this session: the blanks mounted over unreadable paths, the proxy socket, the private tmp. */
-  sessionDir: string;
+  sessionDir: SessionDir;
   /** No host network: the host's /run and /tmp are hidden too (their sockets are local services). */
   isolated: boolean;
   tempDirs: string[];
@@ -117,7 +117,10 @@ export class Sandbox {
     private readonly setup: Setup | null,
   ) {
     const own = setup?.sessionDir;
-    this.standIns = new StandInLeases(new Placeholders(own ? path.join(own, STAND_INS) : null, () => standInsInUse(os.tmpdir(), own)));
+    const ownPath = (): string | undefined => own?.path ?? undefined;
+    this.standIns = new StandInLeases(
+      new Placeholders(own ? () => (own.path ? path.join(own.path, STAND_INS) : null) : null, () => standInsInUse(os.tmpdir(), ownPath())),
+    );
   }
 
   /** A sandbox that is not there, with the reason (tests, other platforms, `enabled: false`). */
@@ -149,9 +152,9 @@ export class Sandbox {
     const filter = seccomp ? unixSocketFilter() : null;
     if (seccomp && !filter) notes.push(`sandbox.network.unix_sockets: false is not supported on ${process.arch}`);
     if (!opts.abandonedRemoved) removeAbandoned(os.tmpdir());
-    const sessionDir = makeSessionDir(os.tmpdir());
+    const sessionDir = new SessionDir(os.tmpdir());
     let proxy: FilteringProxy | null = null;
-    if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir, "proxy.sock"), effective.hosts);
+    if (effective.kind === "allow-list") proxy = await FilteringProxy.listen(path.join(sessionDir.ensure(), "proxy.sock"), effective.hosts);
     const status: SandboxStatus = { available: true, backend: probe.version, network: effective.kind, ...(notes.length ? { reason: notes.join("; ") } : {}) };
     const tempDirs = outermost([os.tmpdir(), "/tmp"].flatMap(existingRealDir));
     return new Sandbox(status, {
@@ -187,6 +190,8 @@ export class Sandbox {
   async wrap(command: string, mode: SandboxMode, root: string = this.setup?.root ?? ""): Promise<WrappedCommand> {
     const setup = this.setup;
     if (!setup || !this.available) throw new SandboxError(`no sandbox: ${this.status.reason ?? "closed"}`);
+    // Before any stand-in: its manifest lives in the session dir.
+    const sessionDir = setup.sessionDir.ensure();
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
     const { roots, isWritable } = this.writableRoots(setup, root);
     const protection =
@@ -209,13 +214,13 @@ export class Sandbox {
       writable: setup.writable,
       tempDirs: setup.tempDirs,
       visible: setup.visible,
-      privateTmp: setup.isolated ? path.join(setup.sessionDir, "tmp") : null,
+      privateTmp: setup.isolated ? path.join(sessionDir, "tmp") : null,
       hideRun: setup.isolated,
       pins: protection.pins,
       readOnly: protection.readOnly,
       unreadable,
-      blank: { file: path.join(setup.sessionDir, "blank"), dir: path.join(setup.sessionDir, "blank-dir") },
-      sessionDir: setup.sessionDir,
+      blank: { file: path.join(sessionDir, "blank"), dir: path.join(sessionDir, "blank-dir") },
+      sessionDir,
       shareNetwork: setup.network.kind === "full",
       seccomp: setup.filter !== null,
       disableUserns: setup.disableUserns,
@@ -228,7 +233,7 @@ export class Sandbox {
       const url = `http://127.0.0.1:${PROXY_PORT}`;
       for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) env[name] = url;
       env.NO_PROXY = env.no_proxy = "";
-      inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(setup.sessionDir, "proxy.sock"), command];
+      inner = ["bash", "--norc", "-c", BRIDGE, "orca-sandbox", path.join(sessionDir, "proxy.sock"), command];
     }
     return { file: "bwrap", args: [...args, ...inner], fd3: setup.filter ?? undefined, env, lease, nestedRepos };
   }
@@ -319,7 +324,7 @@ export class Sandbox {
   private finish(standInsRemoved: boolean): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.setup && standInsRemoved) removeSessionDir(this.setup.sessionDir);
+    if (this.setup && standInsRemoved) this.setup.sessionDir.remove();
   }
 }
 
