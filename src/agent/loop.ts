@@ -165,7 +165,7 @@ export async function runAgentLoop(agent: AgentRuntime, signal: AbortSignal): Pr
     const streamed: Streamed = { received: false, finished: false, cancelled: false, output: "" };
     let reported = false;
     const thinking: ThinkingBlock[] = [];
-    // While the model thinks: the tokenizer loads when it will be needed (off the path to the first
+    // While the model thinks: the tokenizer and the shell grammar load (off the path to the first
     // request), and the messages of the last step are counted exactly (off the path to this one).
     const warmed = whenIdle(WARM_AFTER_MS, () => {
       agent.warmUp?.(tokenEstimate);

@@ -7,6 +7,7 @@ import { addUsage, zeroUsage } from "../events/usage.js";
 import type { ChatMessage, ToolSpec } from "../model/model.js";
 import { contextWindowFor, estimateRequestTokens, quickRequestTokens, tokenizerWorthLoading, warmTokenizer } from "../model/tokens.js";
 import type { ToolExecutor } from "../tools/executor.js";
+import { loadShellParser } from "../tools/shell/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { Workspace } from "../tools/workspace.js";
@@ -124,10 +125,7 @@ export class AgentRunner {
           contextWindow: contextWindowFor(agent.model.name, config.model.context_window),
           warmUp: (bound) => {
             if (tokenizerWorthLoading(bound, contextWindowFor(agent.model.name, config.model.context_window))) warmTokenizer(agent.model.name);
-            // Not the shell grammar: the first command loads it (PermissionEngine.ready). Warmed here,
-            // every run paid ~15-20 MB of resident memory for it (its WebAssembly, its JS) even when
-            // no command ran (bench/fanout.ts: 64 explorers, no command); the first command waits
-            // for it once instead (tools/shell/parser.ts).
+            loadShellParser().catch(() => undefined); // a failure is reported by the permission check that needs it
           },
           beforeRequest: this.deps.compact
             ? async (history, signal, tools) => {

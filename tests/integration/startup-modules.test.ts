@@ -11,12 +11,11 @@ import { scriptedServer, workspace } from "../fixtures/rig.js";
 const TRACER = fileURLToPath(new URL("../fixtures/module-trace.mjs", import.meta.url));
 
 /** The files `orca -p hi` loaded, and for each bundle chunk the packages esbuild put in it. */
-async function tracedRun(opts: { delayMs?: number; files?: Record<string, string>; prompt?: string; command?: string } = {}): Promise<{ files: string[]; bundled: Set<string> }> {
-  const answer = { text: "hello", delayMs: opts.delayMs };
-  const server = await scriptedServer(opts.command ? [{ toolCalls: [{ name: "bash", args: { command: opts.command } }], delayMs: opts.delayMs }, answer] : [answer]);
+async function tracedRun(opts: { delayMs?: number; files?: Record<string, string>; prompt?: string } = {}): Promise<{ files: string[]; bundled: Set<string> }> {
+  const server = await scriptedServer([{ text: "hello", delayMs: opts.delayMs }]);
   const ws = workspace(opts.files);
   const trace = path.join(ws.home, "modules.txt");
-  const run = await runOrca(["-p", opts.prompt ?? "hi", "--base-url", server.url, ...(opts.command ? ["--yes"] : [])], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+  const run = await runOrca(["-p", opts.prompt ?? "hi", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout.trim()).toBe("hello");
   const files = fs.readFileSync(trace, "utf8").split("\n").filter(Boolean);
@@ -57,19 +56,6 @@ describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
   it("loads while the model answers when the request nears the window, where exact counts decide", async () => {
     const { files } = await tracedRun({ delayMs: 300, files: { ".orca/config.yaml": "model:\n  context_window: 20000\n" }, prompt: "word ".repeat(4_000) });
     expect(tokenizerFiles(files).length).toBeGreaterThan(0);
-  });
-});
-
-describe("the shell grammar (~15-20 MB resident once loaded, bench/fanout.ts)", () => {
-  it("stays unloaded in a run that runs no command, however long the model takes", async () => {
-    // 300 ms: past the idle wait after which orca warms what later steps need.
-    const { bundled } = await tracedRun({ delayMs: 300 });
-    expect(bundled.has("web-tree-sitter")).toBe(false);
-  });
-
-  it("loads for the run's first command", async () => {
-    const { bundled } = await tracedRun({ command: "echo one" });
-    expect(bundled.has("web-tree-sitter")).toBe(true);
   });
 });
 

@@ -7,8 +7,6 @@ import type { Parser, Tree } from "web-tree-sitter";
  * process and asynchronously; parsing is then synchronous and takes a fraction of a millisecond,
  * so the permission check, the scheduler's read/write hint and the rule matcher all read the same
  * tree. Until it is loaded, nothing can be parsed: callers treat that as "not certain".
- * It loads at the first command a process checks (PermissionEngine.ready), not while a model
- * answers: loaded it holds ~15-20 MB of resident memory, which a run without commands need not pay.
  */
 
 let parser: Parser | null = null;
