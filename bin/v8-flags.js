@@ -5,6 +5,11 @@
 // V8's baseline compiler. An optimised recompile runs on a background thread that exit then waits
 // for, ~90 ms after every run's last response (bench/overhead.ts); the baseline code is fast
 // enough for what these modules parse.
+// --no-wasm-tier-up, --no-wasm-dynamic-tiering: what --liftoff-only implies, spelled out. V8 applies
+// a flag's implications only to flags given at start, not to ones set here at run time; Node 20's
+// V8 honoured --liftoff-only alone, Node 24's does not, and there the optimising compiler still
+// compiled WebAssembly on a background thread: ~15 MB of compiler memory at the peak of every run
+// (heaptrack: turboshaft's wasm pipeline), peak RSS at one sub-agent 118 → 98 MB (bench/fanout.ts).
 //
 // --no-turbo-inlining: the optimising compiler compiles each hot function alone instead of with
 // its callees inlined. A streaming dashboard makes React's, Ink's and the markdown renderer's
@@ -13,4 +18,4 @@
 // or less (bench/render.ts, 15 s: 11.8–12.0 % → 10.6–10.9 % of a core in all). The cost is in
 // token counting, a headless run's hottest loop (bench/tokens.ts): prose the same, a 1 MB single
 // line ~12 % slower (80–86 → 93–94 ms), far inside its 500 ms target.
-export const V8_FLAGS = ["--liftoff-only", "--no-turbo-inlining"];
+export const V8_FLAGS = ["--liftoff-only", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "--no-turbo-inlining"];
