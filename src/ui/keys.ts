@@ -98,7 +98,14 @@ export class TypedKeys {
     if (press.name === "paste_start" || press.name === "paste_end") this.pasting = press.name === "paste_start";
     if (press.name !== "text") return [press];
     if (this.pasting) return [{ ...press, pasted: true }];
-    return splitControls(press.text).map((piece) => pressOf(piece, press.meta));
+    const pieces = splitControls(press.text);
+    if (pieces.length === 1) return [pressOf(pieces[0]!, press.meta)];
+    // Text beside a control character in one read may be a paste from a terminal without bracketed
+    // paste (or text echoed into it): its "y" must not answer a dialog, as the whole read would not.
+    return pieces.map((piece) => {
+      const key = pressOf(piece, press.meta);
+      return key.name === "text" ? { ...key, pasted: true } : key;
+    });
   }
 }
 
@@ -183,7 +190,7 @@ export class KeyRouter {
     // Outside a bracketed paste, one line followed by CR in a single read is typing that outran the
     // terminal (or `tmux send-keys "text" Enter`): the text, then Enter. Several lines in one read
     // stay a paste from a terminal without bracketed paste.
-    if (!this.pasting && key.name === "text" && /^[^\r\n]+\r$/.test(key.text)) {
+    if (!this.pasting && key.name === "text" && !key.pasted && /^[^\r\n]+\r$/.test(key.text)) {
       this.dispatch({ name: "text", text: key.text.slice(0, -1), meta: key.meta });
       this.dispatch({ name: "return", text: "", meta: false });
       return;

@@ -213,6 +213,16 @@ describe("permission dialog", () => {
     await vi.waitFor(() => expect(frame()).toContain("yayes"));
   });
 
+  it("attack: a paste without bracketed paste never answers by the y next to a control character in it", async () => {
+    const { approver, see, press } = mount();
+    approver.request(req("c1"), new AbortController().signal);
+    await see(ARMED);
+    // One read each, as a terminal without bracketed paste (or text echoed into it) sends a paste:
+    // split at its control characters, the y must still be pasted text, never the approve key.
+    await press("x\u0015y", "\u0001a", "\u0015y\r");
+    expect(approver.getSnapshot().length).toBe(1);
+  });
+
   it("p and u save the rule for the project or the user; a wider rule asks for the same key again", async () => {
     const { approver, see, press } = mount();
     const p1 = approver.request(req("c1", { always: { rule: "bash(npm test *)", broader: false } }), new AbortController().signal);
