@@ -223,6 +223,14 @@ describe("permission dialog", () => {
     expect(approver.getSnapshot().length).toBe(1);
   });
 
+  it("attack: a y that Ink parses apart from an escape sequence in the same read (a paste holding one) never answers", async () => {
+    const { approver, see, press } = mount();
+    approver.request(req("c1"), new AbortController().signal);
+    await see(ARMED);
+    await press("\u001b[Ay", "a\u001b[B", "\u001b[Cy\r");
+    expect(approver.getSnapshot().length).toBe(1);
+  });
+
   it("p and u save the rule for the project or the user; a wider rule asks for the same key again", async () => {
     const { approver, see, press } = mount();
     const p1 = approver.request(req("c1", { always: { rule: "bash(npm test *)", broader: false } }), new AbortController().signal);

@@ -52,6 +52,13 @@ describe("keys that came in one read", () => {
     expect(route(split(text("\u0001y\r")))).toEqual(['text:"a"', 'text:"y\\r" (pasted)']);
   });
 
+  it("presses Ink parsed from one read: with several, their text is pasted (an arrow's sequence then y is no y key)", () => {
+    const pasted = (t: string): KeyPress => ({ ...text(t), pasted: true });
+    expect(new TypedKeys().read([named("up"), text("y")])).toEqual([named("up"), pasted("y")]);
+    expect(new TypedKeys().read([text("y")])).toEqual([text("y")]);
+    expect(new TypedKeys().read([named("up"), named("down")])).toEqual([named("up"), named("down")]);
+  });
+
   it("two Ctrl+C read together are two Ctrl+C, not the text \\u0003\\u0003", () => {
     expect(split(text("\u0003\u0003"))).toEqual([ctrl("c"), ctrl("c")]);
   });
