@@ -1,8 +1,8 @@
-import { Box, Text, useInput, type Key } from "ink";
+import { Box, Text, useInput } from "ink";
 import type React from "react";
-import { useRef } from "react";
+import { useRef, useState } from "react";
 import { useTerminalSize } from "./hooks/use-terminal-size.js";
-import { normalizeKey, pressOf, type KeyPress } from "./keys.js";
+import { pressOf, readsOf, type KeyPress } from "./keys.js";
 import { displayLine } from "./format.js";
 import { ScreenTitle } from "./ScreenTitle.js";
 import { color } from "./theme.js";
@@ -90,30 +90,37 @@ export function TrustPrompt({ workspace, settings, onDone, home }: TrustPromptPr
     onDone(answer, typedAfter);
   };
 
-  useInput((input: string, raw: Key) => {
-    if (done.current) return;
-    const key = normalizeKey(input, raw);
-    if (key.name === "paste_start" || key.name === "paste_end") pasting.current = key.name === "paste_start";
-    // A paste never answers: it is no key the user pressed.
-    if (pasting.current || key.name === "paste_end") return;
-    if (key.name !== "text") {
-      const answer = trustKey(key);
-      if (answer !== undefined) finish(answer);
-      return;
+  // One read's presses together (readsOf): a "y" parsed apart from an escape sequence in the same read
+  // is no more a key pressed on its own than the "y" of "hey".
+  const onRead = useRef<(presses: KeyPress[]) => void>(() => undefined);
+  onRead.current = (presses) => {
+    const alone = presses.length === 1;
+    for (const key of presses) {
+      if (done.current) return;
+      if (key.name === "paste_start" || key.name === "paste_end") pasting.current = key.name === "paste_start";
+      // A paste never answers: it is no key the user pressed.
+      if (pasting.current || key.name === "paste_end") continue;
+      if (key.name !== "text") {
+        const answer = trustKey(key);
+        if (answer !== undefined) finish(answer);
+        continue;
+      }
+      // Text is what one read held: keys typed one after another (Ink splits a read only at ESC). The
+      // first that refuses or quits does; what was typed after it is the dashboard's.
+      let at = 0;
+      for (const char of key.text) {
+        at += char.length;
+        const answer = trustKey(pressOf(char, key.meta));
+        if (answer === undefined) continue;
+        // Trust comes only from a key pressed on its own: "hey" typed fast, or a paste from a terminal
+        // without bracketed paste, must never trust a folder. Refusing or quitting may come from anywhere.
+        if ((answer === "always" || answer === "once") && (!alone || key.text !== char)) continue;
+        return finish(answer, key.text.slice(at));
+      }
     }
-    // Text is what one read held: keys typed one after another (Ink splits a read only at ESC). The
-    // first that refuses or quits does; what was typed after it is the dashboard's.
-    let at = 0;
-    for (const char of key.text) {
-      at += char.length;
-      const answer = trustKey(pressOf(char, key.meta));
-      if (answer === undefined) continue;
-      // Trust comes only from a key pressed on its own: "hey" typed fast, or a paste from a terminal
-      // without bracketed paste, must never trust a folder. Refusing or quitting may come from anywhere.
-      if ((answer === "always" || answer === "once") && key.text !== char) continue;
-      return finish(answer, key.text.slice(at));
-    }
-  });
+  };
+  const [onInput] = useState(() => readsOf((presses) => onRead.current(presses)));
+  useInput(onInput);
 
   return (
     <Box flexDirection="column" width={width} height={height} overflowY="hidden">

@@ -85,6 +85,26 @@ export function splitControls(text: string): string[] {
 }
 
 /**
+ * Ink's `useInput` handler that hands on the presses of one read of the terminal together: Ink parses
+ * a read into presses (split at each escape sequence) and calls the handler for each synchronously,
+ * so what came before the next microtask came in one read. A "y" parsed apart from "\u001b[A" may
+ * be a paste from a terminal without bracketed paste, and must not answer as a key would.
+ */
+export function readsOf(onRead: (presses: KeyPress[]) => void): (input: string, key: Key) => void {
+  let read: KeyPress[] | undefined;
+  return (input, key) => {
+    if (!read) {
+      const presses: KeyPress[] = (read = []);
+      queueMicrotask(() => {
+        read = undefined;
+        onRead(presses);
+      });
+    }
+    read.push(normalizeKey(input, key));
+  };
+}
+
+/**
  * The keys typed, from what Ink hands over per read. Ink splits a read only at ESC, so keys that
  * came together — typed while nothing read them (orca starting, a busy moment), or faster than
  * orca read — arrive as one text: two Ctrl+C as the text "\u0003\u0003", "typo", Backspace, "ed" as
@@ -94,11 +114,24 @@ export function splitControls(text: string): string[] {
 export class TypedKeys {
   private pasting = false;
 
+  /** The keys of one read's presses (readsOf): with several, text is pasted text, never a command. */
+  read(presses: readonly KeyPress[]): KeyPress[] {
+    const keys = presses.flatMap((press) => this.split(press));
+    return keys.length > 1 ? keys.map((key) => (key.name === "text" && !key.pasted ? { ...key, pasted: true } : key)) : keys;
+  }
+
   split(press: KeyPress): KeyPress[] {
     if (press.name === "paste_start" || press.name === "paste_end") this.pasting = press.name === "paste_start";
     if (press.name !== "text") return [press];
     if (this.pasting) return [{ ...press, pasted: true }];
-    return splitControls(press.text).map((piece) => pressOf(piece, press.meta));
+    const pieces = splitControls(press.text);
+    if (pieces.length === 1) return [pressOf(pieces[0]!, press.meta)];
+    // Text beside a control character in one read may be a paste from a terminal without bracketed
+    // paste (or text echoed into it): its "y" must not answer a dialog, as the whole read would not.
+    return pieces.map((piece) => {
+      const key = pressOf(piece, press.meta);
+      return key.name === "text" ? { ...key, pasted: true } : key;
+    });
   }
 }
 
@@ -183,7 +216,7 @@ export class KeyRouter {
     // Outside a bracketed paste, one line followed by CR in a single read is typing that outran the
     // terminal (or `tmux send-keys "text" Enter`): the text, then Enter. Several lines in one read
     // stay a paste from a terminal without bracketed paste.
-    if (!this.pasting && key.name === "text" && /^[^\r\n]+\r$/.test(key.text)) {
+    if (!this.pasting && key.name === "text" && !key.pasted && /^[^\r\n]+\r$/.test(key.text)) {
       this.dispatch({ name: "text", text: key.text.slice(0, -1), meta: key.meta });
       this.dispatch({ name: "return", text: "", meta: false });
       return;

@@ -127,6 +127,14 @@ describe("TrustPrompt: keys that came in one read", () => {
     expect(answers).toEqual(["no"]);
   });
 
+  it("attack: a y or o that Ink parses apart from an escape sequence in the same read never trusts", async () => {
+    const { press, answers } = mount();
+    await press(`${ESC}[Ay`, `o${ESC}[B`, `${ESC}[Cy${ESC}[D`);
+    expect(answers).toEqual([]);
+    await press(`${ESC}[An`);
+    expect(answers).toEqual(["no"]);
+  });
+
   it("a Ctrl+C among them quits when it comes first", async () => {
     const { press, answers } = mount();
     await press(`x${CTRL_C}y`);

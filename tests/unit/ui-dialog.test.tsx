@@ -213,6 +213,17 @@ describe("permission dialog", () => {
     await vi.waitFor(() => expect(frame()).toContain("yayes"));
   });
 
+  it("attack: a paste without bracketed paste never answers by a y that a control character or an escape sequence parts from the rest", async () => {
+    const { approver, see, press } = mount();
+    approver.request(req("c1"), new AbortController().signal);
+    await see(ARMED);
+    // One read each, as a terminal without bracketed paste (or text echoed into it) sends a paste:
+    // split into keys at its control characters (and by Ink at its escape sequences), the y must
+    // still be pasted text, never the approve key.
+    await press("x\u0015y", "\u0001a", "\u0015y\r", "\u001b[Ay", "a\u001b[B", "\u001b[Cy\r");
+    expect(approver.getSnapshot().length).toBe(1);
+  });
+
   it("p and u save the rule for the project or the user; a wider rule asks for the same key again", async () => {
     const { approver, see, press } = mount();
     const p1 = approver.request(req("c1", { always: { rule: "bash(npm test *)", broader: false } }), new AbortController().signal);

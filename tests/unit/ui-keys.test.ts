@@ -46,12 +46,26 @@ describe("keys that came in one read", () => {
   };
   const ctrl = (letter: string): KeyPress => named("ctrl", letter);
 
+  it("text split from a control character in one read is pasted text, never a command key", () => {
+    const pasted = (t: string): KeyPress => ({ ...text(t), pasted: true });
+    expect(split(text("x\u0015y"))).toEqual([pasted("x"), ctrl("u"), pasted("y")]);
+    expect(route(split(text("\u0001y\r")))).toEqual(['text:"a"', 'text:"y\\r" (pasted)']);
+  });
+
+  it("presses Ink parsed from one read: with several, their text is pasted (an arrow's sequence then y is no y key)", () => {
+    const pasted = (t: string): KeyPress => ({ ...text(t), pasted: true });
+    expect(new TypedKeys().read([named("up"), text("y")])).toEqual([named("up"), pasted("y")]);
+    expect(new TypedKeys().read([text("y")])).toEqual([text("y")]);
+    expect(new TypedKeys().read([named("up"), named("down")])).toEqual([named("up"), named("down")]);
+  });
+
   it("two Ctrl+C read together are two Ctrl+C, not the text \\u0003\\u0003", () => {
     expect(split(text("\u0003\u0003"))).toEqual([ctrl("c"), ctrl("c")]);
   });
 
   it("text, Backspace (DEL or Ctrl+H) and Ctrl+letters come apart in order", () => {
-    expect(split(text("typo\u007fed\u0008!\u0015x"))).toEqual([text("typo"), named("backspace"), text("ed"), named("backspace"), text("!"), ctrl("u"), text("x")]);
+    const typed = (t: string): KeyPress => ({ ...text(t), pasted: true });
+    expect(split(text("typo\u007fed\u0008!\u0015x"))).toEqual([typed("typo"), named("backspace"), typed("ed"), named("backspace"), typed("!"), ctrl("u"), typed("x")]);
   });
 
   it("Tab, LF and CR stay in the text (the router's line-then-Enter and paste rules see them)", () => {
@@ -64,7 +78,7 @@ describe("keys that came in one read", () => {
       named("paste_start"),
       { ...text("x\u0003y"), pasted: true },
       named("paste_end"),
-      text("z"),
+      { ...text("z"), pasted: true },
       ctrl("c"),
     ]);
   });

@@ -1,8 +1,8 @@
-import { useInput, type Key } from "ink";
+import { useInput } from "ink";
 import { unstable_LowPriority, unstable_scheduleCallback } from "scheduler";
 import type React from "react";
 import { createContext, useCallback, useContext, useLayoutEffect, useRef, type ReactNode } from "react";
-import { KeyRouter, normalizeKey, TypedKeys, type KeyPress, type LayerHandlers } from "../keys.js";
+import { KeyRouter, readsOf, TypedKeys, type KeyPress, type LayerHandlers } from "../keys.js";
 import { DEFAULT_KEYMAP, type KeyPriority, type Keymap } from "../keymap.js";
 
 const RouterContext = createContext<KeyRouter | null>(null);
@@ -47,9 +47,12 @@ export function KeyLayerProvider({ children, router, keymap = DEFAULT_KEYMAP }: 
   ref.current.setKeymap(keymap);
   const keys = useRef(new KeyQueue<KeyPress>((k) => ref.current.dispatch(k)));
   const typed = useRef(new TypedKeys());
-  const onInput = useCallback((input: string, key: Key) => {
-    for (const press of typed.current.split(normalizeKey(input, key))) keys.current.push(press);
-  }, []);
+  const onInput = useCallback(
+    readsOf((presses) => {
+      for (const press of typed.current.read(presses)) keys.current.push(press);
+    }),
+    [],
+  );
   useInput(onInput);
   return (
     <KeymapContext.Provider value={keymap}>
