@@ -56,7 +56,9 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
             `read_file: ${args.path} is ${stat.size} bytes, too large to read; use bash with head, tail, sed -n or grep`,
           );
         }
-        data = stat.size <= SYNC_READ_BYTES ? fs.readFileSync(fd) : await readFd(fd, { signal: ctx.signal });
+        // Empty when checked reads to end of file, however long that is: a file another process keeps
+        // appending to must not hold the event loop (and a cancel) while it grows, so it goes to the pool.
+        data = stat.size > 0 && stat.size <= SYNC_READ_BYTES ? fs.readFileSync(fd) : await readFd(fd, { signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) return fail("read_file: cancelled", undefined, "cancelled");
         return fsFailure("read_file", args.path, err);
