@@ -24,11 +24,16 @@ async function leftAtOnce(t: TmuxTerminal): Promise<void> {
   expect(t.display("#{alternate_on}")).toBe("0");
 }
 
+/** orca in a plain workspace, its runtime held with the early first frame on screen. */
+async function heldAtEarlyFrame(name: string): Promise<{ t: TmuxTerminal; release: () => void }> {
+  const { t, release } = heldOrca(name, workspace({ "notes.txt": "hello\n" }), (await scriptedServer([])).url);
+  await t.waitFor("the first frame", earlyFrame, 30_000);
+  return { t, release };
+}
+
 describe("keys typed while orca starts", () => {
   it("early frame → dashboard: text, Backspace and more text reach the input box in order", { timeout: 60_000 }, async () => {
-    const ws = workspace({ "notes.txt": "hello\n" });
-    const { t, release } = heldOrca("keys-early-text", ws, (await scriptedServer([])).url);
-    await t.waitFor("the first frame", earlyFrame, 30_000);
+    const { t, release } = await heldAtEarlyFrame("keys-early-text");
     t.keys("-l", "typo");
     t.keys("BSpace");
     t.keys("-l", "ed");
@@ -39,9 +44,7 @@ describe("keys typed while orca starts", () => {
   });
 
   it("early frame → dashboard: a Ctrl+C typed after text is the dashboard's Ctrl+C (idle: orca leaves)", { timeout: 60_000 }, async () => {
-    const ws = workspace({ "notes.txt": "hello\n" });
-    const { t, release } = heldOrca("keys-early-ctrl-c", ws, (await scriptedServer([])).url);
-    await t.waitFor("the first frame", earlyFrame, 30_000);
+    const { t, release } = await heldAtEarlyFrame("keys-early-ctrl-c");
     t.keys("-l", "hello");
     t.keys("C-c");
     release();
