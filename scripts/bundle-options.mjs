@@ -87,6 +87,12 @@ const fdirBundledPicomatch = {
  * whose facades load less, ~3 % more (esbuild wraps each required module once per importing
  * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
+ *
+ * Each importing file gets a stand-in of its own (the module's path names the importer): one shared
+ * by files that land in different chunks became a ~460-byte chunk of its own, nine of them among the
+ * 26 chunks `orca -p` loaded before its first request, each resolved, read, looked up in the compile
+ * cache and linked. Copied into each importer's chunk instead, 17 load: ~3 % less CPU before the
+ * first request on Node 24 (docs/benchmarks.md), for ~30 KB more code in the core chunk.
  */
 /**
  * Built-ins orca needs only later in a run while Node's fetch does not load them on its own, so that
@@ -110,9 +116,12 @@ const builtinsRequired = {
   setup(b) {
     b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
-      return { path: args.path, namespace: "builtin-required" };
+      return { path: `${path.relative(process.cwd(), args.importer)}>${args.path}`, namespace: "builtin-required" };
     });
-    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => {
+      const spec = args.path.replace(/^.*>/, "");
+      return { contents: LAZY_BUILTINS.has(spec.replace(/^node:/, "")) ? lazyBuiltin(spec) : `module.exports = require(${JSON.stringify(spec)});`, loader: "js" };
+    });
   },
 };
 
