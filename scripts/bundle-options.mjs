@@ -3,6 +3,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { builtinModules, createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 /**
  * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
@@ -132,14 +133,23 @@ const builtinsRequired = {
  * into the core chunk, every start compiled and ran them before its first request. Each is built
  * instead into a file of its own beside the chunks (`lazy-<name>.cjs`), which the bundle requires on
  * the first call into the package: its importers get a stand-in whose functions (and classes,
- * `instanceof` included) and default export reach the real module. A named import of something
- * that is not a function fails the build (tests/integration/startup-modules.test.ts: which runs load them).
+ * `instanceof` included), namespace objects and default export reach the real module. A named
+ * import of something that is neither fails the build (tests/integration/startup-modules.test.ts:
+ * which runs load them).
+ *
+ * zod (~250 KB) likewise: what a start uses of it before its first request is built at build time
+ * (the package's config and agents, src/util/package-snapshot.ts; the tools' parameter schemas,
+ * src/tools/prebuilt-schemas.ts), so a start with no config of its own compiled and ran zod — ~5–10 ms
+ * of CPU on Node 24 — for nothing. Its importers use `z`, a namespace object. Built from its ES
+ * module entry (`import`), so that zodEnglishOnly applies; the others from their `require` entry.
  */
-const LAZY_PACKAGES = ["yaml", "gray-matter"];
+const LAZY_PACKAGES = { yaml: "require", "gray-matter": "require", zod: "import" };
 const lazyFile = (pkg) => `lazy-${pkg}.cjs`;
 function lazyStandIn(pkg) {
   const real = createRequire(import.meta.url)(pkg);
-  const names = Object.keys(real).filter((name) => typeof real[name] === "function" && /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
+  const named = (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default";
+  const names = Object.keys(real).filter((name) => typeof real[name] === "function" && named(name));
+  const objects = Object.keys(real).filter((name) => typeof real[name] === "object" && real[name] !== null && named(name));
   return [
     'import { createRequire } from "node:module";',
     "let real;",
@@ -149,7 +159,17 @@ function lazyStandIn(pkg) {
     "  Object.defineProperty(stand, Symbol.hasInstance, { value: (x) => x instanceof load()[name] });",
     "  return stand;",
     "};",
-    ...names.map((name) => `export const ${name} = lazyFunction(${JSON.stringify(name)});`),
+    // A namespace object (zod's `z`): each property read reaches the real one.
+    "const lazyObject = (name) => new Proxy({}, {",
+    "  get: (_, key) => Reflect.get(load()[name], key),",
+    "  has: (_, key) => Reflect.has(load()[name], key),",
+    "  ownKeys: () => Reflect.ownKeys(load()[name]),",
+    "  getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(load()[name], key); return d && { ...d, configurable: true }; },",
+    "});",
+    // Pure: esbuild drops the stand-ins no file imports (zod exports ~240 names).
+    // Through a local: an export may be named like a reserved word (zod's `null`, `void`).
+    ...names.map((name, i) => `const f${i} = /* @__PURE__ */ lazyFunction(${JSON.stringify(name)}); export { f${i} as ${name} };`),
+    ...objects.map((name, i) => `const o${i} = /* @__PURE__ */ lazyObject(${JSON.stringify(name)}); export { o${i} as ${name} };`),
     "export default new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(load(), self, args), construct: (_, args) => Reflect.construct(load(), args), get: (_, key) => Reflect.get(load(), key), has: (_, key) => Reflect.has(load(), key) });",
   ].join("\n");
 }
@@ -157,7 +177,7 @@ const lazyPackages = {
   name: "lazy-packages",
   setup(b) {
     const used = new Set();
-    b.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join("|")})$`) }, (args) => {
+    b.onResolve({ filter: new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|")})$`) }, (args) => {
       if (args.kind !== "import-statement") return undefined;
       used.add(args.path);
       return { path: args.path, namespace: "lazy-package" };
@@ -165,7 +185,7 @@ const lazyPackages = {
     b.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({ contents: lazyStandIn(args.path), loader: "js", resolveDir: process.cwd() }));
     b.onEnd(async (result) => {
       if (result.errors.length > 0 || used.size === 0) return;
-      const resolve = createRequire(import.meta.url).resolve;
+      const resolve = (pkg) => (LAZY_PACKAGES[pkg] === "import" ? fileURLToPath(import.meta.resolve(pkg)) : createRequire(import.meta.url).resolve(pkg));
       await b.esbuild.build({
         entryPoints: Object.fromEntries([...used].map((pkg) => [lazyFile(pkg).replace(/\.cjs$/, ""), resolve(pkg)])),
         outdir: b.initialOptions.outdir,
@@ -174,7 +194,7 @@ const lazyPackages = {
         format: "cjs",
         platform: "node",
         target: "node20",
-        plugins: [noEsprima],
+        plugins: [noEsprima, zodEnglishOnly],
         logLevel: "error",
       });
     });

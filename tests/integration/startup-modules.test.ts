@@ -63,7 +63,8 @@ describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
 describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start compiled and ran)", () => {
   // Each is a file of its own beside the chunks, required on first use (scripts/bundle-options.mjs).
   const yamlCode = ({ files, bundled }: { files: string[]; bundled: Set<string> }) => ({
-    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-/.test(f)).map((f) => path.basename(f)).sort(),
+    // zod's file aside: it may load while the model answers (tests below).
+    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-(?!zod)/.test(f)).map((f) => path.basename(f)).sort(),
     packages: ["yaml", "js-yaml", "gray-matter"].filter((pkg) => bundled.has(pkg)),
   });
 
@@ -78,6 +79,35 @@ describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start comp
       ".orca/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite them down.\n",
     };
     expect(yamlCode(await tracedRun({ files }))).toEqual({ files: ["lazy-gray-matter.cjs", "lazy-yaml.cjs"], packages: ["yaml", "js-yaml", "gray-matter"] });
+  });
+});
+
+describe("zod (~250 KB a start compiled and ran; the tools' schemas made before the first request)", () => {
+  // Built into a file of its own like the YAML parsers; the tools' parameter schemas are made on
+  // first use, and warmed while the model answers (orchestrator/agent-runner.ts).
+  const zodFile = (files: string[]) => files.some((f) => f.endsWith(path.join("dist", "bundle", "lazy-zod.cjs")));
+
+  async function loadedBeforeFirstRequest(replies: ScriptedReply[], files: Record<string, string> = {}) {
+    const server = await scriptedServer(replies);
+    const ws = workspace(files);
+    const trace = path.join(ws.home, "modules.txt");
+    const first = path.join(ws.home, "first-request.txt");
+    const run = await runOrca(["-p", "go", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace, ORCA_TRACE_FIRST_REQUEST: first } });
+    expect(run.code, run.stderr).toBe(0);
+    return { before: fs.readFileSync(first, "utf8").split("\n"), atExit: fs.readFileSync(trace, "utf8").split("\n"), requests: server.requests };
+  }
+
+  it("is not loaded before the first request leaves, with the package's own config; nor in the chunks", async () => {
+    const { before } = await loadedBeforeFirstRequest([{ text: "hello" }]);
+    expect(zodFile(before)).toBe(false);
+    expect((await tracedRun()).bundled.has("zod")).toBe(false);
+  });
+
+  it("loads before it with a config of the project's own (checked against the config schema), and when a tool is called", async () => {
+    expect(zodFile((await loadedBeforeFirstRequest([{ text: "hello" }], { ".orca/config.yaml": "model:\n  context_window: 100000\n" })).before)).toBe(true);
+    const called = await loadedBeforeFirstRequest([{ toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] }, { text: "read it" }], { "a.txt": "the content\n" });
+    expect(JSON.stringify(called.requests[1]?.body.messages.at(-1))).toContain("the content");
+    expect(zodFile(called.atExit)).toBe(true);
   });
 });
 
@@ -102,7 +132,8 @@ describe("Node built-ins a plain SDK client does not load (scripts/bundle-option
 
 describe("what the bundle holds", () => {
   const bundleDir = fileURLToPath(new URL("../../dist/bundle/", import.meta.url));
-  const sources = () => fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
+  // With the lazy packages' files (lazy-zod.cjs holds zod).
+  const sources = () => fs.readdirSync(bundleDir).filter((f) => /\.c?js$/.test(f)).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
 
   it("holds React's production build only, and zod's English messages only (scripts/bundle-options.mjs)", () => {
     const all = sources();
