@@ -89,11 +89,12 @@ const fdirBundledPicomatch = {
  * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
  *
- * Each importing file gets a stand-in of its own (the module's path names the importer): one shared
- * by files that land in different chunks became a ~460-byte chunk of its own, nine of them among the
+ * The stand-ins all land in one chunk: each requires a hub module that names every stand-in (in a
+ * function nothing calls), so esbuild sees them reachable from the same entry points. Placed by who
+ * imports them, as esbuild places modules, they made ~460-byte chunks of their own, nine among the
  * 26 chunks `orca -p` loaded before its first request, each resolved, read, looked up in the compile
- * cache and linked. Copied into each importer's chunk instead, 17 load: ~3 % less CPU before the
- * first request on Node 24 (docs/benchmarks.md), for ~30 KB more code in the core chunk.
+ * cache and linked. A stand-in per importing file instead (tried) made 175 of them, each requiring
+ * its built-in through Node's require: fewer chunks, more work (docs/benchmarks.md).
  */
 /**
  * Built-ins orca needs only later in a run while Node's fetch does not load them on its own, so that
@@ -112,17 +113,24 @@ function lazyBuiltin(spec) {
   ].join("\n");
 }
 const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
+const withPrefix = (spec) => spec.replace(/^(node:)?/, "node:");
 const builtinsRequired = {
   name: "builtins-required",
   setup(b) {
     b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
-      return { path: `${path.relative(process.cwd(), args.importer)}>${args.path}`, namespace: "builtin-required" };
+      return { path: withPrefix(args.path), namespace: "builtin-required" };
     });
-    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => {
-      const spec = args.path.replace(/^.*>/, "");
-      return { contents: LAZY_BUILTINS.has(spec.replace(/^node:/, "")) ? lazyBuiltin(spec) : `module.exports = require(${JSON.stringify(spec)});`, loader: "js" };
-    });
+    b.onResolve({ filter: /^orca-builtin:/ }, (args) => ({ path: args.path.slice("orca-builtin:".length), namespace: "builtin-required" }));
+    b.onResolve({ filter: /^orca-builtins-hub$/ }, () => ({ path: "hub", namespace: "builtins-hub" }));
+    b.onLoad({ filter: /.*/, namespace: "builtins-hub" }, () => ({
+      contents: `module.exports = () => [${[...new Set([...BUILTINS].map(withPrefix))].map((spec) => `require("orca-builtin:${spec}")`).join(", ")}];`,
+      loader: "js",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({
+      contents: `require("orca-builtins-hub");\n${LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`}`,
+      loader: "js",
+    }));
   },
 };
 

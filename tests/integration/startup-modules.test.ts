@@ -143,6 +143,11 @@ describe("what the bundle holds", () => {
     expect(all).not.toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)[\w-]+\.js$/m);
   });
 
+  it("holds every built-in's require stand-in in one chunk (one each, they were nine ~460-byte chunks a headless run loaded)", () => {
+    const holding = fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js") && /^\/\/ builtin-required:/m.test(fs.readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(holding).toHaveLength(1);
+  });
+
   it("links no Node built-in as an ES module: its facade would load what the built-in exports lazily (undici for node:http)", () => {
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     const linked = [...sources().matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"/gm)].map((m) => m[1]!).filter((spec) => builtins.has(spec));
