@@ -63,15 +63,16 @@ const zodEnglishOnly = {
 /**
  * fdir (tinyglobby's directory walker) requires picomatch when it loads, through a require of its
  * own making that esbuild cannot see: every start then read and compiled picomatch's five files
- * from node_modules (~10 ms). A plain require() is bundled: fdir gets the picomatch the bundle
- * already holds for tinyglobby.
+ * from node_modules (~10 ms). An import is bundled: fdir gets the picomatch the bundle holds for
+ * tinyglobby and orca (a lazy package, below).
  */
 const fdirBundledPicomatch = {
   name: "fdir-bundled-picomatch",
   setup(b) {
     b.onLoad({ filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
-      const patched = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', 'pm = require("picomatch");');
+      const replaced = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', "pm = __orcaPicomatch;");
+      const patched = replaced === source ? source : `import __orcaPicomatch from "picomatch";\n${replaced}`;
       if (patched === source) throw new Error(`fdir-bundled-picomatch: ${args.path} no longer requires picomatch as expected`);
       return { contents: patched, loader: "js" };
     });
@@ -150,8 +151,12 @@ const builtinsRequired = {
  * src/tools/prebuilt-schemas.ts), so a start with no config of its own compiled and ran zod — ~5–10 ms
  * of CPU on Node 24 — for nothing. Its importers use `z`, a namespace object. Built from its ES
  * module entry (`import`), so that zodEnglishOnly applies; the others from their `require` entry.
+ *
+ * picomatch (~60 KB) too: a start compiled no glob before its first request once an agent's `mcp__*`
+ * was matched without it (src/agent/definition.ts), yet loaded it for fdir, tinyglobby and orca's
+ * rules. It loads with the first glob a run compiles (a permission rule, the glob tool).
  */
-const LAZY_PACKAGES = { yaml: "require", "gray-matter": "require", zod: "import" };
+const LAZY_PACKAGES = { yaml: "require", "gray-matter": "require", zod: "import", picomatch: "require" };
 const lazyFile = (pkg) => `lazy-${pkg}.cjs`;
 function lazyStandIn(pkg) {
   const real = createRequire(import.meta.url)(pkg);

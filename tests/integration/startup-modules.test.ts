@@ -111,6 +111,24 @@ describe("zod (~250 KB a start compiled and ran; the tools' schemas made before 
   });
 });
 
+describe("picomatch (the coordinator's `mcp__*` compiled a glob before every first request)", () => {
+  const picomatchFile = (files: string[]) => files.some((f) => f.endsWith(path.join("dist", "bundle", "lazy-picomatch.cjs")));
+
+  it("is not loaded by a run that matches no glob, and loads when the glob tool runs", async () => {
+    const { files, bundled } = await tracedRun();
+    expect({ file: picomatchFile(files), inChunks: bundled.has("picomatch") }).toEqual({ file: false, inChunks: false });
+    const server = await scriptedServer([{ toolCalls: [{ name: "glob", args: { pattern: "src/*.ts" } }] }, { text: "found" }]);
+    const ws = workspace({ "src/a.ts": "x", "src/b.js": "y" });
+    const trace = path.join(ws.home, "modules.txt");
+    const run = await runOrca(["-p", "find", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.stringify(server.requests[1]?.body.messages.at(-1));
+    expect(result).toContain("src/a.ts");
+    expect(result).not.toContain("src/b.js");
+    expect(picomatchFile(fs.readFileSync(trace, "utf8").split("\n"))).toBe(true);
+  });
+});
+
 describe("Node built-ins a plain SDK client does not load (scripts/bundle-options.mjs, LAZY_BUILTINS)", () => {
   it("node:child_process stays unloaded while nothing is spawned (the sandbox probe's answer kept), and loads when a command runs", async () => {
     const ws = workspace();
