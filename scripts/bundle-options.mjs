@@ -256,6 +256,30 @@ const toEsmOnce = {
 };
 
 /**
+ * esbuild writes ASCII (its default charset: strings, regexes and names are escaped) but keeps some
+ * comments as the sources wrote them — an em dash, an ellipsis, an emoji in a dependency's doc
+ * comment. One such character makes the whole chunk a two-byte string in V8: Node decodes the core
+ * chunk's ~1 MB from UTF-8 to UTF-16 on every start and V8 holds 2 MB of source. Left only in comments,
+ * each is written as an escape here; in any other place the escape means the same character.
+ */
+const asciiChunks = {
+  name: "ascii-chunks",
+  setup(b) {
+    b.onEnd(async (result) => {
+      if (result.errors.length > 0) return;
+      const outdir = b.initialOptions.outdir;
+      for (const name of (await readdir(outdir)).filter((n) => /\.(m?js|cjs)$/.test(n))) {
+        const file = path.join(outdir, name);
+        const source = await readFile(file, "utf8");
+        // eslint-disable-next-line no-control-regex
+        if (/^[\x00-\x7f]*$/.test(source)) continue;
+        await writeFile(file, source.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
+      }
+    });
+  },
+};
+
+/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
@@ -270,7 +294,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly, toEsmOnce, lazyPackages],
+    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly, toEsmOnce, lazyPackages, asciiChunks],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

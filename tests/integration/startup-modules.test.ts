@@ -161,6 +161,11 @@ describe("what the bundle holds", () => {
     expect(all).not.toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)[\w-]+\.js$/m);
   });
 
+  it("is ASCII throughout (a non-ASCII character left in a comment made the whole chunk a two-byte string in V8)", () => {
+    const notAscii = fs.readdirSync(bundleDir).filter((f) => /\.c?js$/.test(f) && !/^[\x00-\x7f]*$/.test(fs.readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(notAscii).toEqual([]);
+  });
+
   it("holds every built-in's require stand-in in one chunk (one each, they were nine ~460-byte chunks a headless run loaded)", () => {
     const holding = fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js") && /^\/\/ builtin-required:/m.test(fs.readFileSync(path.join(bundleDir, f), "utf8")));
     expect(holding).toHaveLength(1);
