@@ -280,38 +280,6 @@ const asciiChunks = {
 };
 
 /**
- * esbuild puts each module in a chunk by the set of entry points that reach it, and every dynamic
- * import is an entry point of its own: a module the CLI's main path shares with `mcp/manager.js` but
- * not with `demo.js` sat in a chunk apart from one shared with both. `orca -p` loaded 18 files
- * before its first request, most of them a few KB, each resolved, read and linked on every start.
- * Every module that main.js imports dynamically, and that only code running after main.js loaded
- * imports, gets a static import of main.js: it runs nothing (main.js has loaded by then), but main's
- * whole static graph is then reached by the same entry points and shares a chunk. The dashboard's
- * early frame (ui/early-frame.js, which first-frame.js imports before main.js loads) is left out.
- */
-export function oneMainChunk(mainModule) {
-  const main = path.resolve(mainModule);
-  const EARLY = /[\\/]dist[\\/]ui[\\/]early-frame\.js$/;
-  return {
-    name: "one-main-chunk",
-    setup(b) {
-      const dynamic = new Set();
-      b.onResolve({ filter: /^\./ }, (args) => {
-        if (args.kind !== "dynamic-import" || !args.importer.includes(`${path.sep}dist${path.sep}`)) return undefined;
-        const target = path.resolve(args.resolveDir, args.path);
-        if (!EARLY.test(target)) dynamic.add(target);
-        return undefined;
-      });
-      b.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
-        if (!dynamic.has(args.path)) return undefined;
-        const source = await readFile(args.path, "utf8");
-        return { contents: `import ${JSON.stringify(main)};\n${source}`, loader: "js" };
-      });
-    },
-  };
-}
-
-/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
