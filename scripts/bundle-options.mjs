@@ -3,6 +3,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { builtinModules, createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 /**
  * js-yaml (through gray-matter) requires esprima when it loads, for its `!!js/function` type —
@@ -62,15 +63,16 @@ const zodEnglishOnly = {
 /**
  * fdir (tinyglobby's directory walker) requires picomatch when it loads, through a require of its
  * own making that esbuild cannot see: every start then read and compiled picomatch's five files
- * from node_modules (~10 ms). A plain require() is bundled: fdir gets the picomatch the bundle
- * already holds for tinyglobby.
+ * from node_modules (~10 ms). An import is bundled: fdir gets the picomatch the bundle holds for
+ * tinyglobby and orca (a lazy package, below).
  */
 const fdirBundledPicomatch = {
   name: "fdir-bundled-picomatch",
   setup(b) {
     b.onLoad({ filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
       const source = await readFile(args.path, "utf8");
-      const patched = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', 'pm = require("picomatch");');
+      const replaced = source.replace('__require.resolve("picomatch");\n\tpm = __require("picomatch");', "pm = __orcaPicomatch;");
+      const patched = replaced === source ? source : `import __orcaPicomatch from "picomatch";\n${replaced}`;
       if (patched === source) throw new Error(`fdir-bundled-picomatch: ${args.path} no longer requires picomatch as expected`);
       return { contents: patched, loader: "js" };
     });
@@ -87,6 +89,13 @@ const fdirBundledPicomatch = {
  * whose facades load less, ~3 % more (esbuild wraps each required module once per importing
  * file) — Node 24 first. Requiring only the built-ins with getter exports measured no better. Only import statements are turned; the require() left in
  * the module this makes is what esbuild keeps as Node's own.
+ *
+ * The stand-ins all land in one chunk: each requires a hub module that names every stand-in (in a
+ * function nothing calls), so esbuild sees them reachable from the same entry points. Placed by who
+ * imports them, as esbuild places modules, they made ~460-byte chunks of their own, nine among the
+ * 26 chunks `orca -p` loaded before its first request, each resolved, read, looked up in the compile
+ * cache and linked. A stand-in per importing file instead (tried) made 175 of them, each requiring
+ * its built-in through Node's require: fewer chunks, more work (docs/benchmarks.md).
  */
 /**
  * Built-ins orca needs only later in a run while Node's fetch does not load them on its own, so that
@@ -105,14 +114,24 @@ function lazyBuiltin(spec) {
   ].join("\n");
 }
 const BUILTINS = new Set(builtinModules.flatMap((name) => (name.startsWith("node:") ? [name] : [name, `node:${name}`])));
+const withPrefix = (spec) => spec.replace(/^(node:)?/, "node:");
 const builtinsRequired = {
   name: "builtins-required",
   setup(b) {
     b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (args) => {
       if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
-      return { path: args.path, namespace: "builtin-required" };
+      return { path: withPrefix(args.path), namespace: "builtin-required" };
     });
-    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({ contents: LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    b.onResolve({ filter: /^orca-builtin:/ }, (args) => ({ path: args.path.slice("orca-builtin:".length), namespace: "builtin-required" }));
+    b.onResolve({ filter: /^orca-builtins-hub$/ }, () => ({ path: "hub", namespace: "builtins-hub" }));
+    b.onLoad({ filter: /.*/, namespace: "builtins-hub" }, () => ({
+      contents: `module.exports = () => [${[...new Set([...BUILTINS].map(withPrefix))].map((spec) => `require("orca-builtin:${spec}")`).join(", ")}];`,
+      loader: "js",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "builtin-required" }, (args) => ({
+      contents: `require("orca-builtins-hub");\n${LAZY_BUILTINS.has(args.path.replace(/^node:/, "")) ? lazyBuiltin(args.path) : `module.exports = require(${JSON.stringify(args.path)});`}`,
+      loader: "js",
+    }));
   },
 };
 
@@ -123,14 +142,27 @@ const builtinsRequired = {
  * into the core chunk, every start compiled and ran them before its first request. Each is built
  * instead into a file of its own beside the chunks (`lazy-<name>.cjs`), which the bundle requires on
  * the first call into the package: its importers get a stand-in whose functions (and classes,
- * `instanceof` included) and default export reach the real module. A named import of something
- * that is not a function fails the build (tests/integration/startup-modules.test.ts: which runs load them).
+ * `instanceof` included), namespace objects and default export reach the real module. A named
+ * import of something that is neither fails the build (tests/integration/startup-modules.test.ts:
+ * which runs load them).
+ *
+ * zod (~250 KB) likewise: what a start uses of it before its first request is built at build time
+ * (the package's config and agents, src/util/package-snapshot.ts; the tools' parameter schemas,
+ * src/tools/prebuilt-schemas.ts), so a start with no config of its own compiled and ran zod — ~5–10 ms
+ * of CPU on Node 24 — for nothing. Its importers use `z`, a namespace object. Built from its ES
+ * module entry (`import`), so that zodEnglishOnly applies; the others from their `require` entry.
+ *
+ * picomatch (~60 KB) too: a start compiled no glob before its first request once an agent's `mcp__*`
+ * was matched without it (src/agent/definition.ts), yet loaded it for fdir, tinyglobby and orca's
+ * rules. It loads with the first glob a run compiles (a permission rule, the glob tool).
  */
-const LAZY_PACKAGES = ["yaml", "gray-matter"];
+const LAZY_PACKAGES = { yaml: "require", "gray-matter": "require", zod: "import", picomatch: "require" };
 const lazyFile = (pkg) => `lazy-${pkg}.cjs`;
 function lazyStandIn(pkg) {
   const real = createRequire(import.meta.url)(pkg);
-  const names = Object.keys(real).filter((name) => typeof real[name] === "function" && /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
+  const named = (name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default";
+  const names = Object.keys(real).filter((name) => typeof real[name] === "function" && named(name));
+  const objects = Object.keys(real).filter((name) => typeof real[name] === "object" && real[name] !== null && named(name));
   return [
     'import { createRequire } from "node:module";',
     "let real;",
@@ -140,7 +172,17 @@ function lazyStandIn(pkg) {
     "  Object.defineProperty(stand, Symbol.hasInstance, { value: (x) => x instanceof load()[name] });",
     "  return stand;",
     "};",
-    ...names.map((name) => `export const ${name} = lazyFunction(${JSON.stringify(name)});`),
+    // A namespace object (zod's `z`): each property read reaches the real one.
+    "const lazyObject = (name) => new Proxy({}, {",
+    "  get: (_, key) => Reflect.get(load()[name], key),",
+    "  has: (_, key) => Reflect.has(load()[name], key),",
+    "  ownKeys: () => Reflect.ownKeys(load()[name]),",
+    "  getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(load()[name], key); return d && { ...d, configurable: true }; },",
+    "});",
+    // Pure: esbuild drops the stand-ins no file imports (zod exports ~240 names).
+    // Through a local: an export may be named like a reserved word (zod's `null`, `void`).
+    ...names.map((name, i) => `const f${i} = /* @__PURE__ */ lazyFunction(${JSON.stringify(name)}); export { f${i} as ${name} };`),
+    ...objects.map((name, i) => `const o${i} = /* @__PURE__ */ lazyObject(${JSON.stringify(name)}); export { o${i} as ${name} };`),
     "export default new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(load(), self, args), construct: (_, args) => Reflect.construct(load(), args), get: (_, key) => Reflect.get(load(), key), has: (_, key) => Reflect.has(load(), key) });",
   ].join("\n");
 }
@@ -148,7 +190,7 @@ const lazyPackages = {
   name: "lazy-packages",
   setup(b) {
     const used = new Set();
-    b.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join("|")})$`) }, (args) => {
+    b.onResolve({ filter: new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|")})$`) }, (args) => {
       if (args.kind !== "import-statement") return undefined;
       used.add(args.path);
       return { path: args.path, namespace: "lazy-package" };
@@ -156,7 +198,7 @@ const lazyPackages = {
     b.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({ contents: lazyStandIn(args.path), loader: "js", resolveDir: process.cwd() }));
     b.onEnd(async (result) => {
       if (result.errors.length > 0 || used.size === 0) return;
-      const resolve = createRequire(import.meta.url).resolve;
+      const resolve = (pkg) => (LAZY_PACKAGES[pkg] === "import" ? fileURLToPath(import.meta.resolve(pkg)) : createRequire(import.meta.url).resolve(pkg));
       await b.esbuild.build({
         entryPoints: Object.fromEntries([...used].map((pkg) => [lazyFile(pkg).replace(/\.cjs$/, ""), resolve(pkg)])),
         outdir: b.initialOptions.outdir,
@@ -165,7 +207,7 @@ const lazyPackages = {
         format: "cjs",
         platform: "node",
         target: "node20",
-        plugins: [noEsprima],
+        plugins: [noEsprima, zodEnglishOnly],
         logLevel: "error",
       });
     });
@@ -214,6 +256,30 @@ const toEsmOnce = {
 };
 
 /**
+ * esbuild writes ASCII (its default charset: strings, regexes and names are escaped) but keeps some
+ * comments as the sources wrote them — an em dash, an ellipsis, an emoji in a dependency's doc
+ * comment. One such character makes the whole chunk a two-byte string in V8: Node decodes the core
+ * chunk's ~1 MB from UTF-8 to UTF-16 on every start and V8 holds 2 MB of source. Left only in comments,
+ * each is written as an escape here; in any other place the escape means the same character.
+ */
+const asciiChunks = {
+  name: "ascii-chunks",
+  setup(b) {
+    b.onEnd(async (result) => {
+      if (result.errors.length > 0) return;
+      const outdir = b.initialOptions.outdir;
+      for (const name of (await readdir(outdir)).filter((n) => /\.(m?js|cjs)$/.test(n))) {
+        const file = path.join(outdir, name);
+        const source = await readFile(file, "utf8");
+        // eslint-disable-next-line no-control-regex
+        if (/^[\x00-\x7f]*$/.test(source)) continue;
+        await writeFile(file, source.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
+      }
+    });
+  },
+};
+
+/**
  * esbuild's options for a bundle of `entryPoints` into `outdir`: ESM chunks for Node 20; the MCP
  * SDK stays external (loaded only when a server is configured) and so does react-devtools-core
  * (Ink's devtools chunk, which imports it, loads only when asked for).
@@ -228,7 +294,7 @@ export function bundleOptions(entryPoints, outdir) {
     platform: "node",
     target: "node20",
     external: ["@modelcontextprotocol/sdk", "react-devtools-core"],
-    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly, toEsmOnce, lazyPackages],
+    plugins: [builtinsRequired, fdirBundledPicomatch, noEsprima, reactProductionOnly, zodEnglishOnly, toEsmOnce, lazyPackages, asciiChunks],
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",

@@ -194,10 +194,21 @@ const MAX_ANSWERS = 4096;
 // An entry without glob syntax matches its own name only (the equality above): compiling each with
 // picomatch was ~1–2 ms of every start, before the first request.
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
+// A literal and one trailing `*` (the coordinator's `mcp__*`): what picomatch makes of it, without
+// loading and compiling a glob before the first request (picomatch is a file of its own, loaded on
+// first use: scripts/bundle-options.mjs). A bare `*` matches no empty or dot name; a name with a `/`
+// (no tool's) is left to picomatch, whose rules for it are its own.
+const PREFIX_STAR = /^[^*?[\]{}()!+@\\/]*\*$/;
+export function prefixStarMatcher(entry: string): ((name: string) => boolean) | undefined {
+  if (!PREFIX_STAR.test(entry)) return undefined;
+  const prefix = entry.slice(0, -1);
+  let glob: ((name: string) => boolean) | undefined;
+  return (name) => (name.includes("/") ? (glob ??= picomatch(entry))(name) : name.startsWith(prefix) && (prefix !== "" || (name !== "" && !name.startsWith("."))));
+}
 function entryMatcher(entry: string): (name: string) => boolean {
   let matcher = matchers.get(entry);
   if (!matcher) {
-    matcher = picomatch(entry);
+    matcher = prefixStarMatcher(entry) ?? picomatch(entry);
     matchers.set(entry, matcher);
   }
   return matcher;

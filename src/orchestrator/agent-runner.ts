@@ -126,6 +126,9 @@ export class AgentRunner {
           warmUp: (bound) => {
             if (tokenizerWorthLoading(bound, contextWindowFor(agent.model.name, config.model.context_window))) warmTokenizer(agent.model.name);
             loadShellParser().catch(() => undefined); // a failure is reported by the permission check that needs it
+            // The tools' zod schemas, and zod itself, are made on first use (tools/tool.ts): made
+            // here, the first call's validation does not wait for them.
+            for (const tool of this.toolsFor(agent)) tool.params.def;
           },
           beforeRequest: this.deps.compact
             ? async (history, signal, tools) => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../util/built-on-use.js";
 import type { AnyTool, Tool, ToolResult } from "../tools/tool.js";
 
 /**
@@ -39,6 +40,24 @@ const unscheduled = {
   permissionSubject: () => ({ kind: "none" as const }),
 };
 
+/** The controls' parameters, made on first use (tools/tool.ts, `params`). */
+const schemas = madeOnFirstCall(() => ({
+  message: z.object({
+    id: z.string().min(1).describe("The agent's id (e.g. editor-2), or its label or agent name when that names one agent."),
+    text: z.string().min(1).describe("What to tell it."),
+  }),
+  status: z.object({ id: z.string().min(1).optional().describe("One sub-agent's id; omit for all of yours.") }),
+  wait: z.object({
+    ids: z.array(z.string().min(1)).optional().describe("Sub-agent ids to wait for."),
+    timeout_s: z
+      .number()
+      .positive()
+      .max(MAX_WAIT_S)
+      .optional()
+      .describe(`How long to wait at most, in seconds (default ${DEFAULT_WAIT_S}).`),
+  }),
+}));
+
 export function createControlTools(host: ControlHost): AnyTool[] {
   const message: Tool<MessageArgs> = {
     name: "message_agent",
@@ -47,10 +66,10 @@ export function createControlTools(host: ControlHost): AnyTool[] {
       "constraint, ask it to wrap up), your parent, or a sibling working beside you (to coordinate: who edits what, a finding " +
       "it needs) — as your can_message allows. It reads it before its next model request, marked as from you. A finished " +
       "sub-agent is continued with delegate {resume} instead.",
-    params: z.object({
-      id: z.string().min(1).describe("The agent's id (e.g. editor-2), or its label or agent name when that names one agent."),
-      text: z.string().min(1).describe("What to tell it."),
-    }),
+    get params() {
+      return schemas().message;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (args, ctx) => host.message(ctx.agentId, args.id, args.text),
   };
@@ -59,7 +78,10 @@ export function createControlTools(host: ControlHost): AnyTool[] {
     description:
       "The state of your sub-agents: status (running, done, failed, cancelled…), whether it runs in the background, " +
       "steps and tokens. With an id: that one in detail, with its result once it has ended.",
-    params: z.object({ id: z.string().min(1).optional().describe("One sub-agent's id; omit for all of yours.") }),
+    get params() {
+      return schemas().status;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (args, ctx) => host.status(ctx.agentId, args.id),
   };
@@ -68,15 +90,10 @@ export function createControlTools(host: ControlHost): AnyTool[] {
     description:
       "Wait until the given background sub-agents have ended (or the timeout passes) and return their results. A result " +
       "returned here is not delivered again as a message. Without ids: every background sub-agent of yours still running.",
-    params: z.object({
-      ids: z.array(z.string().min(1)).optional().describe("Sub-agent ids to wait for."),
-      timeout_s: z
-        .number()
-        .positive()
-        .max(MAX_WAIT_S)
-        .optional()
-        .describe(`How long to wait at most, in seconds (default ${DEFAULT_WAIT_S}).`),
-    }),
+    get params() {
+      return schemas().wait;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: (args, ctx) => host.wait(ctx.agentId, args.ids ?? [], Math.round((args.timeout_s ?? DEFAULT_WAIT_S) * 1000), ctx.signal),
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../util/built-on-use.js";
 import { TASK_STATUSES } from "../events/schema-team.js";
 import type { AnyTool, Tool, ToolResult } from "../tools/tool.js";
 import { boardText, describeTask, type Task, type TaskBoard, type TaskInput } from "./task-board.js";
@@ -18,12 +19,34 @@ const unscheduled = {
   permissionSubject: () => ({ kind: "none" as const }),
 };
 
-const title = z.string().min(1).max(120).describe("A few words, e.g. 'fix subtract'.");
-const dependsOn = z.array(z.string().min(1)).describe("Ids of tasks that must be done before this one can be delegated, e.g. [\"t1\"].");
-const scope = z
-  .array(z.string().min(1))
-  .describe("Workspace-relative globs of the files it will touch, e.g. [\"src/math.js\", \"test/**\"]; a delegation whose scope meets a running task's is flagged.");
-const notes = z.string().max(2000).describe("Free text: decisions, what is left, why it failed.");
+/** The board tools' parameters, made on first use (tools/tool.ts, `params`). */
+const schemas = madeOnFirstCall(() => {
+  const title = z.string().min(1).max(120).describe("A few words, e.g. 'fix subtract'.");
+  const dependsOn = z.array(z.string().min(1)).describe("Ids of tasks that must be done before this one can be delegated, e.g. [\"t1\"].");
+  const scope = z
+    .array(z.string().min(1))
+    .describe("Workspace-relative globs of the files it will touch, e.g. [\"src/math.js\", \"test/**\"]; a delegation whose scope meets a running task's is flagged.");
+  const notes = z.string().max(2000).describe("Free text: decisions, what is left, why it failed.");
+  return {
+    create: z.object({ title, depends_on: dependsOn.optional(), scope: scope.optional(), notes: notes.optional() }),
+    update: z.object({
+      id: z.string().min(1).describe("The task's id, e.g. t2."),
+      title: title.optional(),
+      status: z.enum(TASK_STATUSES).optional(),
+      owner: z.string().min(1).optional().describe("The agent id working on it."),
+      depends_on: dependsOn.optional(),
+      scope: scope.optional(),
+      notes: notes.optional(),
+    }),
+    list: z.object({}),
+    mine: z.object({}),
+    ownUpdate: z.object({
+      id: z.string().min(1).optional().describe("Which of your tasks, when you own more than one; default: the latest."),
+      status: z.enum(["in_progress", "done", "failed"]).optional(),
+      notes: notes.optional(),
+    }),
+  };
+});
 
 interface CreateArgs {
   title: string;
@@ -59,22 +82,20 @@ export function createTaskTools(host: TaskToolsHost): AnyTool[] {
     description:
       "Add a task to the team's board, which the person watches: a title, the tasks it depends on and its file scope. It starts " +
       "pending; delegate {task_id} hands it to a sub-agent (who becomes its owner). A task whose dependencies are not done cannot be delegated.",
-    params: z.object({ title, depends_on: dependsOn.optional(), scope: scope.optional(), notes: notes.optional() }),
+    get params() {
+      return schemas().create;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (args, ctx) => done(board.create(ctx.agentId, { title: args.title, dependsOn: args.depends_on, scope: args.scope, notes: args.notes }), "created"),
   };
   const update: Tool<UpdateArgs> = {
     name: "task_update",
     description: "Change a task on the board: its title, status, owner (an agent id), dependencies, scope or notes. Only the fields given change.",
-    params: z.object({
-      id: z.string().min(1).describe("The task's id, e.g. t2."),
-      title: title.optional(),
-      status: z.enum(TASK_STATUSES).optional(),
-      owner: z.string().min(1).optional().describe("The agent id working on it."),
-      depends_on: dependsOn.optional(),
-      scope: scope.optional(),
-      notes: notes.optional(),
-    }),
+    get params() {
+      return schemas().update;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (args, ctx) => {
       if (args.owner !== undefined && !host.isAgent(args.owner)) return failed(`no agent ${args.owner} in this session`);
@@ -85,14 +106,20 @@ export function createTaskTools(host: TaskToolsHost): AnyTool[] {
   const list: Tool<Record<string, never>> = {
     name: "task_list",
     description: "The team's board: every task with its status, owner, dependencies (and what it still waits for), scope and notes.",
-    params: z.object({}),
+    get params() {
+      return schemas().list;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async () => ({ ok: true, content: boardText(board.state) }),
   };
   const mine: Tool<Record<string, never>> = {
     name: "my_task",
     description: "The board task you were given (its title, status, dependencies, scope and notes).",
-    params: z.object({}),
+    get params() {
+      return schemas().mine;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (_args, ctx) => {
       const own = board.ownedBy(ctx.agentId);
@@ -103,11 +130,10 @@ export function createTaskTools(host: TaskToolsHost): AnyTool[] {
   const ownUpdate: Tool<OwnUpdateArgs> = {
     name: "my_task_update",
     description: "Set your board task's status (in_progress, done, failed) and notes, so your lead and the person see where it stands.",
-    params: z.object({
-      id: z.string().min(1).optional().describe("Which of your tasks, when you own more than one; default: the latest."),
-      status: z.enum(["in_progress", "done", "failed"]).optional(),
-      notes: notes.optional(),
-    }),
+    get params() {
+      return schemas().ownUpdate;
+    },
+    schemaVariant: "",
     ...unscheduled,
     execute: async (args, ctx) => {
       const own = board.ownedBy(ctx.agentId);

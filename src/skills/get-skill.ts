@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { madeOnFirstCall } from "../util/built-on-use.js";
 import { fail, ok, type Tool, type ToolResult } from "../tools/tool.js";
 import { isInside } from "../tools/workspace.js";
 import { listSkillFiles } from "./files.js";
@@ -17,16 +18,18 @@ export interface GetSkillOptions {
   onLoaded?: (agentId: string, skill: Skill) => void;
 }
 
-const params = z.object({
-  name: z.string().min(1).describe("The skill's name, as listed in the skills index."),
-  file: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("A file bundled with the skill, relative to its folder (e.g. references/checklist.md): returns that file instead."),
-});
+const params = madeOnFirstCall(() =>
+  z.object({
+    name: z.string().min(1).describe("The skill's name, as listed in the skills index."),
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A file bundled with the skill, relative to its folder (e.g. references/checklist.md): returns that file instead."),
+  }),
+);
 
-export type GetSkillArgs = z.infer<typeof params>;
+export type GetSkillArgs = z.infer<ReturnType<typeof params>>;
 
 const MAX_FILES = 100;
 /** A bundled file larger than this is cut: references are meant to be read, not data dumps. */
@@ -63,7 +66,10 @@ export function createGetSkillTool(opts: GetSkillOptions): Tool<GetSkillArgs> {
       "Load a skill by name: returns its instructions, its folder and the files bundled with it " +
       "(scripts, references, assets). Call it when a task matches a skill in the skills index, " +
       "before you start the task. With `file`, returns one bundled file (e.g. references/guide.md).",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args) => {
       const skill = find(args.name);

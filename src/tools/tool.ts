@@ -58,8 +58,19 @@ export type PermissionSubject =
 export interface Tool<A = unknown> {
   readonly name: string;
   readonly description: string;
-  /** Validates and types the arguments. Built-ins use a zod object schema. */
+  /**
+   * Validates and types the arguments. Built-ins use a zod object schema, made on first read (a
+   * getter over util/built-on-use.ts's madeOnFirstCall): the first request offers the schema made
+   * at build time, so a start need not build one (~5–10 ms of zod before the first request).
+   */
   readonly params: z.ZodType<A>;
+  /**
+   * Set on a tool whose parameter schema the build makes ahead (tools/prebuilt-schemas.ts): what,
+   * beyond its code, the schema depends on — the settings it was made with, "" when none. The kept
+   * schema is found by the tool's name and this, without building `params`. Unset (MCP tools, tests'
+   * own): the schema is converted from `params`.
+   */
+  readonly schemaVariant?: string;
   /** When set (MCP tools), the JSON Schema offered to the model instead of one derived from params. */
   readonly jsonSchema?: Record<string, unknown>;
   /** True when this call never changes anything (plan mode allows only these). */

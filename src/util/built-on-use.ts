@@ -23,3 +23,13 @@ export function builtOnUse<T extends object>(make: () => T): T {
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
 }
+
+/**
+ * A function that makes its value the first time it is called and returns the same one after: for
+ * a schema that must be the real object (a tool's parameters, see above) yet need not be built
+ * when its module loads.
+ */
+export function madeOnFirstCall<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}

@@ -63,7 +63,8 @@ describe("the tokenizer (0.2–0.4 s of the main thread to load)", () => {
 describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start compiled and ran)", () => {
   // Each is a file of its own beside the chunks, required on first use (scripts/bundle-options.mjs).
   const yamlCode = ({ files, bundled }: { files: string[]; bundled: Set<string> }) => ({
-    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-/.test(f)).map((f) => path.basename(f)).sort(),
+    // zod's file aside: it may load while the model answers (tests below).
+    files: files.filter((f) => /[\\/]dist[\\/]bundle[\\/]lazy-(?!zod)/.test(f)).map((f) => path.basename(f)).sort(),
     packages: ["yaml", "js-yaml", "gray-matter"].filter((pkg) => bundled.has(pkg)),
   });
 
@@ -78,6 +79,53 @@ describe("the YAML parsers (yaml, gray-matter with js-yaml: ~360 KB a start comp
       ".orca/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite them down.\n",
     };
     expect(yamlCode(await tracedRun({ files }))).toEqual({ files: ["lazy-gray-matter.cjs", "lazy-yaml.cjs"], packages: ["yaml", "js-yaml", "gray-matter"] });
+  });
+});
+
+describe("zod (~250 KB a start compiled and ran; the tools' schemas made before the first request)", () => {
+  // Built into a file of its own like the YAML parsers; the tools' parameter schemas are made on
+  // first use, and warmed while the model answers (orchestrator/agent-runner.ts).
+  const zodFile = (files: string[]) => files.some((f) => f.endsWith(path.join("dist", "bundle", "lazy-zod.cjs")));
+
+  async function loadedBeforeFirstRequest(replies: ScriptedReply[], files: Record<string, string> = {}) {
+    const server = await scriptedServer(replies);
+    const ws = workspace(files);
+    const trace = path.join(ws.home, "modules.txt");
+    const first = path.join(ws.home, "first-request.txt");
+    const run = await runOrca(["-p", "go", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace, ORCA_TRACE_FIRST_REQUEST: first } });
+    expect(run.code, run.stderr).toBe(0);
+    return { before: fs.readFileSync(first, "utf8").split("\n"), atExit: fs.readFileSync(trace, "utf8").split("\n"), requests: server.requests };
+  }
+
+  it("is not loaded before the first request leaves, with the package's own config; nor in the chunks", async () => {
+    const { before } = await loadedBeforeFirstRequest([{ text: "hello" }]);
+    expect(zodFile(before)).toBe(false);
+    expect((await tracedRun()).bundled.has("zod")).toBe(false);
+  });
+
+  it("loads before it with a config of the project's own (checked against the config schema), and when a tool is called", async () => {
+    expect(zodFile((await loadedBeforeFirstRequest([{ text: "hello" }], { ".orca/config.yaml": "model:\n  context_window: 100000\n" })).before)).toBe(true);
+    const called = await loadedBeforeFirstRequest([{ toolCalls: [{ name: "read_file", args: { path: "a.txt" } }] }, { text: "read it" }], { "a.txt": "the content\n" });
+    expect(JSON.stringify(called.requests[1]?.body.messages.at(-1))).toContain("the content");
+    expect(zodFile(called.atExit)).toBe(true);
+  });
+});
+
+describe("picomatch (the coordinator's `mcp__*` compiled a glob before every first request)", () => {
+  const picomatchFile = (files: string[]) => files.some((f) => f.endsWith(path.join("dist", "bundle", "lazy-picomatch.cjs")));
+
+  it("is not loaded by a run that matches no glob, and loads when the glob tool runs", async () => {
+    const { files, bundled } = await tracedRun();
+    expect({ file: picomatchFile(files), inChunks: bundled.has("picomatch") }).toEqual({ file: false, inChunks: false });
+    const server = await scriptedServer([{ toolCalls: [{ name: "glob", args: { pattern: "src/*.ts" } }] }, { text: "found" }]);
+    const ws = workspace({ "src/a.ts": "x", "src/b.js": "y" });
+    const trace = path.join(ws.home, "modules.txt");
+    const run = await runOrca(["-p", "find", "--base-url", server.url], { ws, env: { NODE_OPTIONS: `--import=${TRACER}`, ORCA_TRACE_MODULES: trace } });
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.stringify(server.requests[1]?.body.messages.at(-1));
+    expect(result).toContain("src/a.ts");
+    expect(result).not.toContain("src/b.js");
+    expect(picomatchFile(fs.readFileSync(trace, "utf8").split("\n"))).toBe(true);
   });
 });
 
@@ -102,7 +150,8 @@ describe("Node built-ins a plain SDK client does not load (scripts/bundle-option
 
 describe("what the bundle holds", () => {
   const bundleDir = fileURLToPath(new URL("../../dist/bundle/", import.meta.url));
-  const sources = () => fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
+  // With the lazy packages' files (lazy-zod.cjs holds zod).
+  const sources = () => fs.readdirSync(bundleDir).filter((f) => /\.c?js$/.test(f)).map((f) => fs.readFileSync(path.join(bundleDir, f), "utf8")).join("\n");
 
   it("holds React's production build only, and zod's English messages only (scripts/bundle-options.mjs)", () => {
     const all = sources();
@@ -110,6 +159,16 @@ describe("what the bundle holds", () => {
     expect(all).not.toMatch(/^\/\/ node_modules\/(react|react-reconciler|scheduler)\/cjs\/[\w.-]+\.development\.js$/m);
     expect(all).toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/en\.js$/m);
     expect(all).not.toMatch(/^\/\/ node_modules\/zod\/v4\/locales\/(?!en\.js|index\.js)[\w-]+\.js$/m);
+  });
+
+  it("is ASCII throughout (a non-ASCII character left in a comment made the whole chunk a two-byte string in V8)", () => {
+    const notAscii = fs.readdirSync(bundleDir).filter((f) => /\.c?js$/.test(f) && !/^[\x00-\x7f]*$/.test(fs.readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(notAscii).toEqual([]);
+  });
+
+  it("holds every built-in's require stand-in in one chunk (one each, they were nine ~460-byte chunks a headless run loaded)", () => {
+    const holding = fs.readdirSync(bundleDir).filter((f) => f.endsWith(".js") && /^\/\/ builtin-required:/m.test(fs.readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(holding).toHaveLength(1);
   });
 
   it("links no Node built-in as an ES module: its facade would load what the built-in exports lazily (undici for node:http)", () => {

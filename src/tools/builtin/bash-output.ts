@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { fail, ok, type Tool, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import type { ShellManager } from "./shells.js";
 
-const shellIdParams = z.object({
-  shell_id: z.string().describe('Id of a background shell, as returned by bash with run_in_background (e.g. "shell_1").'),
-});
-export type ShellIdArgs = z.infer<typeof shellIdParams>;
+const shellIdParams = madeOnFirstCall(() =>
+  z.object({
+    shell_id: z.string().describe('Id of a background shell, as returned by bash with run_in_background (e.g. "shell_1").'),
+  }),
+);
+export type ShellIdArgs = z.infer<ReturnType<typeof shellIdParams>>;
 
 export function unknownShell(tool: string, id: string, shells: ShellManager): ToolResult {
   const known = shells.ids();
@@ -19,7 +22,10 @@ export function bashOutputTool(opts: { shells: ShellManager; maxOutputTokens: nu
     name: "bash_output",
     description:
       "Read what a background shell has printed since the last read, with its status (running, exited or killed) and, once it has ended, its exit code.",
-    params: shellIdParams,
+    get params() {
+      return shellIdParams();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args) => ({ reads: [`shell:${args.shell_id}`], writes: [] }),
     permissionSubject: () => ({ kind: "none" }),

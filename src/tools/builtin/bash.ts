@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { readOnlyHint } from "../command-pattern.js";
 import { fail, ok, type Tool, type ToolContext, type ToolResult } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
@@ -53,12 +54,17 @@ export type BashArgs = z.infer<ReturnType<typeof paramsFor>>;
 export function bashTool(opts: BashOptions): Tool<BashArgs> {
   const readOnly = readOnlyHint(opts.readOnlyCommands);
   const sandbox = opts.shells.launcher.sandbox;
+  const params = madeOnFirstCall(() => paramsFor(opts));
   return {
     name: "bash",
     description:
       "Run a shell command with bash in the workspace root and return its combined stdout and stderr with the exit code. Input is not available (stdin is empty), so use non-interactive flags. Processes the command leaves running are stopped when it ends; use run_in_background for long-running ones." +
       (sandbox.available ? ` ${sandboxNote(sandbox.status.network)}` : ""),
-    params: paramsFor(opts),
+    get params() {
+      return params();
+    },
+    // What paramsFor reads of opts: the kept schema must be one made with the same.
+    schemaVariant: JSON.stringify([opts.bashTimeoutMs, sandbox.available]),
     readOnly: (args) => readOnly(args.command),
     // A command that may write waits for writes and other commands, never for readers (DESIGN §14).
     access: (args, ws) => (readOnly(args.command) ? { reads: [ws.root], writes: [] } : { reads: [], writes: [ws.root, ...ws.additionalDirs], command: true }),

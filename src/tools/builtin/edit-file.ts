@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { contentHash } from "../../util/content-hash.js";
 import { writeFileAtomic } from "../confined-fs.js";
 import { readForPreview, unifiedDiff } from "../diff.js";
@@ -7,15 +8,17 @@ import type { Workspace } from "../workspace.js";
 import { announceWrite, currentFile, type CurrentFile } from "./file-writes.js";
 import { fsFailure, looksBinary, pathSubject, resolveArg, writeAccess } from "./paths.js";
 
-const params = z.object({
-  path: z.string().describe("File to edit, relative to the workspace root."),
-  old_string: z
-    .string()
-    .describe("Exact text to replace, whitespace and indentation included. Must occur exactly once unless replace_all is set."),
-  new_string: z.string().describe("Text to put in its place."),
-  replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one. Default false."),
-});
-export type EditFileArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    path: z.string().describe("File to edit, relative to the workspace root."),
+    old_string: z
+      .string()
+      .describe("Exact text to replace, whitespace and indentation included. Must occur exactly once unless replace_all is set."),
+    new_string: z.string().describe("Text to put in its place."),
+    replace_all: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one. Default false."),
+  }),
+);
+export type EditFileArgs = z.infer<ReturnType<typeof params>>;
 
 const SNIPPET_CONTEXT = 2;
 const SNIPPET_MAX_LINES = 20;
@@ -25,7 +28,10 @@ export function editFileTool(): Tool<EditFileArgs> {
     name: "edit_file",
     description:
       "Replace exact text in a file. old_string must match exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first; copy the text without the line-number prefix.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),

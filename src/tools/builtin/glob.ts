@@ -1,15 +1,18 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { errorMessage, fsFailure, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 import { findFiles, patternProblem } from "./walk.js";
 
-const params = z.object({
-  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py". node_modules and .git are skipped unless named.'),
-  path: z.string().optional().describe("Folder to search in, relative to the workspace root. Default: the root."),
-});
-export type GlobArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    pattern: z.string().describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py". node_modules and .git are skipped unless named.'),
+    path: z.string().optional().describe("Folder to search in, relative to the workspace root. Default: the root."),
+  }),
+);
+export type GlobArgs = z.infer<ReturnType<typeof params>>;
 
 const MAX_RESULTS = 200;
 // Sorting by modification time needs a stat per file; past this many, sort by name instead.
@@ -20,7 +23,10 @@ export function globTool(): Tool<GlobArgs> {
     name: "glob",
     description:
       "Find files by name pattern. Returns workspace-relative paths, most recently modified first.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path ?? "."),
     permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),

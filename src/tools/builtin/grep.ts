@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { fail, ok, type Tool } from "../tool.js";
 import type { Workspace } from "../workspace.js";
 import { truncateHeadTail } from "../truncate.js";
@@ -9,14 +10,16 @@ import { errorMessage, fsFailure, looksBinary, pathSubject, plural, readAccess, 
 import { findFiles, patternProblem } from "./walk.js";
 import type { RE2JS } from "re2js";
 
-const params = z.object({
-  pattern: z.string().describe("JavaScript regular expression to search for, e.g. \"function\\s+load\" or \"TODO|FIXME\"."),
-  path: z.string().optional().describe("File or folder to search, relative to the workspace root. Default: the root."),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts". node_modules and .git are skipped unless named.'),
-  ignore_case: z.boolean().optional().describe("Match case-insensitively. Default false."),
-  max_results: z.number().int().min(1).max(1000).optional().describe("Stop after this many matching lines. Default 100."),
-});
-export type GrepArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    pattern: z.string().describe("JavaScript regular expression to search for, e.g. \"function\\s+load\" or \"TODO|FIXME\"."),
+    path: z.string().optional().describe("File or folder to search, relative to the workspace root. Default: the root."),
+    glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts". node_modules and .git are skipped unless named.'),
+    ignore_case: z.boolean().optional().describe("Match case-insensitively. Default false."),
+    max_results: z.number().int().min(1).max(1000).optional().describe("Stop after this many matching lines. Default 100."),
+  }),
+);
+export type GrepArgs = z.infer<ReturnType<typeof params>>;
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -28,7 +31,10 @@ export function grepTool(opts: { maxOutputTokens: number; tokens: TokenCounter }
     name: "grep",
     description:
       "Search file contents with a regular expression. Prints `path:line:text` for each matching line. Binary files, node_modules and .git are skipped.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path ?? "."),
     permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),

@@ -2,14 +2,17 @@ import type { Dirent } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { isTempName } from "../../util/atomic-write.js";
 import { fsFailure, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 
-const params = z.object({
-  path: z.string().optional().describe("Folder to list, relative to the workspace root. Default: the root."),
-});
-export type ListDirArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    path: z.string().optional().describe("Folder to list, relative to the workspace root. Default: the root."),
+  }),
+);
+export type ListDirArgs = z.infer<ReturnType<typeof params>>;
 
 const MAX_ENTRIES = 500;
 
@@ -18,7 +21,10 @@ export function listDirTool(): Tool<ListDirArgs> {
     name: "list_dir",
     description:
       "List a folder's entries, sorted by name: folders end with `/`, files show their size. Use glob to find files by name pattern across folders.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path ?? "."),
     permissionSubject: (args, ws) => pathSubject(ws, args.path ?? "."),

@@ -1,18 +1,21 @@
 import fs, { type Stats } from "node:fs";
 import { promisify } from "node:util";
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { openConfinedFdForRead } from "../confined-fs.js";
 import { fail, ok, type Tool } from "../tool.js";
 import { truncateHeadTail } from "../truncate.js";
 import type { TokenCounter } from "../../util/token-counter.js";
 import { fsFailure, looksBinary, pathSubject, plural, readAccess, resolveArg } from "./paths.js";
 
-const params = z.object({
-  path: z.string().describe("File to read, relative to the workspace root (or absolute inside it)."),
-  offset: z.number().int().min(1).optional().describe("1-based line number to start from. Default 1."),
-  limit: z.number().int().min(1).optional().describe("Maximum number of lines to return. Default: to the end of the file."),
-});
-export type ReadFileArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    path: z.string().describe("File to read, relative to the workspace root (or absolute inside it)."),
+    offset: z.number().int().min(1).optional().describe("1-based line number to start from. Default 1."),
+    limit: z.number().int().min(1).optional().describe("Maximum number of lines to return. Default: to the end of the file."),
+  }),
+);
+export type ReadFileArgs = z.infer<ReturnType<typeof params>>;
 
 // Beyond this a whole-file read is the wrong tool; head/tail/sed in bash can stream.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -33,7 +36,10 @@ export function readFileTool(opts: { maxOutputTokens: number; tokens: TokenCount
     name: "read_file",
     description:
       "Read a text file. Lines are numbered like `cat -n`. Use offset/limit to read part of a large file; long output keeps its start and end and says which lines were left out.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => true,
     access: (args, ws) => readAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),

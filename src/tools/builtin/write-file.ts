@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { madeOnFirstCall } from "../../util/built-on-use.js";
 import { contentHash } from "../../util/content-hash.js";
 import { writeFileAtomic } from "../confined-fs.js";
 import { PREVIEW_MAX_BYTES, readForPreview, unifiedDiff } from "../diff.js";
@@ -7,18 +8,23 @@ import type { Workspace } from "../workspace.js";
 import { announceWrite, currentFile, type CurrentFile } from "./file-writes.js";
 import { fsFailure, pathSubject, plural, resolveArg, writeAccess } from "./paths.js";
 
-const params = z.object({
-  path: z.string().describe("File to write, relative to the workspace root. Missing parent folders are created."),
-  content: z.string().describe("The complete new content of the file."),
-});
-export type WriteFileArgs = z.infer<typeof params>;
+const params = madeOnFirstCall(() =>
+  z.object({
+    path: z.string().describe("File to write, relative to the workspace root. Missing parent folders are created."),
+    content: z.string().describe("The complete new content of the file."),
+  }),
+);
+export type WriteFileArgs = z.infer<ReturnType<typeof params>>;
 
 export function writeFileTool(): Tool<WriteFileArgs> {
   return {
     name: "write_file",
     description:
       "Create a file or replace its whole content. To change part of an existing file, prefer edit_file.",
-    params,
+    get params() {
+      return params();
+    },
+    schemaVariant: "",
     readOnly: () => false,
     access: (args, ws) => writeAccess(ws, args.path),
     permissionSubject: (args, ws) => pathSubject(ws, args.path),
