@@ -194,16 +194,10 @@ const MAX_ANSWERS = 4096;
 // An entry without glob syntax matches its own name only (the equality above): compiling each with
 // picomatch was ~1–2 ms of every start, before the first request.
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
-// A name's prefix and one trailing star ("mcp__*", on the shipped coordinator's list) is what
-// picomatch would make of it, without compiling it (~1.5 ms of every start, cold, before the first
-// request: the coordinator's list is asked about every control tool): the name starts with the
-// prefix and the rest holds no "/" (tests/unit/agent-definition.test.ts compares both).
-const PREFIX_STAR = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*\*$/;
 function entryMatcher(entry: string): (name: string) => boolean {
   let matcher = matchers.get(entry);
   if (!matcher) {
-    const prefix = entry.slice(0, -1);
-    matcher = PREFIX_STAR.test(entry) ? (name) => name.startsWith(prefix) && !name.includes("/", prefix.length) : picomatch(entry);
+    matcher = picomatch(entry);
     matchers.set(entry, matcher);
   }
   return matcher;

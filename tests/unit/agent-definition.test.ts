@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentSearchDirs, allowsTool, loadAgentDefinitions } from "../../src/agent/definition.js";
 import { ROOT, tempWorkspace, type TempWorkspace } from "../fixtures/harness.js";
@@ -67,13 +66,5 @@ describe("agent definitions", () => {
       expect(allowsTool({ tools: [entry] }, "mcp__fs__read_text_file"), entry).toBe(true);
     }
     expect(allowsTool({ tools: ["!(mcp__*)"] }, "read_file")).toBe(true);
-  });
-
-  it("a prefix and one trailing star (matched without picomatch) answers as picomatch does", () => {
-    const names = ["mcp__", "mcp__a", "mcp__a/b", "mcp__a/", "mcp__/x", "./mcp__a", "mcp__.x", "mcp__a.b", "mcp__a\\b", "mcp__ a", "mcp__é", "mcp__a\n", "xmcp__a", "mcp_", "MCP__a", ".ab", ".a", "a-b_c.dX", "a-b_c.d/", ""];
-    for (const entry of ["mcp__*", "mcp__fs__*", ".a*", "a-b_c.d*", "a*", "*", "mcp__*/", "mcp/*", "a\\*", "a+*", "(a)*"]) {
-      const glob = picomatch(entry);
-      for (const name of names) expect(allowsTool({ tools: [entry] }, name), `${entry} ${JSON.stringify(name)}`).toBe(glob(name));
-    }
   });
 });
