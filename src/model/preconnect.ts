@@ -42,7 +42,7 @@ const WARM_MS = 30_000;
 const MAX_TLS_SESSIONS = 100;
 const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
-const warm = new Map<string, Dialled & { openedAt: number }>();
+const warm = new Map<string, Dialled & { openedAt: number; opening: boolean }>();
 const tlsSessions = new Map<string, Buffer>();
 let installed = false;
 
@@ -138,14 +138,36 @@ export function preconnect(baseURL: string): void {
   // Nothing waits on it until a request takes it: it must not keep a finished run alive.
   dialled.socket.unref();
   dialled.socket.on("error", () => {});
-  dialled.connected.catch(() => warm.delete(key));
   const openedAt = performance.now();
-  warm.set(key, { ...dialled, openedAt });
+  const entry = { ...dialled, openedAt, opening: true };
+  dialled.connected.then(
+    () => (entry.opening = false),
+    () => {
+      entry.opening = false;
+      warm.delete(key);
+    },
+  );
+  warm.set(key, entry);
   setTimeout(() => {
     if (warm.get(key)?.openedAt !== openedAt) return;
     warm.delete(key);
     dialled.socket.destroy();
   }, WARM_MS).unref();
+}
+
+/**
+ * Lets the connections being opened move on: two turns of the event loop, so that Node polls for
+ * I/O in between, when one is still opening; at once otherwise. Start-up is a chain of promise
+ * continuations that never lets the loop poll, and a socket dialled at its start went no further
+ * than the first step of its handshake (or not even its \`connect\`: Node issues it on a later tick)
+ * until the first request itself waited: the round trips preconnect was for were paid after all
+ * the CPU of the start instead of during it. Called at the start's seams (orchestrator/create.ts).
+ */
+export async function letConnectionsOpen(): Promise<void> {
+  if (![...warm.values()].some((d) => d.opening)) return;
+  // An immediate set from a poll callback, or from the check phase, runs before or after the
+  // poll that would see the socket's progress: the second one comes after at least one poll.
+  for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** undici's connector: the kept socket for the origin if it is still good, else a new one. */

@@ -10,6 +10,7 @@ import { type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
 import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
+import { letConnectionsOpen } from "../model/preconnect.js";
 import { createGetSkillTool, mapAllowedTools, preloadSkills, renderSkillsIndex, type SkillReport } from "../skills/index.js";
 import type { Approver } from "../tools/approver.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -176,7 +177,11 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
           if (!loadedEnv.modelErrors.has(d.name)) modelFor(d.model === "inherit" ? config.model.name : d.model).preconnect?.();
         }
       }
+      // Each handshake's next step goes out before the CPU-bound stretches (Node's fetch loading,
+      // then the session), so its round trips pass while they run (letConnectionsOpen says why).
+      await letConnectionsOpen();
       await modelFor(definition.model === "inherit" ? config.model.name : definition.model).prepare?.();
+      await letConnectionsOpen();
     } catch {
       // Only a head start: the run reports a model it cannot make.
     }
