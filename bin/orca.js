@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import nodeModule from "node:module";
 import v8 from "node:v8";
 import { enableCompileCache } from "./compile-cache.js";
-import { V8_FLAGS } from "./v8-flags.js";
+import { deferFirstFullGc, V8_FLAGS } from "./v8-flags.js";
 
 process.env.NODE_ENV ??= "production";
 // `orca sessions | head`: a reader that goes away is not an error worth a stack trace.
@@ -22,6 +22,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 }
 // Why each flag: bin/v8-flags.js.
 for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+deferFirstFullGc(v8, await import("node:perf_hooks"));
 // Where the Node version has one (22.1+): why and where, bin/compile-cache.js.
 enableCompileCache(nodeModule);
 // `orca`, `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts decides when).
