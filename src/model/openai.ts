@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { Stream } from "openai/core/streaming";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
-import { withByteBody } from "./byte-body.js";
+import { fetchBody } from "./byte-body.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { ModelError } from "../util/errors.js";
@@ -147,7 +147,7 @@ const REQUEST_STATE = Symbol("orca.requestState");
 async function tallyingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const state = (init as { [REQUEST_STATE]?: RequestState } | undefined)?.[REQUEST_STATE];
   if (state) state.attempts++;
-  const response = await fetch(input, withByteBody(init));
+  const response = await fetchBody(input, init);
   if (!response.ok || !state) return response;
   state.preview = new ResponsePreview();
   return state.preview.tap(response);

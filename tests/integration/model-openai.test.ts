@@ -361,6 +361,34 @@ describe("OpenAIModel over the real SDK and HTTP", () => {
     }
   });
 
+  it("follows an endpoint that redirects (307 and 308), sending the same body again", async () => {
+    // Requests go out with redirects refused, so that fetch does not copy every body for a redirect
+    // (byte-body.ts); one that does come is followed by sending again. Node 20's fetch could not
+    // re-send a body given as bytes after a redirect at all.
+    for (const status of [307, 308]) {
+      const { server } = await setup([{ text: "moved" }]);
+      const redirector = http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(status, { location: `${new URL(server.url).origin}${req.url}` });
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+      try {
+        const model = new OpenAIModel({ name: "test-model", baseURL: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1`, maxRetries: 0 });
+        const messages: ChatMessage[] = [{ role: "user", content: "über ✓ 🙂" }];
+        const events = await collect(model.stream(request({ messages }), new AbortController().signal));
+        expect(texts(events)).toBe("moved");
+        expect(server.requests).toHaveLength(1);
+        expect(server.requests[0]!.body.messages).toEqual([{ role: "user", content: "über ✓ 🙂" }]);
+      } finally {
+        await new Promise<void>((resolve) => redirector.close(() => resolve()));
+        await server.close();
+      }
+    }
+  });
+
   it("reports an unreachable endpoint as a connection error", async () => {
     // A port that was just free: nothing listens there.
     const probe = http.createServer();
