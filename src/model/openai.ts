@@ -11,7 +11,7 @@ import { classifyFailure, triesText, type FailureContext } from "./provider-erro
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
 import { usePreconnected } from "./preconnect.js";
-import { wireBody, type BodyFields } from "./wire-body.js";
+import { lentWireBody, type BodyFields, type LentBody } from "./wire-body.js";
 
 export { StreamAssembler } from "./assembler.js";
 
@@ -54,8 +54,9 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       const maxAttempts = this.maxRetries + 1;
       for (;;) {
         // What chat.completions.create sends, with the body already bytes.
+        const body = this.body(request, model);
         const pending = this.baseClient().post<Stream<ChatCompletionChunk>>("/chat/completions", {
-          body: this.body(request, model),
+          body: body.bytes,
           headers: { "content-type": "application/json" },
           stream: true,
           signal: guard.signal,
@@ -63,6 +64,9 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
           maxRetries: Math.max(0, maxAttempts - state.attempts - 1),
           fetchOptions: { [REQUEST_STATE]: state } as Record<string, never>,
         });
+        // The body's buffer is its history's, which the next request writes over: lent until the
+        // SDK is done with this one (its own retries send it again), not only until a cancel.
+        void pending.then(body.release, body.release);
         // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
         // would hold a cancel that long), so the caller's abort is raced against it.
         const sdkStream = await raceAbort(pending, guard.signal);
@@ -107,8 +111,8 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
     return this.client;
   }
 
-  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each). */
-  private body(request: ModelRequest, model: string): Buffer {
+  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each, and laid in its buffer). */
+  private body(request: ModelRequest, model: string): LentBody {
     const fields: BodyFields = { model, stream: true, stream_options: { include_usage: true } };
     const temperature = request.temperature ?? this.opts.temperature;
     if (temperature !== undefined) fields.temperature = temperature;
@@ -118,7 +122,7 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       if (this.isOpenAI()) fields.max_completion_tokens = maxOutput;
       else fields.max_tokens = maxOutput;
     }
-    return wireBody(fields, request.messages, request.tools);
+    return lentWireBody(fields, request.messages, request.tools);
   }
 
   private isOpenAI(): boolean {
