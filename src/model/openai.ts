@@ -64,24 +64,29 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
           maxRetries: Math.max(0, maxAttempts - state.attempts - 1),
           fetchOptions: { [REQUEST_STATE]: state } as Record<string, never>,
         });
-        // The body's buffer is its history's, which the next request writes over: lent until the
-        // SDK is done with this one (its own retries send it again), not only until a cancel.
-        void pending.then(body.release, body.release);
-        // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
-        // would hold a cancel that long), so the caller's abort is raced against it.
-        const sdkStream = await raceAbort(pending, guard.signal);
+        const settled = pending.then(noop, noop);
         const assembler = new StreamAssembler();
         let chunks = 0;
         let failure: unknown;
         try {
-          for await (const chunk of guard.watchIdle(sdkStream)) {
-            chunks++;
-            for (const event of assembler.push(chunk as WireChunk)) yield event;
+          // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
+          // would hold a cancel that long), so the caller's abort is raced against it.
+          const sdkStream = await raceAbort(pending, guard.signal);
+          try {
+            for await (const chunk of guard.watchIdle(sdkStream)) {
+              chunks++;
+              for (const event of assembler.push(chunk as WireChunk)) yield event;
+            }
+          } catch (error) {
+            // Only an answer that delivered nothing may be retried: nothing of it reached the caller.
+            if (chunks > 0 || !carriedNothing(error)) throw error;
+            failure = error;
           }
-        } catch (error) {
-          // Only an answer that delivered nothing may be retried: nothing of it reached the caller.
-          if (chunks > 0 || !carriedNothing(error)) throw error;
-          failure = error;
+        } finally {
+          // The body is its history's buffer, which the next request writes over, and fetch reads
+          // it while it sends it (byte-body.ts): lent until this attempt's answer has ended and
+          // the SDK is done with the body (its own retries send it again), not only until a cancel.
+          void settled.then(body.release);
         }
         guard.throwIfEnded();
         if (chunks > 0) {
@@ -156,6 +161,8 @@ async function tallyingFetch(input: string | URL | Request, init?: RequestInit):
   state.preview = new ResponsePreview();
   return state.preview.tap(response);
 }
+
+function noop(): void {}
 
 /** A body that broke off or did not parse before its first chunk: retrying it is safe. */
 function carriedNothing(error: unknown): boolean {
