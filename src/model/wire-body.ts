@@ -72,6 +72,14 @@ interface Arena {
 
 const arenas = new WeakMap<readonly ChatMessage[], Arena>();
 const MIN_ARENA_BYTES = 16 * 1024;
+/**
+ * The arenas that hold a buffer, least recently used first. A session keeps every agent's history
+ * (a finished sub-agent's too), so a buffer per history would grow with the sub-agents a session
+ * ever had: past this many, the least recently used arena gives its buffer up (its next body lays
+ * it out again), which bounds them at this many times a body and a half.
+ */
+const holding: Arena[] = [];
+const MAX_HOLDING = 64;
 
 /**
  * wireBody's bytes laid in a buffer kept for `messages` (the history array itself, the one each
@@ -82,6 +90,7 @@ export function lentWireBody(fields: BodyFields, messages: readonly ChatMessage[
   let arena = arenas.get(messages);
   if (arena?.lent) return { bytes: wireBody(fields, messages, tools), release: () => {} };
   if (!arena) arenas.set(messages, (arena = { buf: Buffer.alloc(0), head: "", laid: [], ends: [], lent: false }));
+  hold(arena);
   const head = `${headOf(fields)}[`;
   const bytes = messages.map(bytesOfMessage);
   let kept = 0;
@@ -114,6 +123,18 @@ export function lentWireBody(fields: BodyFields, messages: readonly ChatMessage[
   arena.lent = true;
   const lent = arena;
   return { bytes: buf.subarray(0, at), release: () => (lent.lent = false) };
+}
+
+/** Marks `arena` the most recently used; the least recently used one not lent gives its buffer up past MAX_HOLDING. */
+function hold(arena: Arena): void {
+  const at = holding.indexOf(arena);
+  if (at >= 0) holding.splice(at, 1);
+  holding.push(arena);
+  if (holding.length <= MAX_HOLDING) return;
+  const oldest = holding.findIndex((a) => !a.lent);
+  if (oldest < 0 || oldest === holding.length - 1) return;
+  const [dropped] = holding.splice(oldest, 1);
+  Object.assign(dropped!, { buf: Buffer.alloc(0), head: "", laid: [], ends: [] });
 }
 
 function headOf(fields: BodyFields): string {

@@ -106,4 +106,20 @@ describe("wireBody", () => {
     expect(third.bytes.byteOffset).toBe(first.bytes.byteOffset);
     third.release();
   });
+
+  it("keeps buffers for the most recently used histories only: one left behind is laid out again, whole", () => {
+    const f: BodyFields = { model: "m", stream: true, stream_options: { include_usage: true } };
+    const first: ChatMessage[] = [{ role: "user", content: "the first history" }];
+    const before = lentWireBody(f, first, []);
+    before.release();
+    const again = lentWireBody(f, first, []);
+    again.release();
+    expect(again.bytes.buffer).toBe(before.bytes.buffer);
+    for (let i = 0; i < 64; i++) lentWireBody(f, [{ role: "user", content: `history ${i}` }], []).release();
+    first.push({ role: "assistant", content: "an answer", toolCalls: [] });
+    const after = lentWireBody(f, first, []);
+    expect(after.bytes.buffer).not.toBe(before.bytes.buffer);
+    expect(after.bytes.toString("utf8")).toBe(sdkBytes(f, first, []));
+    after.release();
+  });
 });
