@@ -12,8 +12,9 @@
  * of orca's run beside the median step of the floor's run of the same turn. On a loaded machine a
  * step's wall time is mostly the wait for a core, so each turn also gives the CPU a step costs:
  * (CPU of the STEPS-step run − CPU of a one-step run) ÷ (STEPS − 1), from /usr/bin/time, and the
- * CPU of each step itself, taken inside each process from the end of a response to the next request
- * (bench/step-cpu.mjs, loaded into orca and the floor alike): the figure a busy hour stretches least.
+ * CPU of each step itself, taken inside each process from the end of a response to the next
+ * request's body sent (bench/step-cpu.mjs, loaded into orca and the floor alike): the figure a busy
+ * hour stretches least.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -91,7 +92,7 @@ export interface StepBench {
   cpu_per_step: VsFloor;
   /**
    * The CPU of the steady steps themselves, measured in each process from the end of a response
-   * to the next request (bench/step-cpu.mjs, µs grain): each side's spread over every step, and
+   * to the next request's body sent (bench/step-cpu.mjs, µs grain): each side's spread over every step, and
    * orca − floor, ÷ floor from each run's median step paired run by run.
    */
   cpu_in_step: VsFloor;

@@ -3,7 +3,7 @@ import type { Anthropic as AnthropicClient } from "@anthropic-ai/sdk";
 import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import type { MessageCreateParamsStreaming, MessageParam, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages";
 import { addCacheBreakpoints } from "./anthropic-cache.js";
-import { withByteBody } from "./byte-body.js";
+import { fetchBody } from "./byte-body.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-history.js";
 import { AnthropicAssembler, type AnthropicWireEvent } from "./anthropic-stream.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
@@ -66,7 +66,7 @@ export class AnthropicModel extends SdkModel<AnthropicModelOptions> implements M
       const client = this.baseClient(Sdk).withOptions({
         fetch: (input: string | URL | Request, init?: RequestInit) => {
           attempts++;
-          return fetch(input, withByteBody(init));
+          return fetchBody(input, init);
         },
       });
       const body = this.body(request, model);

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { Stream } from "openai/core/streaming";
 import { StreamAssembler, type WireChunk } from "./assembler.js";
-import { withByteBody } from "./byte-body.js";
+import { fetchBody } from "./byte-body.js";
 import { ResponsePreview, retryDelayMs } from "./response-preview.js";
 import { type Model, type ModelEvent, type ModelRequest } from "./model.js";
 import { ModelError } from "../util/errors.js";
@@ -11,7 +11,7 @@ import { classifyFailure, triesText, type FailureContext } from "./provider-erro
 import { RequestSignal } from "./request-signal.js";
 import { SdkModel, type SdkModelOptions } from "./sdk-model.js";
 import { usePreconnected } from "./preconnect.js";
-import { wireBody, type BodyFields } from "./wire-body.js";
+import { lentWireBody, type BodyFields, type LentBody } from "./wire-body.js";
 
 export { StreamAssembler } from "./assembler.js";
 
@@ -54,8 +54,9 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       const maxAttempts = this.maxRetries + 1;
       for (;;) {
         // What chat.completions.create sends, with the body already bytes.
+        const body = this.body(request, model);
         const pending = this.baseClient().post<Stream<ChatCompletionChunk>>("/chat/completions", {
-          body: this.body(request, model),
+          body: body.bytes,
           headers: { "content-type": "application/json" },
           stream: true,
           signal: guard.signal,
@@ -63,21 +64,29 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
           maxRetries: Math.max(0, maxAttempts - state.attempts - 1),
           fetchOptions: { [REQUEST_STATE]: state } as Record<string, never>,
         });
-        // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
-        // would hold a cancel that long), so the caller's abort is raced against it.
-        const sdkStream = await raceAbort(pending, guard.signal);
+        const settled = pending.then(noop, noop);
         const assembler = new StreamAssembler();
         let chunks = 0;
         let failure: unknown;
         try {
-          for await (const chunk of guard.watchIdle(sdkStream)) {
-            chunks++;
-            for (const event of assembler.push(chunk as WireChunk)) yield event;
+          // The SDK sleeps between retries without watching the signal (a Retry-After of minutes
+          // would hold a cancel that long), so the caller's abort is raced against it.
+          const sdkStream = await raceAbort(pending, guard.signal);
+          try {
+            for await (const chunk of guard.watchIdle(sdkStream)) {
+              chunks++;
+              for (const event of assembler.push(chunk as WireChunk)) yield event;
+            }
+          } catch (error) {
+            // Only an answer that delivered nothing may be retried: nothing of it reached the caller.
+            if (chunks > 0 || !carriedNothing(error)) throw error;
+            failure = error;
           }
-        } catch (error) {
-          // Only an answer that delivered nothing may be retried: nothing of it reached the caller.
-          if (chunks > 0 || !carriedNothing(error)) throw error;
-          failure = error;
+        } finally {
+          // The body is its history's buffer, which the next request writes over, and fetch reads
+          // it while it sends it (byte-body.ts): lent until this attempt's answer has ended and
+          // the SDK is done with the body (its own retries send it again), not only until a cancel.
+          void settled.then(body.release);
         }
         guard.throwIfEnded();
         if (chunks > 0) {
@@ -107,8 +116,8 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
     return this.client;
   }
 
-  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each). */
-  private body(request: ModelRequest, model: string): Buffer {
+  /** The request's JSON as bytes (wire-body.ts: the history's messages are serialised once each, and laid in its buffer). */
+  private body(request: ModelRequest, model: string): LentBody {
     const fields: BodyFields = { model, stream: true, stream_options: { include_usage: true } };
     const temperature = request.temperature ?? this.opts.temperature;
     if (temperature !== undefined) fields.temperature = temperature;
@@ -118,7 +127,7 @@ export class OpenAIModel extends SdkModel<OpenAIModelOptions> implements Model {
       if (this.isOpenAI()) fields.max_completion_tokens = maxOutput;
       else fields.max_tokens = maxOutput;
     }
-    return wireBody(fields, request.messages, request.tools);
+    return lentWireBody(fields, request.messages, request.tools);
   }
 
   private isOpenAI(): boolean {
@@ -147,11 +156,13 @@ const REQUEST_STATE = Symbol("orca.requestState");
 async function tallyingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const state = (init as { [REQUEST_STATE]?: RequestState } | undefined)?.[REQUEST_STATE];
   if (state) state.attempts++;
-  const response = await fetch(input, withByteBody(init));
+  const response = await fetchBody(input, init);
   if (!response.ok || !state) return response;
   state.preview = new ResponsePreview();
   return state.preview.tap(response);
 }
+
+function noop(): void {}
 
 /** A body that broke off or did not parse before its first chunk: retrying it is safe. */
 function carriedNothing(error: unknown): boolean {

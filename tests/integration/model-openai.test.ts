@@ -361,6 +361,87 @@ describe("OpenAIModel over the real SDK and HTTP", () => {
     }
   });
 
+  it("follows an endpoint that redirects (307 and 308), sending the same body again", async () => {
+    // Requests go out with redirects refused, so that fetch does not copy every body for a redirect
+    // (byte-body.ts); one that does come is followed by sending again. Node 20's fetch could not
+    // re-send a body given as bytes after a redirect at all.
+    for (const status of [307, 308]) {
+      const { server } = await setup([{ text: "moved" }]);
+      const redirector = http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(status, { location: `${new URL(server.url).origin}${req.url}` });
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+      try {
+        const model = new OpenAIModel({ name: "test-model", baseURL: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1`, maxRetries: 0 });
+        const messages: ChatMessage[] = [{ role: "user", content: "über ✓ 🙂" }];
+        const events = await collect(model.stream(request({ messages }), new AbortController().signal));
+        expect(texts(events)).toBe("moved");
+        expect(server.requests).toHaveLength(1);
+        expect(server.requests[0]!.body.messages).toEqual([{ role: "user", content: "über ✓ 🙂" }]);
+      } finally {
+        await new Promise<void>((resolve) => redirector.close(() => resolve()));
+        await server.close();
+      }
+    }
+  });
+
+  it("sends the body with its length, not chunked, and each request of a growing history whole", async () => {
+    const { model, server } = await setup([{ text: "one" }, { text: "two" }]);
+    const history: ChatMessage[] = [{ role: "user", content: "first ✓" }];
+    await collect(model.stream(request({ messages: history }), new AbortController().signal));
+    history.push({ role: "assistant", content: "one", toolCalls: [] }, { role: "user", content: "second 🙂" });
+    await collect(model.stream(request({ messages: history }), new AbortController().signal));
+    for (const [i, seen] of server.requests.entries()) {
+      expect(seen.headers["transfer-encoding"]).toBeUndefined();
+      expect(Number(seen.headers["content-length"])).toBe(Buffer.byteLength(JSON.stringify(seen.body)));
+      expect(seen.body.messages).toHaveLength(i === 0 ? 1 : 3);
+    }
+    expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: "user", content: "second 🙂" });
+  });
+
+  it("a retry after an answer that came before the body was read, and the next request of that history, send the body whole", async () => {
+    // A large body, a server that refuses it without reading it (the write is cut mid-way), then
+    // takes the retry: the bytes fetch was still sending belong to the history's buffer, which the
+    // next request writes over, so they must be the same whole bytes every time.
+    const bodies: string[] = [];
+    let refused = false;
+    const sse = (text: string) =>
+      `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n` +
+      `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
+    const early = http.createServer((req, res) => {
+      if (!refused) {
+        refused = true;
+        res.writeHead(429, { "retry-after-ms": "10", "content-type": "application/json", connection: "close" });
+        res.end(JSON.stringify({ error: { message: "slow down" } }));
+        return;
+      }
+      const parts: Buffer[] = [];
+      req.on("data", (d: Buffer) => parts.push(d));
+      req.on("end", () => {
+        bodies.push(Buffer.concat(parts).toString("utf8"));
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(sse(`answer ${bodies.length}`));
+      });
+    });
+    await new Promise<void>((resolve) => early.listen(0, "127.0.0.1", resolve));
+    try {
+      const model = new OpenAIModel({ name: "m", baseURL: `http://127.0.0.1:${(early.address() as AddressInfo).port}/v1`, maxRetries: 2 });
+      const big = "x".repeat(4 * 1024 * 1024);
+      const history: ChatMessage[] = [{ role: "user", content: big }];
+      expect(texts(await collect(model.stream(request({ messages: history }), new AbortController().signal)))).toBe("answer 1");
+      history.splice(0, 1, { role: "user", content: "y".repeat(big.length) }, { role: "assistant", content: "answer 1", toolCalls: [] });
+      expect(texts(await collect(model.stream(request({ messages: history }), new AbortController().signal)))).toBe("answer 2");
+      expect(JSON.parse(bodies[0]!).messages).toEqual([{ role: "user", content: big }]);
+      expect(JSON.parse(bodies[1]!).messages).toEqual([{ role: "user", content: "y".repeat(big.length) }, { role: "assistant", content: "answer 1" }]);
+    } finally {
+      await new Promise<void>((resolve) => early.close(() => resolve()));
+    }
+  });
+
   it("reports an unreachable endpoint as a connection error", async () => {
     // A port that was just free: nothing listens there.
     const probe = http.createServer();

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { messageArbitrary } from "../fixtures/history-arbitraries.js";
 import type { ChatMessage } from "../../src/model/model.js";
 import { toWireMessages } from "../../src/model/wire.js";
-import { wireBody, type BodyFields } from "../../src/model/wire-body.js";
+import { lentWireBody, wireBody, type BodyFields } from "../../src/model/wire-body.js";
 import { estimateRequestTokens, quickRequestTokens } from "../../src/model/tokens.js";
 
 /**
@@ -48,10 +48,15 @@ describe("a history message changed in place between two requests", () => {
           for (const c of changes) {
             // Kept from the request before: the body's JSON and (bounded and exact) counts.
             wireBody(fields, history, []);
+            lentWireBody(fields, history, []).release();
             quickRequestTokens(history, [], model);
             estimateRequestTokens(history, [], model);
             apply(history, c);
-            expect(wireBody(fields, history, []).toString("utf8")).toBe(JSON.stringify({ model: "gpt-4o", messages: toWireMessages(history), stream: true, stream_options: { include_usage: true } }));
+            const whole = JSON.stringify({ model: "gpt-4o", messages: toWireMessages(history), stream: true, stream_options: { include_usage: true } });
+            expect(wireBody(fields, history, []).toString("utf8")).toBe(whole);
+            const lent = lentWireBody(fields, history, []);
+            expect(lent.bytes.toString("utf8")).toBe(whole);
+            lent.release();
             expect(estimateRequestTokens(history, [], model)).toBe(estimateRequestTokens(fresh(history), [], model));
             // The quick count is exact where it was counted, else the bound a fresh copy gets.
             const quick = quickRequestTokens(history, [], model);
