@@ -170,9 +170,10 @@ function markdownLines(text: string, width: number): readonly string[] {
   return lines;
 }
 
-export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): readonly Row[] {
+/** `keep`: whether the rows are kept for the entry (not for a streaming line, replaced by the next delta). */
+export function rowsOf(entry: Entry, width: number, detail: Detail = "pane", keep = true): readonly Row[] {
   const cache = caches[detail];
-  const hit = cache.get(entry);
+  const hit = keep ? cache.get(entry) : undefined;
   if (hit && hit.width === width) return hit.rows;
   let rows: Row[];
   if (entry.kind === "tool") {
@@ -193,7 +194,7 @@ export function rowsOf(entry: Entry, width: number, detail: Detail = "pane"): re
     const lines = PLAIN.test(entry.text) ? wrapPlain(entry.text, inner) : wrapStyled(entry.text, inner, false);
     rows = lines.map((line, i) => ({ key: `${entry.seq}:${i}`, entry, text: (i === 0 ? prefix : " ".repeat(prefix.length)) + line }));
   }
-  cache.set(entry, { width, rows });
+  if (keep) cache.set(entry, { width, rows });
   return rows;
 }
 
@@ -218,15 +219,25 @@ export function tailRows(entries: readonly Entry[], width: number, height: numbe
 }
 
 function wrapTail(entries: readonly Entry[], width: number, height: number, detail: Detail): Row[] {
-  const out: Row[][] = [];
+  const out: (readonly Row[])[] = [];
   let count = 0;
   for (let i = entries.length - 1; i >= 0 && count < height; i--) {
-    const rows = rowsOf(entries[i]!, width, detail);
-    out.push(rows as Row[]);
+    const entry = entries[i]!;
+    // The last line of streamed text is a new entry at every delta: kept, each frame of every
+    // streaming pane added an entry to the WeakMap for the collector to clear.
+    const rows = rowsOf(entry, width, detail, i < entries.length - 1 || (entry.kind !== "text" && entry.kind !== "thinking"));
+    out.push(rows);
     count += rows.length;
   }
-  const flat = out.reverse().flat();
-  return flat.slice(Math.max(0, flat.length - height));
+  // The entries' rows from the oldest needed, less the rows above the first `height` from the end.
+  const tail: Row[] = [];
+  let skip = Math.max(0, count - height);
+  for (let k = out.length - 1; k >= 0; k--) {
+    const rows = out[k]!;
+    for (let r = skip; r < rows.length; r++) tail.push(rows[r]!);
+    skip = Math.max(0, skip - rows.length);
+  }
+  return tail;
 }
 
 /** Every row of a transcript (for the zoomed view and a pane with a selected row). */

@@ -79,11 +79,15 @@ export class Draft {
   }
 }
 
-/** Appends entries to the ring, dropping the oldest beyond `max`. */
-export function pushEntries(agent: AgentView, add: Entry[], max: number, open: AgentView["open"]): AgentView {
-  const all = agent.entries.concat(add);
+/**
+ * Appends entries to the ring, dropping the oldest beyond `max`. `keep`: how many of the agent's
+ * entries stay before them (fewer when the last is replaced, as a streamed line that grows).
+ */
+export function pushEntries(agent: AgentView, add: Entry[], max: number, open: AgentView["open"], keep = agent.entries.length, streamed = agent.streamed): AgentView {
+  const all = agent.entries.slice(0, keep);
+  for (const entry of add) all.push(entry);
   const cut = Math.max(0, all.length - max);
-  return { ...agent, entries: cut ? all.slice(cut) : all, dropped: agent.dropped + cut, open };
+  return { ...agent, entries: cut ? all.slice(cut) : all, dropped: agent.dropped + cut, open, streamed };
 }
 
 export function textEntries(draft: Draft, kind: TextKind, text: string): Entry[] {

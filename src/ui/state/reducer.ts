@@ -31,14 +31,15 @@ function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", r
   const text = terminalSafe(raw);
   if (!text) return agent;
   const parts = text.split("\n");
-  let entries = agent.entries;
-  const last = entries[entries.length - 1];
+  // How many entries stay: all but the open line when this delta extends it.
+  let keep = agent.entries.length;
+  const last = agent.entries[keep - 1];
   const add: Entry[] = [];
   let head = parts[0];
   if (agent.open === kind && last && last.kind === kind) {
     const joined = last.text + head;
     if (joined.length <= MAX_LINE_CHARS) {
-      entries = entries.slice(0, -1);
+      keep--;
       head = joined;
       add.push({ seq: last.seq, kind, text: head });
     } else add.push({ seq: ++draft.seq, kind, text: head });
@@ -51,7 +52,8 @@ function streamInto(draft: Draft, agent: AgentView, kind: "text" | "thinking", r
       for (let i = 0; i < e.text.length; i += MAX_LINE_CHARS) chunked.push({ seq: i === 0 ? e.seq : ++draft.seq, kind, text: e.text.slice(i, i + MAX_LINE_CHARS) });
     } else chunked.push(e);
   }
-  const next = pushEntries({ ...agent, entries, streamed: agent.streamed || kind === "text" }, chunked, max, kind);
+  // One copy of the agent and one of its entries a delta, not two of each.
+  const next = pushEntries(agent, chunked, max, kind, keep, agent.streamed || kind === "text");
   return kind === "text" ? settleMarkdown(next, false) : next;
 }
 

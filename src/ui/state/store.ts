@@ -65,10 +65,12 @@ export class DashboardStore {
   private readonly frameCost: FrameCost;
   private readonly cpu = mainThreadCpu();
   /**
-   * One flush in this many is timed: every one where Node reads the thread's clock in ~2 µs; every
-   * other one where it is a read of /proc (~15–50 µs on a busy VM, a few % of a streaming frame).
+   * One flush in this many is timed. Timing one is two clock reads and a macrotask after the frame:
+   * with Node 24's thread clock that was ~2.4 % of the main thread in bench render (`perf`), and a
+   * read of /proc on Node 20 costs more (~15–50 µs on a busy VM). Four is still ~5 samples a
+   * second at the full rate, so the estimate follows a lasting change in a second or so.
    */
-  private readonly timedEvery = this.cpu.kind === "thread" ? 1 : 2;
+  private readonly timedEvery = 4;
   private flushes = 0;
 
   constructor(opts: StoreOptions) {
