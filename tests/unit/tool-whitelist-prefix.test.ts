@@ -6,7 +6,7 @@ import { allowsTool, prefixStarMatcher } from "../../src/agent/definition.js";
 // must answer as picomatch does, for every name.
 describe("tool list entries of the form literal*", () => {
   const entries = ["mcp__*", "mcp__github__*", "*", "read_*", "a.b*", "x-y*"];
-  const names = ["mcp__", "mcp__a", "mcp__github__issues", "mcp__a/b", "xmcp__a", ".mcp__x", ".hidden", "read_file", "read", "a.bc", "a.b", "aXbc", "x-yz", "", "a/b", "mcp__.x", "MCP__a", "mcp__a/", "a/", "mcp__a\\b", "*", "mcp__*"];
+  const names = ["mcp__", "mcp__a", "mcp__github__issues", "mcp__a/b", "xmcp__a", ".mcp__x", ".hidden", "read_file", "read", "a.bc", "a.b", "aXbc", "x-yz", "", "a/b", "mcp__.x", "MCP__a", "mcp__a/", "a/", "mcp__a\\b", "*", "mcp__*", "\na", "\r", "\u2028x", "\u2029", "a\nb", "mcp__\n", "\tx"];
 
   it("match as picomatch does", () => {
     for (const entry of entries) {
