@@ -198,8 +198,9 @@ const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
 // loading and compiling a glob before the first request (picomatch is a file of its own, loaded on
 // first use: scripts/bundle-options.mjs). A bare `*` matches no empty name, nor one that starts with
 // a dot or a line terminator (picomatch's regex wants a first character its `.` matches); a name
-// with a `/` (no tool's) is left to picomatch, whose rules for it are its own.
-const PREFIX_STAR = /^[^*?[\]{}()!+@\\/]*\*$/;
+// with a `/` (no tool's) is left to picomatch, whose rules for it are its own, and so is an entry
+// with a `"` (picomatch reads a quoted part as its text without the quotes).
+const PREFIX_STAR = /^[^*?[\]{}()!+@\\/"]*\*$/;
 const BARE_STAR_FIRST = /^[^.\n\r\u2028\u2029]/;
 export function prefixStarMatcher(entry: string): ((name: string) => boolean) | undefined {
   if (!PREFIX_STAR.test(entry)) return undefined;

@@ -18,9 +18,11 @@ describe("tool list entries of the form literal*", () => {
   });
 
   it("are the only entries matched so: other globs go to picomatch", () => {
-    for (const entry of ["mcp__*__x", "*_file", "read_?", "{a,b}*", "!mcp__*", "a/*", "mcp__**", "a\\*"]) expect(prefixStarMatcher(entry), entry).toBeUndefined();
+    for (const entry of ["mcp__*__x", "*_file", "read_?", "{a,b}*", "!mcp__*", "a/*", "mcp__**", "a\\*", '"*', '"mcp__"*']) expect(prefixStarMatcher(entry), entry).toBeUndefined();
     expect(allowsTool({ tools: ["read_file", "mcp__*"] }, "mcp__fs__read")).toBe(true);
     expect(allowsTool({ tools: ["read_file", "mcp__*"] }, "bash")).toBe(false);
     expect(allowsTool({ tools: ["*_file"] }, "write_file")).toBe(true);
+    // picomatch reads a quoted part as its text without the quotes
+    expect(allowsTool({ tools: ['"mcp__"*'] }, "mcp__fs__read")).toBe(true);
   });
 });
