@@ -196,14 +196,17 @@ const MAX_ANSWERS = 4096;
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
 // A literal and one trailing `*` (the coordinator's `mcp__*`): what picomatch makes of it, without
 // loading and compiling a glob before the first request (picomatch is a file of its own, loaded on
-// first use: scripts/bundle-options.mjs). A bare `*` matches no empty or dot name; a name with a `/`
-// (no tool's) is left to picomatch, whose rules for it are its own.
-const PREFIX_STAR = /^[^*?[\]{}()!+@\\/]*\*$/;
+// first use: scripts/bundle-options.mjs). A bare `*` matches no empty name, nor one that starts with
+// a dot or a line terminator (picomatch's regex wants a first character its `.` matches); a name
+// with a `/` (no tool's) is left to picomatch, whose rules for it are its own, and so is an entry
+// with a `"` (picomatch reads a quoted part as its text without the quotes).
+const PREFIX_STAR = /^[^*?[\]{}()!+@\\/"]*\*$/;
+const BARE_STAR_FIRST = /^[^.\n\r\u2028\u2029]/;
 export function prefixStarMatcher(entry: string): ((name: string) => boolean) | undefined {
   if (!PREFIX_STAR.test(entry)) return undefined;
   const prefix = entry.slice(0, -1);
   let glob: ((name: string) => boolean) | undefined;
-  return (name) => (name.includes("/") ? (glob ??= picomatch(entry))(name) : name.startsWith(prefix) && (prefix !== "" || (name !== "" && !name.startsWith("."))));
+  return (name) => (name.includes("/") ? (glob ??= picomatch(entry))(name) : name.startsWith(prefix) && (prefix !== "" || BARE_STAR_FIRST.test(name)));
 }
 function entryMatcher(entry: string): (name: string) => boolean {
   let matcher = matchers.get(entry);
