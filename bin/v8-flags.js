@@ -41,3 +41,13 @@ export function deferFirstFullGc(v8, perfHooks) {
   });
   observer.observe({ entryTypes: ["gc"] });
 }
+
+// Whether argv asks for a headless run (`-p`, `--print`) — only a hint for what to load before the
+// flags (bin/orca.js): a wrong answer costs time, never behaviour.
+export function headless(argv) {
+  for (const arg of argv) {
+    if (arg === "--") return false;
+    if (arg === "-p" || arg === "--print") return true;
+  }
+  return false;
+}
