@@ -23,15 +23,14 @@ export const V8_FLAGS = ["--liftoff-only", "--no-wasm-tier-up", "--no-wasm-dynam
 // The first full GC waits until the heap needs it. Started as V8 starts it, a `-p` run's heap
 // (~14 MB of a 21 MB first limit) sets off incremental marking around the first request whenever
 // V8 has grown the young generation past that slack: every run on Node 20 and 24. Marking then
-// shares the cores with the response (steps of up to ~15 ms on the main thread, the workers'
+// shares the two threads with the response (steps of up to ~15 ms on the main thread, the workers'
 // concurrent marking) and, in runs a GC finishes in, ends in a 5–10 ms pause — paid at the end of
-// the run, for memory the process hands back at exit moments later (bench/overhead.ts, last
-// response → exit). With incremental marking off, V8 still collects, in one pause, once the old
-// generation reaches its limit; after that first full GC incremental marking is on again, so a
-// long run has V8's usual GC from then on (the dashboard turns it on as it starts:
-// src/ui/heap-size.ts). V8 reads the flag each time it would start marking, so setting it here at
-// run time is enough, and the compile cache stays valid. The flag is the process's: a worker
-// thread's isolate would start without incremental marking too (orca runs none).
+// the run, for memory the process hands back at exit moments later (bench/overhead.ts, last response
+// → exit). With incremental marking off, V8 still collects, in one pause, once the old generation
+// reaches its limit; after that first full GC incremental marking is on again, so a long session
+// (the dashboard, a long run) has V8's usual GC from then on. V8 reads the flag each time it would
+// start marking, so setting it here at run time is enough (and it leaves the compile cache valid).
+// Not for worker threads' isolates: orca runs none.
 export function deferFirstFullGc(v8, perfHooks) {
   v8.setFlagsFromString("--no-incremental-marking");
   const observer = new perfHooks.PerformanceObserver((list) => {
