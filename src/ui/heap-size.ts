@@ -16,14 +16,8 @@ import v8 from "node:v8";
  * in 31–37 MB of committed old space. With 30 % its RSS there falls from 124–126 MB to 94–98 MB,
  * and CPU and frame rate stay within the run-to-run spread (the live set is small, so each full
  * GC is short).
- *
- * Incremental marking: on from the start. The bin leaves a process's first full GC until its heap
- * needs it (bin/v8-flags.js), which spares a short `orca -p` a GC it would never profit from; the
- * dashboard lives long and draws frames, and that first full GC would then come in one pause, in
- * a frame (the render bench, in turns: ~0.3 % of a core more with it left off).
  */
 export function keepHeapSmall(): void {
   v8.setFlagsFromString("--semi-space-growth-factor=1");
   v8.setFlagsFromString("--heap-growing-percent=30");
-  v8.setFlagsFromString("--incremental-marking");
 }

@@ -3,7 +3,6 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const MODULE = fileURLToPath(new URL("../../dist/ui/heap-size.js", import.meta.url));
-const BIN_FLAGS = fileURLToPath(new URL("../../bin/v8-flags.js", import.meta.url));
 
 /** Runs `body` in a fresh process, after keepHeapSmall() when `keepSmall`; prints what it measured. */
 function measure(keepSmall: boolean, body: string): number {
@@ -62,27 +61,4 @@ describe("the dashboard's heap", () => {
     // V8 alone: ~125 MB here for ~40 MB alive; kept: ~40 MB.
     expect(Math.min(...kept)).toBeLessThan(Math.max(...alone) * 0.6);
   });
-});
-
-describe("the dashboard's first full GC", () => {
-  it("is marked incrementally, though the bin left it for when the heap needs it (a pause in a frame otherwise)", () => {
-    // As bin/orca.js starts every process, then as the dashboard starts; a churn until V8's first full GC.
-    const script = `
-      const v8 = await import("node:v8");
-      const perfHooks = await import("node:perf_hooks");
-      (await import(${JSON.stringify(BIN_FLAGS)})).deferFirstFullGc(v8, perfHooks);
-      (await import(${JSON.stringify(MODULE)})).keepHeapSmall();
-      let full = 0;
-      new perfHooks.PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail?.kind === perfHooks.constants.NODE_PERFORMANCE_GC_MAJOR) full++; }).observe({ entryTypes: ["gc"] });
-      let ring = [];
-      for (let round = 0; full < 1 && round < 2000; round++) {
-        for (let i = 0; i < 20_000; i++) { ring.push({ i, text: "row " + i }); if (ring.length > 200_000) ring = ring.slice(100_000); }
-        await new Promise((resolve) => setImmediate(resolve));
-      }`;
-    const out = spawnSync(process.execPath, ["--trace-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
-    if (out.status !== 0) throw new Error(out.stderr);
-    const first = out.stdout.split("\n").find((line) => line.includes("Mark-Compact"));
-    // "(+ 1.2 ms in 9 steps since start of marking, …)": marked incrementally before its pause.
-    expect(first).toMatch(/ steps since start of marking/);
-  }, 60_000);
 });
