@@ -123,9 +123,8 @@ function markdownDelta(n: number): string {
 async function driver(outFile: string, mode: Mode, panes: number, pacedOnly: boolean): Promise<void> {
   if (process.env.NODE_ENV !== "production") throw new Error("the render driver must start with NODE_ENV=production");
   // The V8 flags bin/orca.js sets before it loads anything, so the dashboard measured here is the one users run.
-  const { deferFirstFullGc, V8_FLAGS } = await import("../bin/v8-flags.js");
+  const { V8_FLAGS } = await import("../bin/v8-flags.js");
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
-  deferFirstFullGc(v8, await import("node:perf_hooks"));
   // Loaded only now, so React reads NODE_ENV at its first import.
   const { EventBus } = await import("../src/events/bus.js");
   const { runDashboard } = await import("../src/ui/render.js");

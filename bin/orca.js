@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import nodeModule from "node:module";
 import v8 from "node:v8";
 import { enableCompileCache } from "./compile-cache.js";
-import { deferFirstFullGc, headless, V8_FLAGS } from "./v8-flags.js";
+import { headless, V8_FLAGS } from "./v8-flags.js";
 
 process.env.NODE_ENV ??= "production";
 // `orca sessions | head`: a reader that goes away is not an error worth a stack trace.
@@ -26,11 +26,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 // So what can load first does: perf_hooks, and in a headless run, which always makes a request,
 // Node's fetch — undici and the http, tls, crypto, zlib and stream modules it requires (~19 ms less
 // CPU a run on Node 24; docs/benchmarks.md). The dashboard's first frame must not wait for fetch.
-const perfHooks = await import("node:perf_hooks");
+await import("node:perf_hooks");
 if (headless(argv)) void globalThis.Headers; // a lazy global: reading it loads undici
 // Why each flag: bin/v8-flags.js.
 for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
-deferFirstFullGc(v8, perfHooks);
 // Where the Node version has one (22.1+): why and where, bin/compile-cache.js.
 enableCompileCache(nodeModule);
 // `orca`, `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts decides when).

@@ -1,6 +1,4 @@
 /** The V8 flags bin/orca.js sets before it loads anything; why each: bin/v8-flags.js. */
 export declare const V8_FLAGS: readonly string[];
-/** Incremental marking off until the first full GC (why: bin/v8-flags.js). */
-export declare function deferFirstFullGc(v8: typeof import("node:v8"), perfHooks: typeof import("node:perf_hooks")): void;
 /** Whether argv asks for a headless run: a hint for what bin/orca.js loads before the flags (bin/v8-flags.js). */
 export declare function headless(argv: readonly string[]): boolean;

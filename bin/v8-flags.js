@@ -20,26 +20,11 @@
 // line ~12 % slower (80–86 → 93–94 ms), far inside its 500 ms target.
 export const V8_FLAGS = ["--liftoff-only", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "--no-turbo-inlining"];
 
-// The first full GC waits until the heap needs it. Started as V8 starts it, a `-p` run's heap
-// (~14 MB of a 21 MB first limit) sets off incremental marking around the first request whenever
-// V8 has grown the young generation past that slack: every run on Node 20 and 24. Marking then
-// shares the two threads with the response (steps of up to ~15 ms on the main thread, the workers'
-// concurrent marking) and, in runs a GC finishes in, ends in a 5–10 ms pause — paid at the end of
-// the run, for memory the process hands back at exit moments later (bench/overhead.ts, last response
-// → exit). With incremental marking off, V8 still collects, in one pause, once the old generation
-// reaches its limit; after that first full GC incremental marking is on again, so a long session
-// (the dashboard, a long run) has V8's usual GC from then on. V8 reads the flag each time it would
-// start marking, so setting it here at run time is enough (and it leaves the compile cache valid).
-// Not for worker threads' isolates: orca runs none.
-export function deferFirstFullGc(v8, perfHooks) {
-  v8.setFlagsFromString("--no-incremental-marking");
-  const observer = new perfHooks.PerformanceObserver((list) => {
-    if (!list.getEntries().some((entry) => entry.detail?.kind === perfHooks.constants.NODE_PERFORMANCE_GC_MAJOR)) return;
-    observer.disconnect();
-    v8.setFlagsFromString("--incremental-marking");
-  });
-  observer.observe({ entryTypes: ["gc"] });
-}
+// No GC flag is set here. Turning incremental marking off until the first full GC took ~10 ms off a
+// `-p` run's exit, but it hung 1 run in ~400 under load on Node 24: at process.exit Node joins V8's
+// worker threads, and a background compile job (Sparkplug's) that needed memory was waiting for the
+// main thread to collect — which, exiting, never did (gdb: CollectionBarrier::AwaitCollectionBackground
+// on the worker, WorkerThreadsTaskRunner::Shutdown on the main thread). docs/benchmarks.md, issue 32.
 
 // Whether argv asks for a headless run (`-p`, `--print`) — only a hint for what to load before the
 // flags (bin/orca.js): a wrong answer costs time, never behaviour.
