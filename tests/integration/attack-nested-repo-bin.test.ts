@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedReply, type ScriptedServer } from "../../src/model/scripted.js";
 import { lastToolResult, perAgent, runOrca, type TempWorkspace } from "../fixtures/harness.js";
 import { bash, fsmonitor, git, plant, repo, userGit } from "../fixtures/planted-repo.js";
@@ -107,15 +107,21 @@ describe("a git repository a sandboxed command plants in the workspace runs noth
   });
 
   it("a background shell's repository is checked once it has ended", async () => {
+    const waitUntil = (done: () => boolean) => vi.waitFor(() => expect(done()).toBe(true), { timeout: 60_000, interval: 10 });
     const marker = path.join(outside.dir, "fsmonitor-background");
     ws = repo();
     server = await startScriptedServer(async (request) => {
       const n = server!.requests.length;
-      if (n === 1) return { toolCalls: [{ name: "bash", args: { command: `git init -q sub && git -C sub config core.fsmonitor '${fsmonitor(marker)}'`, run_in_background: true } }] };
-      if (/status: running/.test(lastToolResult(request)) || n === 2) return { toolCalls: [{ name: "bash_output", args: { shell_id: "shell_1" } }] };
+      if (n === 1) return { toolCalls: [{ name: "bash", args: { command: `git init -q sub && git -C sub config core.fsmonitor '${fsmonitor(marker)}'; : > ran`, run_in_background: true } }] };
+      if (/status: running/.test(lastToolResult(request)) || n === 2) {
+        // Polled once the command's last line has run: what is left is the shell's exit, which
+        // the step budget below covers however fast steps are.
+        await waitUntil(() => fs.existsSync(ws!.file("ran")));
+        return { toolCalls: [{ name: "bash_output", args: { shell_id: "shell_1" } }] };
+      }
       return { text: "done" };
     });
-    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json"], { ws, timeoutMs: 90_000 });
+    const run = await runOrca(["-p", "go", "--base-url", server.url, "--output-format", "stream-json", "--max-steps", "1000"], { ws, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(fs.existsSync(ws.file("sub/.git/HEAD"))).toBe(true);
     userGit(ws.file("sub"), "status");

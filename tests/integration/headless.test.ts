@@ -228,15 +228,19 @@ describe("orca -p against the scripted server", () => {
   it("polling a background shell that still runs is waiting, not a loop; polling one that ended is", async () => {
     const ws = workspace();
     const results: string[] = [];
-    const server = await scriptedServer((request) => {
+    const server = await scriptedServer(async (request) => {
       const first = !request.body.messages.some((m) => m.role === "tool");
-      if (first) return call("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished", run_in_background: true });
+      if (first) return call("bash", { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished; : > done", run_in_background: true });
       results.push(lastToolResult(request));
       // The shell's start, then six polls while it runs; then it may end.
       if (results.length === 7) fs.writeFileSync(ws.file("go"), "");
+      // Polls answered only once the command's last line has run: what is left is the shell's exit,
+      // which the step budget below covers however fast steps are (polling a running shell is
+      // waiting, so a poll that came too soon is only another step).
+      if (results.length >= 7) await vi.waitFor(() => expect(fs.existsSync(ws.file("done"))).toBe(true), { timeout: 20_000, interval: 10 });
       return call("bash_output", { shell_id: "shell_1" });
     });
-    const run = await runOrca(["-p", "wait for it", "--base-url", server.url, "--yes"], { ws });
+    const run = await runOrca(["-p", "wait for it", "--base-url", server.url, "--yes", "--max-steps", "1000"], { ws });
     expect(results.slice(1, 7).every((r) => r.startsWith("status: running"))).toBe(true);
     expect(results.some((r) => r.startsWith("status: exited"))).toBe(true);
     expect(run.code, run.stderr).toBe(1);
