@@ -234,23 +234,35 @@ var __toESM = (mod, isNodeMode) => {
   return target;
 };
 var __toESMFresh = (mod, isNodeMode, target) => (`;
+/** After a build without errors, each written chunk whose name `pattern` matches: `rewrite` returns its new text, or undefined to leave it. */
+function rewriteChunks(b, pattern, rewrite) {
+  b.onEnd(async (result) => {
+    if (result.errors.length > 0) return;
+    const outdir = b.initialOptions.outdir;
+    for (const name of (await readdir(outdir)).filter((n) => pattern.test(n))) {
+      const file = path.join(outdir, name);
+      const rewritten = rewrite(await readFile(file, "utf8"));
+      if (rewritten !== undefined) await writeFile(file, rewritten);
+    }
+  });
+}
+
 const toEsmOnce = {
   name: "to-esm-once",
   setup(b) {
-    b.onEnd(async (result) => {
-      if (result.errors.length > 0) return;
-      const outdir = b.initialOptions.outdir;
-      let used = false;
-      let rewritten = false;
-      for (const name of (await readdir(outdir)).filter((n) => /\.m?js$/.test(n))) {
-        const file = path.join(outdir, name);
-        const source = await readFile(file, "utf8");
-        used ||= source.includes("__toESM(");
-        if (!source.includes(TO_ESM)) continue;
-        await writeFile(file, source.replace(TO_ESM, TO_ESM_ONCE));
-        rewritten = true;
-      }
-      if (used && !rewritten) throw new Error("to-esm-once: esbuild no longer defines __toESM as expected");
+    let used = false;
+    let rewritten = false;
+    b.onStart(() => {
+      used = rewritten = false;
+    });
+    rewriteChunks(b, /\.m?js$/, (source) => {
+      used ||= source.includes("__toESM(");
+      if (!source.includes(TO_ESM)) return undefined;
+      rewritten = true;
+      return source.replace(TO_ESM, TO_ESM_ONCE);
+    });
+    b.onEnd((result) => {
+      if (result.errors.length === 0 && used && !rewritten) throw new Error("to-esm-once: esbuild no longer defines __toESM as expected");
     });
   },
 };
@@ -260,22 +272,14 @@ const toEsmOnce = {
  * comments as the sources wrote them — an em dash, an ellipsis, an emoji in a dependency's doc
  * comment. One such character makes the whole chunk a two-byte string in V8: Node decodes the core
  * chunk's ~1 MB from UTF-8 to UTF-16 on every start and V8 holds 2 MB of source. Left only in comments,
- * each is written as an escape here; in any other place the escape means the same character.
+ * each UTF-16 unit is written as a `\uXXXX` escape here, which also means the same character in a string, a
+ * template or a regular expression with or without the u flag (a `\u{…}` escape would not, without it).
  */
 const asciiChunks = {
   name: "ascii-chunks",
   setup(b) {
-    b.onEnd(async (result) => {
-      if (result.errors.length > 0) return;
-      const outdir = b.initialOptions.outdir;
-      for (const name of (await readdir(outdir)).filter((n) => /\.(m?js|cjs)$/.test(n))) {
-        const file = path.join(outdir, name);
-        const source = await readFile(file, "utf8");
-        // eslint-disable-next-line no-control-regex
-        if (/^[\x00-\x7f]*$/.test(source)) continue;
-        await writeFile(file, source.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
-      }
-    });
+    // eslint-disable-next-line no-control-regex
+    rewriteChunks(b, /\.(m?js|cjs)$/, (source) => (/^[\x00-\x7f]*$/.test(source) ? undefined : source.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)));
   },
 };
 
