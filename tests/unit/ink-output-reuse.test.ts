@@ -163,3 +163,18 @@ describe("Ink's borders (patched): kept while the style object and the size are 
     );
   });
 });
+
+describe("what the reuse assumes of orca's UI", () => {
+  // A text node's pieces are reused when its text and transform functions are the same as last
+  // frame's: that holds only while every transform is pure. Ink's <Text> makes them so; a
+  // <Transform> whose function reads anything else (a clock, a counter) would draw stale lines.
+  it("no source under src/ui uses Ink's <Transform> or an internal_transform of its own", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const root = join(import.meta.dirname, "../../src/ui");
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f));
+    expect(files.length).toBeGreaterThan(20);
+    const offenders = files.filter((f) => /<Transform\b|\bTransform\b.*from "ink"|internal_transform/.test(readFileSync(join(root, f), "utf8")));
+    expect(offenders).toEqual([]);
+  });
+});
