@@ -14,7 +14,7 @@ import { applyPlans, changesBetween, mergeInto, planMerge } from "../../src/work
 
 let dir: string | undefined;
 afterEach(() => {
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (dir) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   dir = undefined;
 });
 
@@ -171,13 +171,19 @@ describe("worktree merge", () => {
   });
 });
 
-/** A bash loop racing the merge; stopped (and waited for) by the returned function. */
+/**
+ * A bash loop racing the merge; stopped (and waited for) by the returned function. The loop runs
+ * in a process group of its own and the whole group is killed: killing bash alone left its
+ * running `ln`/`mv` to plant one more link after the test, and the folder's removal then failed
+ * (ENOTEMPTY, seen under load).
+ */
 function raceLoop(script: string): () => Promise<void> {
-  const child = spawn("bash", ["-c", `while :; do ${script}; done`], { stdio: "ignore" });
+  const child = spawn("bash", ["-c", `while :; do ${script}; done`], { stdio: "ignore", detached: true });
   return () =>
     new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once("exit", () => resolve());
-      child.kill("SIGKILL");
+      process.kill(-child.pid!, "SIGKILL");
     });
 }
 
