@@ -50,12 +50,8 @@ export function loadHeadlessBundle(argv, nodeModule, env = process.env, home = o
   }
   const file = headlessCacheFile(env, home);
   const cachedData = readKept(file, key);
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __orcaImportMetaUrl) {${source}\n})`, {
-    filename: BUNDLE,
-    cachedData,
-    // The MCP SDK stays outside the bundle, imported when a server is configured.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // The bundle imports nothing (scripts/bundle-options.mjs): what it loads, it requires.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __orcaImportMetaUrl) {${source}\n})`, { filename: BUNDLE, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, path.dirname(BUNDLE), pathToFileURL(BUNDLE).href);
   if (!module.exports.headlessRun(argv)) return undefined;

@@ -320,12 +320,19 @@ export function bundleOptions(entryPoints, outdir) {
  * level, which a script cannot. Each module dist/cli/main.js imports on demand (the dashboard,
  * the demo, the subcommands) is, in this file, one that throws; a build in which Ink or React is
  * still reachable fails.
+ *
+ * Nor does the script import(): a script's import() goes through vm's own loader hook, which Node 20
+ * calls experimental and warns about on stderr. A built-in imported on demand (web-tree-sitter's
+ * `import("module")`) is required instead, like the ones imported statically; anything else left
+ * to import() fails the build.
  */
 const headlessOnly = {
   name: "headless-only",
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind !== "dynamic-import" || !/[\\/]dist[\\/]cli[\\/]main\.js$/.test(args.importer)) return undefined;
+      if (args.kind !== "dynamic-import") return undefined;
+      if (BUILTINS.has(args.path)) return { path: withPrefix(args.path), namespace: "builtin-required" };
+      if (!/[\\/]dist[\\/]cli[\\/]main\.js$/.test(args.importer)) return undefined;
       return { path: args.path, namespace: "headless-absent" };
     });
     b.onLoad({ filter: /.*/, namespace: "headless-absent" }, (args) => ({
@@ -334,6 +341,8 @@ const headlessOnly = {
     }));
     b.onEnd(async (result) => {
       if (result.errors.length > 0) return;
+      const imported = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
+      if (imported.length > 0) throw new Error(`headless-only: the headless bundle would import() ${imported.join(", ")}`);
       const source = await readFile(path.join(b.initialOptions.outdir, "headless.cjs"), "utf8");
       const dashboard = /^\/\/ node_modules\/(ink|react|react-reconciler|yoga-layout)\//m.exec(source);
       if (dashboard) throw new Error(`headless-only: ${dashboard[1]} is in the headless bundle`);
@@ -353,6 +362,7 @@ export function headlessBundleOptions(entry, outdir) {
     // bin/headless-bundle.js passes the file's URL in: a script has no import.meta.
     define: { "import.meta.url": "__orcaImportMetaUrl" },
     banner: {},
+    metafile: true,
     plugins: [headlessOnly, ...esm.plugins.filter((p) => p !== toEsmOnce), toEsmOnceIn(/^headless\.cjs$/)],
   };
 }
