@@ -14,7 +14,8 @@ import { lastToolResult, runOrca, type TempWorkspace } from "../fixtures/harness
 import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const keptOf = (w: TempWorkspace): string => path.join(w.home, ".cache", "orca", "compile-cache", "orca-headless.v8");
-const nodeHasCache = typeof nodeModule.enableCompileCache === "function";
+// Typed for Node 20, which has none.
+const nodeHasCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
 async function hi(ws: TempWorkspace): Promise<void> {
   const server = await scriptedServer([{ text: "hello" }]);
