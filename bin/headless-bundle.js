@@ -9,8 +9,9 @@
 // compile cache (bin/compile-cache.js — why there, and how no command can write that folder), as one
 // file made private to the user and replaced whole (written aside, then renamed). It is read only
 // from a regular file of the user's that nobody else may write, and only with the key it was
-// written under: this Node, this V8 and this very headless.cjs (its size, time and inode; V8 checks
-// its own version, flags and the source's length again, and a rejected one is replaced).
+// written under: this Node, this V8 and this very headless.cjs (the hash of its content, which the
+// build writes on its first line, and its size, time and inode; V8 checks its own version, flags
+// and the source's length again, and a rejected one is replaced).
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's switch) turns it off; the chunks run then.
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -39,9 +40,11 @@ export function loadHeadlessBundle(argv, nodeModule, env = process.env, home = o
     const fd = fs.openSync(BUNDLE, "r");
     try {
       const st = fs.fstatSync(fd);
-      key = [process.version, process.versions.v8, process.arch, st.size, st.mtimeMs, st.ino].join(" ");
       // ASCII (the bundle's ascii-chunks pass): latin1 is the same text, read without decoding UTF-8.
       source = fs.readFileSync(fd, "latin1");
+      const named = /^\/\/ orca-headless ([0-9a-f]{64})\n/.exec(source.slice(0, 100));
+      if (!named) return undefined;
+      key = [process.version, process.versions.v8, process.arch, named[1], st.size, st.mtimeMs, st.ino].join(" ");
     } finally {
       fs.closeSync(fd);
     }

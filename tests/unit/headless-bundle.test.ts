@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { headlessCacheFile, loadHeadlessBundle } from "../../bin/headless-bundle.js";
 import { compileCacheDir } from "../../bin/compile-cache.js";
+import { ROOT } from "../fixtures/harness.js";
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), "orca-hb-"));
 afterAll(() => fs.rmSync(temp, { recursive: true, force: true }));
@@ -33,6 +34,11 @@ describe("the headless bundle's kept code", () => {
     expect(loadAndKeep(home)).toBe(false);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    // Kept under the hash of the bundle's content (its first line, written by the build), not only its size and time:
+    // npm gives every file of a package the same time, and an upgrade's bundle could be as long as the last one.
+    const hash = /^\/\/ orca-headless ([0-9a-f]{64})\n/.exec(fs.readFileSync(path.join(ROOT, "dist", "bundle", "headless.cjs"), "latin1").slice(0, 100))?.[1];
+    expect(hash).toBeDefined();
+    expect(fs.readFileSync(file, "latin1").split("\n")[0]).toContain(` ${hash} `);
     const written = fs.statSync(file);
     expect(loadAndKeep(home)).toBe(true);
     // Taken, so not written again.
