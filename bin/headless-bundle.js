@@ -53,6 +53,9 @@ export function loadHeadlessBundle(argv, nodeModule, env = process.env, home = o
   }
   const file = headlessCacheFile(env, home);
   const cachedData = readKept(file, key);
+  // Nothing kept, and nowhere to keep it (a read-only home): every run would parse the whole script,
+  // twice what the chunks it stands for hold — the chunks then.
+  if (cachedData === undefined && !writableDir(path.dirname(file))) return undefined;
   // The bundle imports nothing (scripts/bundle-options.mjs): what it loads, it requires.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __orcaImportMetaUrl) {${source}\n})`, { filename: BUNDLE, cachedData });
   const module = { exports: {} };
@@ -77,6 +80,16 @@ function readKept(file, key) {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function writableDir(dir) {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -75,6 +75,13 @@ describe("the headless bundle's kept code", () => {
     expect(loadHeadlessBundle(HI, NO_CACHE, { NODE_DISABLE_COMPILE_CACHE: "1" }, home)).toBeUndefined();
     // `-p` as another option's value, a subcommand, a line the parser refuses: the chunks' main says what it says there.
     for (const argv of [["--model", "-p"], ["sessions", "-p"], ["-p", "--demo"], ["-p", "hi", "--no-such-option"]]) expect(loadHeadlessBundle(argv, NO_CACHE, {}, home), argv.join(" ")).toBeUndefined();
-    expect(fs.existsSync(compileCacheDir({}, home))).toBe(false);
+    expect(fs.existsSync(headlessCacheFile({}, home))).toBe(false);
+  });
+
+  it("is not run where nothing is kept and nothing can be (a cache folder that cannot be made): the script alone is twice the chunks' text to parse", () => {
+    const home = freshHome();
+    // ~/.cache a file: no folder can be made under it, not even by root.
+    fs.writeFileSync(path.join(home, ".cache"), "");
+    expect(loadHeadlessBundle(HI, NO_CACHE, {}, home)).toBeUndefined();
   });
 });
