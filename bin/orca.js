@@ -34,8 +34,11 @@ for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
 enableCompileCache(nodeModule);
 // `orca`, `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts decides when).
 if (process.stdin.isTTY && process.stdout.isTTY) await (await import("../dist/bundle/first-frame.js")).paintFirstFrame(argv);
-const { main } = await import("../dist/bundle/main.js");
+// Node 20, `-p`: the same code as one script whose compiled code is kept (bin/headless-bundle.js).
+const headlessBundle = headless(argv) && typeof nodeModule.enableCompileCache !== "function" ? (await import("./headless-bundle.js")).loadHeadlessBundle(argv, nodeModule) : undefined;
+const { main } = headlessBundle ?? (await import("../dist/bundle/main.js"));
 const code = await main(argv);
+headlessBundle?.keep();
 process.exitCode = code;
 // Stray handles (the model's keep-alive socket, a dying MCP child) must not keep a finished run
 // alive: everything of the run is done once main returns, so exit as soon as what it wrote has

@@ -247,7 +247,8 @@ function rewriteChunks(b, pattern, rewrite) {
   });
 }
 
-const toEsmOnce = {
+/** @param {RegExp} pattern the written files whose helper is rewritten */
+const toEsmOnceIn = (pattern) => ({
   name: "to-esm-once",
   setup(b) {
     let used = false;
@@ -255,7 +256,7 @@ const toEsmOnce = {
     b.onStart(() => {
       used = rewritten = false;
     });
-    rewriteChunks(b, /\.m?js$/, (source) => {
+    rewriteChunks(b, pattern, (source) => {
       used ||= source.includes("__toESM(");
       if (!source.includes(TO_ESM)) return undefined;
       rewritten = true;
@@ -265,7 +266,8 @@ const toEsmOnce = {
       if (result.errors.length === 0 && used && !rewritten) throw new Error("to-esm-once: esbuild no longer defines __toESM as expected");
     });
   },
-};
+});
+const toEsmOnce = toEsmOnceIn(/\.m?js$/);
 
 /**
  * esbuild writes ASCII (its default charset: strings, regexes and names are escaped) but keeps some
@@ -302,5 +304,65 @@ export function bundleOptions(entryPoints, outdir) {
     // Bundled CommonJS dependencies call require(); give ESM chunks one.
     banner: { js: "import { createRequire as __orcaRequire } from 'node:module'; const require = __orcaRequire(import.meta.url);" },
     logLevel: "error",
+  };
+}
+
+/**
+ * Node 20 keeps no compiled code of ES modules between runs (module.enableCompileCache is 22.1+):
+ * each start parsed the ~1.4 MB of chunks a headless run loads again. Code that vm.Script compiles
+ * can be kept (bin/headless-bundle.js), and vm.Script runs a script, not a module: so the headless
+ * path is bundled a second time, as one CommonJS file, `headless.cjs` beside the chunks (the same
+ * folder, so that the paths orca finds from `import.meta.url` — its package.json, the lazy
+ * packages — are the same). bin/orca.js runs it only on a Node without that cache, and only for a
+ * `-p` run (src/cli/headless-entry.ts decides, with orca's own argument parser).
+ *
+ * The dashboard is not in it: a `-p` run never opens it, and Ink and yoga-layout await at their top
+ * level, which a script cannot. Each module dist/cli/main.js imports on demand (the dashboard,
+ * the demo, the subcommands) is, in this file, one that throws; a build in which Ink or React is
+ * still reachable fails.
+ *
+ * Nor does the script import(): a script's import() goes through vm's own loader hook, which Node 20
+ * calls experimental and warns about on stderr. A built-in imported on demand (web-tree-sitter's
+ * `import("module")`) is required instead, like the ones imported statically; anything else left
+ * to import() fails the build.
+ */
+const headlessOnly = {
+  name: "headless-only",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      if (BUILTINS.has(args.path)) return { path: withPrefix(args.path), namespace: "builtin-required" };
+      if (!/[\\/]dist[\\/]cli[\\/]main\.js$/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: "headless-absent" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "headless-absent" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`orca's headless bundle has no ${args.path}: bin/orca.js runs it only for -p`)});`,
+      loader: "js",
+    }));
+    b.onEnd(async (result) => {
+      if (result.errors.length > 0) return;
+      const imported = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === "dynamic-import" && i.external).map((i) => i.path));
+      if (imported.length > 0) throw new Error(`headless-only: the headless bundle would import() ${imported.join(", ")}`);
+      const source = await readFile(path.join(b.initialOptions.outdir, "headless.cjs"), "utf8");
+      const dashboard = /^\/\/ node_modules\/(ink|react|react-reconciler|yoga-layout)\//m.exec(source);
+      if (dashboard) throw new Error(`headless-only: ${dashboard[1]} is in the headless bundle`);
+    });
+  },
+};
+
+/** esbuild's options for the headless bundle (above) of `entry`, written as `headless.cjs` into `outdir`. */
+export function headlessBundleOptions(entry, outdir) {
+  const esm = bundleOptions([], outdir);
+  return {
+    ...esm,
+    entryPoints: { headless: entry },
+    splitting: false,
+    format: "cjs",
+    outExtension: { ".js": ".cjs" },
+    // bin/headless-bundle.js passes the file's URL in: a script has no import.meta.
+    define: { "import.meta.url": "__orcaImportMetaUrl" },
+    banner: {},
+    metafile: true,
+    plugins: [headlessOnly, ...esm.plugins.filter((p) => p !== toEsmOnce), toEsmOnceIn(/^headless\.cjs$/)],
   };
 }

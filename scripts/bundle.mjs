@@ -4,10 +4,11 @@
 // dashboard uses (ink, react) sits in chunks that headless runs never import
 // (tests/integration/startup-modules.test.ts checks which files a run loads).
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { build } from "esbuild";
 import { BUILD_STAMP, inputHashes } from "./build-stamp.mjs";
-import { bundleOptions } from "./bundle-options.mjs";
+import { bundleOptions, headlessBundleOptions } from "./bundle-options.mjs";
 
 // Chunk names are content hashes: clear the old ones so the folder holds one build.
 await rm("dist/bundle", { recursive: true, force: true });
@@ -23,6 +24,14 @@ const schemas = prebuiltSchemaForms({ bashTimeoutMs: defaults.tools.bash_timeout
 // first-frame.js: what bin/orca.js loads before main.js to draw the dashboard's first frame early (src/cli/first-frame.ts).
 const options = bundleOptions(["dist/cli/main.js", "dist/cli/first-frame.js"], "dist/bundle");
 await build({ ...options, define: { ...options.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
+// The same headless path as one script, for Node 20 (scripts/bundle-options.mjs says why).
+const headless = headlessBundleOptions("dist/cli/headless-entry.js", "dist/bundle");
+await build({ ...headless, define: { ...headless.define, ORCA_PREBUILT_TOOL_SCHEMAS: JSON.stringify(schemas) } });
+// Its first line names its content: the key its compiled code is kept under (bin/headless-bundle.js).
+// npm gives every file of a package the same time, so an upgrade's file could match the last one's time and size.
+const headlessFile = path.join("dist", "bundle", "headless.cjs");
+const headlessText = await readFile(headlessFile, "utf8");
+await writeFile(headlessFile, `// orca-headless ${createHash("sha256").update(headlessText).digest("hex")}\n${headlessText}`);
 
 // What every start would parse from the package itself (config.yaml, the shipped skills' front
 // matter), parsed once here; src/util/package-snapshot.ts uses a value only while its file still
