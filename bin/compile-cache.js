@@ -20,7 +20,7 @@
 // that is the top level alone, and every function a run calls was compiled again in every run, on
 // its first call — ~40 % of a headless run's JavaScript between the last response and exit (the
 // loop's end, the change set, the close: 1.3 of 3.1 ms). Eager, a warm run reads them from the
-// cache instead (`orca -p hi` on Node 24: exit 1.4–3.9 ms sooner, ~4 ms less CPU; RSS +4 MB, +7 MB
+// cache instead (`orca -p hi` on Node 24: exit 0.7–3.9 ms sooner, ~4 ms less CPU; RSS +4 MB, +7 MB
 // at 64 agents; docs/benchmarks.md). The cost is the cache's first run (a new orca or Node):
 // ~40 ms more CPU, once. Where orca's own cache is not on, the flag is taken back before the
 // bundle loads: eager compiling without a cache would pay that in every run.
