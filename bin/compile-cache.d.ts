@@ -4,10 +4,12 @@ export declare function compileCacheDir(env: NodeJS.ProcessEnv, home: string): s
 export declare function orcaCacheBase(env: NodeJS.ProcessEnv, home: string): string;
 /**
  * Turns on Node's compile cache (Node 22.1+) in that folder; undefined where Node has none (Node 20)
- * or it could not be turned on, else what Node answered.
+ * or it could not be turned on, else what Node answered. With `v8`, functions are compiled eagerly
+ * (--no-lazy) while the cache is orca's own, so that it holds them all.
  */
 export declare function enableCompileCache(
-  nodeModule: { enableCompileCache?: (dir?: string) => unknown },
+  nodeModule: { enableCompileCache?: (dir?: string) => unknown; constants?: { compileCacheStatus?: { ENABLED?: number } } },
   env?: NodeJS.ProcessEnv,
   home?: string,
+  v8?: { setFlagsFromString(flag: string): void },
 ): unknown;

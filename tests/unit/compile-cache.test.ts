@@ -50,3 +50,34 @@ describe("the bin's compile cache", () => {
     expect(enableCompileCache(refusing, {}, home)).toBeUndefined();
   });
 });
+
+describe("eager compiling with the cache (bin/compile-cache.js)", () => {
+  const { ENABLED, ALREADY_ENABLED, FAILED, DISABLED } = { ENABLED: 1, ALREADY_ENABLED: 2, FAILED: 0, DISABLED: 3 };
+  const constants = { compileCacheStatus: { ENABLED, ALREADY_ENABLED, FAILED, DISABLED } };
+  /** The flags set, in order, with "enable" where the cache was turned on. */
+  function flagsFor(answer: (() => unknown) | undefined): string[] {
+    const steps: string[] = [];
+    const v8 = { setFlagsFromString: (flag: string) => void steps.push(flag) };
+    const mod = answer ? { enableCompileCache: () => (steps.push("enable"), answer()), constants } : { constants };
+    enableCompileCache(mod, {}, home, v8);
+    return steps;
+  }
+
+  it("turns on --no-lazy before the cache (its flags name the cache's folder) and keeps it when the cache is orca's own", () => {
+    expect(flagsFor(() => ({ status: ENABLED }))).toEqual(["--no-lazy", "enable"]);
+  });
+
+  it("takes it back where there is no cache of orca's own: every run would compile the whole bundle", () => {
+    for (const status of [FAILED, DISABLED, ALREADY_ENABLED]) expect(flagsFor(() => ({ status }))).toEqual(["--no-lazy", "enable", "--lazy"]);
+    expect(
+      flagsFor(() => {
+        throw new Error("EACCES");
+      }),
+    ).toEqual(["--no-lazy", "enable", "--lazy"]);
+  });
+
+  it("sets nothing where Node has no cache (20), or when the caller passes no v8", () => {
+    expect(flagsFor(undefined)).toEqual([]);
+    expect(() => enableCompileCache({ enableCompileCache: () => ({ status: ENABLED }), constants }, {}, home)).not.toThrow();
+  });
+});
