@@ -58,17 +58,30 @@ function isInside(dir, p) {
 
 export function enableCompileCache(nodeModule, env = process.env, home = os.homedir(), v8 = undefined) {
   if (typeof nodeModule.enableCompileCache !== "function") return undefined;
+  const dir = compileCacheDir(env, home);
   // Before the cache is turned on: the flags are part of its folder's name and of each entry's check.
-  if (v8) v8.setFlagsFromString("--no-lazy");
+  // Not for a folder orca cannot write (Node still answers "enabled" for one that exists): nothing
+  // compiled would be kept, and eager compiling would cost the whole bundle in every run.
+  const eager = v8 !== undefined && writableOrAbsent(dir);
+  if (eager) v8.setFlagsFromString("--no-lazy");
   let result;
   try {
-    result = nodeModule.enableCompileCache(compileCacheDir(env, home));
+    result = nodeModule.enableCompileCache(dir);
   } catch {
     // A folder that cannot be made (a read-only home) only costs the cache.
     result = undefined;
   }
   // Without a cache of orca's own (off, failed, or one Node turned on at start under other flags),
   // eager compiling would compile the whole bundle in every run: back to V8's default.
-  if (v8 && result?.status !== nodeModule.constants?.compileCacheStatus?.ENABLED) v8.setFlagsFromString("--lazy");
+  if (eager && result?.status !== nodeModule.constants?.compileCacheStatus?.ENABLED) v8.setFlagsFromString("--lazy");
   return result;
+}
+
+function writableOrAbsent(dir) {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch (e) {
+    return e?.code === "ENOENT";
+  }
 }

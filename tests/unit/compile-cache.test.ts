@@ -76,6 +76,17 @@ describe("eager compiling with the cache (bin/compile-cache.js)", () => {
     ).toEqual(["--no-lazy", "enable", "--lazy"]);
   });
 
+  it("stays lazy where the cache's folder cannot be written (Node answers \"enabled\" for one that exists): nothing compiled would be kept", () => {
+    // A file where a parent folder should be: no run as any user (root included) can write there.
+    const blocked = path.join(temp, "blocked-home");
+    fs.mkdirSync(path.join(blocked, ".cache"), { recursive: true });
+    fs.writeFileSync(path.join(blocked, ".cache", "orca"), "not a folder");
+    const steps: string[] = [];
+    const v8 = { setFlagsFromString: (flag: string) => void steps.push(flag) };
+    enableCompileCache({ enableCompileCache: () => (steps.push("enable"), { status: ENABLED }), constants }, {}, blocked, v8);
+    expect(steps).toEqual(["enable"]);
+  });
+
   it("sets nothing where Node has no cache (20), or when the caller passes no v8", () => {
     expect(flagsFor(undefined)).toEqual([]);
     expect(() => enableCompileCache({ enableCompileCache: () => ({ status: ENABLED }), constants }, {}, home)).not.toThrow();
