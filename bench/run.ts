@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ run(opts: { json: boolean }): Prom
   flow: () => import("./flow.js"),
   fanout: () => import("./fanout.js"),
   preconnect: () => import("./preconnect.js"),
+  "mcp-start": () => import("./mcp-start.js"),
   step: () => import("./step.js"),
   "nested-repos": () => import("./nested-repos.js"),
   "write-loop": () => import("./write-loop.js"),

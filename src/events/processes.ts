@@ -1,6 +1,6 @@
 import { processStartTime } from "../util/proc.js";
 import { processEnded } from "./constructors.js";
-import type { EmitFn, EventOf } from "./types.js";
+import type { EmitFn, EventInput, EventOf, OrcaEvent } from "./types.js";
 
 export type ProcessKind = EventOf<"process_started">["kind"];
 
@@ -47,4 +47,38 @@ export function processRecorder(emit: EmitFn, defaultAgentId: () => string): Pro
 function oneLine(command: string): string {
   const line = command.replace(/\s+/g, " ").trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * An emit that holds what it is given until `open()`, then passes it on in order and everything
+ * after directly. A session's MCP servers start before the session exists (mcp/stdio-child.ts):
+ * their process_started is logged once the log has its session_started, which readers expect first.
+ */
+export interface HeldEmit {
+  emit: EmitFn;
+  open(target: EmitFn): void;
+  /** Opens onto the bus right after its session_started (once every consumer has seen that). */
+  openAfterStart(bus: { emit: EmitFn; subscribe(listener: (event: OrcaEvent) => void): () => void }): void;
+}
+
+export function heldEmit(): HeldEmit {
+  let held: EventInput[] | null = [];
+  let target: EmitFn | undefined;
+  const open = (to: EmitFn): void => {
+    target = to;
+    const pending = held ?? [];
+    held = null;
+    for (const event of pending) to(event);
+  };
+  return {
+    emit: (event) => (held ? held.push(event) : target?.(event)),
+    open,
+    openAfterStart(bus) {
+      const off = bus.subscribe((event) => {
+        if (event.type !== "session_started") return;
+        off();
+        queueMicrotask(() => open(bus.emit));
+      });
+    },
+  };
 }

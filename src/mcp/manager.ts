@@ -14,7 +14,8 @@ import { withLogin, type McpAuth } from "./auth.js";
 import { createClient, listAllTools, type McpElicitation } from "./client.js";
 import { callFailure, ConnectTimeout, describeError, lastLineSuffix } from "./errors.js";
 import { createTransport, finishAuth, livePid, transportKind, type McpTransportKind } from "./transports.js";
-import { pidExists } from "../util/proc.js";
+import { killQuietly, pidExists } from "../util/proc.js";
+import type { EarlyStdioServers } from "./stdio-child.js";
 
 export interface McpServerStatus {
   name: string;
@@ -45,6 +46,8 @@ export interface McpManagerOptions {
   auth?: (server: string) => McpAuth | undefined;
   /** Told of each stdio server process started and of its end (the session log records them). */
   processes?: ProcessRecorder;
+  /** Stdio servers spawned before the SDK loaded, owned by the manager from its construction. */
+  early?: EarlyStdioServers;
 }
 
 interface Session {
@@ -143,6 +146,7 @@ export class McpManager {
   /** Closes every client and waits until each stdio child has exited (SIGKILL as a last resort). */
   async close(): Promise<void> {
     this.closed = true;
+    this.opts.early?.killAll();
     for (const e of this.entries) {
       e.connectAbort?.abort();
       if (e.session) this.discard(e, e.session);
@@ -154,14 +158,10 @@ export class McpManager {
 
   /** For process 'exit' handlers, where nothing async runs: SIGKILL every child still alive. */
   killAllSync(): void {
+    this.opts.early?.killAll();
     for (const session of this.sessions) {
       const pid = livePid(session.transport) ?? session.pid;
-      if (pid === undefined) continue;
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
+      if (pid !== undefined) killQuietly(pid);
     }
   }
 
@@ -266,6 +266,7 @@ export class McpManager {
     const transport = createTransport(entry.config, {
       workspaceRoot: this.opts.workspace.root,
       onStderr: (chunk) => entry.stderr.push(chunk),
+      early: this.opts.early?.take(entry.name),
       onSpawn: (pid) => {
         session.pid = pid;
         if ("command" in entry.config) this.opts.processes?.started({ pgid: pid, kind: "mcp", command: [entry.config.command, ...entry.config.args].join(" "), group: false });
@@ -302,13 +303,7 @@ export class McpManager {
       } catch {
         // closing a broken transport may throw; the kill below still runs
       }
-      if (session.pid !== undefined && pidExists(session.pid)) {
-        try {
-          process.kill(session.pid, "SIGKILL");
-        } catch {
-          // gone meanwhile
-        }
-      }
+      if (session.pid !== undefined && pidExists(session.pid)) killQuietly(session.pid);
       if (session.pid !== undefined) this.opts.processes?.ended(session.pid);
       this.sessions.delete(session);
     })();

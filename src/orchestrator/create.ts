@@ -8,6 +8,7 @@ import { ConfigError, dataDir, type ConfigOverrides } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { type ProjectSetting } from "../config/trust.js";
 import type { McpManager } from "../mcp/manager.js";
+import { startMcp } from "../mcp/start.js";
 import type { Model } from "../model/model.js";
 import { Providers } from "../model/providers.js";
 import { letConnectionsOpen } from "../model/preconnect.js";
@@ -32,7 +33,7 @@ import { removeLeftoverTemps } from "./leftover-temps.js";
 import { Hooks } from "../hooks/index.js";
 import { restoreAgents, type AgentState } from "./agents.js";
 import { hookAgentOf, sandboxedHooks } from "./lifecycle.js";
-import { processRecorder } from "../events/processes.js";
+import { heldEmit, processRecorder } from "../events/processes.js";
 import { newSessionId, Session } from "./session.js";
 import { createAgentEvidence } from "./evidence-setup.js";
 import { codePaths, sandboxProbeFile } from "../config/code-paths.js";
@@ -198,16 +199,16 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   addWritableRoots([workspace.root, ...workspace.additionalDirs, ...(writableOptions.writable ?? []), path.join(data, "worktrees")]);
   const sandboxConfig = { ...config, sandbox: { ...config.sandbox, read_only: [...config.sandbox.read_only, ...guarded] } };
   const opening = Sandbox.open({ ...sandboxOptions(sandboxConfig, workspace, home, data, skills.skills.map((s) => s.dir)), probeCache: sandboxProbeFile(env, home), abandonedRemoved: true });
+  let session: Session | null = null;
+  // Every child process group orca starts is in the log, so a crash cannot hide one (sessions/leftovers.ts);
+  // held until the log has its session_started, as MCP servers start before the session exists.
+  const processEvents = heldEmit();
+  const processes = processRecorder(processEvents.emit, () => session?.rootAgentId ?? rootName);
+  const loadingMcp = startMcp({ servers, workspace, clientName: "orca", clientVersion: opts.version, processes });
   // The probe (when its answer is not kept) runs bwrap and waits for it: meanwhile the first
   // request's client and HTTP stack load, the provider's connection opens, and MCP servers start.
   const preparing = opts.warmModel === false ? Promise.resolve() : prepareRootModel();
-  let session: Session | null = null;
-  // Every child process group orca starts is in the log, so a crash cannot hide one (sessions/leftovers.ts).
-  const processes = processRecorder((event) => session?.bus.emit(event), () => session?.rootAgentId ?? "");
-  // The MCP SDK is loaded only when a server is configured: most runs never pay for it.
-  const mcp = Object.keys(servers).length
-    ? new (await import("../mcp/manager.js")).McpManager({ servers, workspace, clientName: "orca", clientVersion: opts.version, processes })
-    : null;
+  const mcp = await loadingMcp;
   const ready = mcp ? mcp.start() : Promise.resolve();
   let sandbox: Sandbox;
   try {
@@ -327,6 +328,7 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
         await Promise.all([shells.close(), mcp?.close()]);
       },
     });
+    processEvents.openAfterStart(session.bus);
     // After the log's subscription (the constructor's): evidence reads what the log holds.
     evidence.attach(session.bus);
   } catch (error) {

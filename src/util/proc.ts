@@ -69,3 +69,12 @@ function statFields(pid: number): string[] | null {
   // The command name is in parentheses and may hold spaces; the fields after it start with state (3).
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
+
+/** Sends `signal` to `pid`, quietly: a process already gone is what the caller wanted anyway. */
+export function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
