@@ -83,3 +83,39 @@ it("with the workspace at the home directory, a sandboxed command cannot rename 
   expect(next).not.toContain("PLANTED");
   expect(fs.existsSync(marker), "the planted code ran").toBe(false);
 }, 180_000);
+
+it("with the home in the host's /tmp, which a sandbox with the host's network shares writable: no folder above orca's cache there can be renamed away either", async () => {
+  const ws = workspace({ "a.txt": "x\n" });
+  // Outside the home: a config in it is no more than one the command could rename away with the rest.
+  const configFile = path.join(ws.dir, "..", "config.yaml");
+  fs.writeFileSync(configFile, 'permissions:\n  allow: ["bash"]\nsandbox:\n  network:\n    allow: ["*"]\n');
+  await hi(ws);
+  const cache = path.join(ws.home, ".cache", "orca", "compile-cache");
+  const before = fs.statSync(cache).ino;
+  const marker = path.join(ws.dir, "MARKER");
+  const evil = path.join(ws.dir, "evil.v8");
+  if (!nodeHasCache) execFileSync(process.execPath, ["-e", CRAFT, path.join(ROOT, "dist", "bundle", "headless.cjs"), evil, marker]);
+  else fs.writeFileSync(evil, "PLANTED");
+  const home = ws.home;
+  const command = [
+    `mv ${home} ${home}-old`,
+    `mv ${home}/.cache ${home}/.cache-old`,
+    `mv ${home}/.cache/orca ${home}/.cache/orca-old`,
+    `mkdir -p ${cache}`,
+    `cp ${evil} ${cache}/orca-headless.v8`,
+    `echo PLANTED > ${cache}/planted`,
+    "echo tried",
+  ].join("; ");
+  // Encoded, as a package's install script would run it: the command line names no path outside the workspace.
+  const hidden = `python3 -c 'import base64, os; os.system(base64.b64decode("${Buffer.from(command).toString("base64")}").decode())'`;
+  const server = await scriptedServer([{ toolCalls: [{ name: "bash", args: { command: hidden } }] }, { text: "done" }]);
+  const run = await runOrca(["-p", "go", "--base-url", server.url, "--config", configFile], { ws, timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  expect(lastToolResult(server.requests[1]!)).toContain("tried");
+  expect(fs.statSync(cache).ino).toBe(before);
+  expect(fs.readdirSync(cache)).not.toContain("planted");
+  expect(fs.existsSync(`${home}-old`) || fs.existsSync(`${home}/.cache-old`) || fs.existsSync(`${home}/.cache/orca-old`), "a folder above the cache renamed away").toBe(false);
+  const next = await hi(ws);
+  expect(next).not.toContain("PLANTED");
+  expect(fs.existsSync(marker), "the planted code ran").toBe(false);
+}, 180_000);

@@ -131,6 +131,13 @@ describe("protected paths", () => {
     // Missing (nothing to mount read-only): nothing pinned for it. Outside the writable area: nothing either.
     expect(protectedPaths(root, inRoot, [path.join(root, "gone", "deeper")]).pins).toEqual([]);
     expect(protectedPaths(root, (x) => inRoot(x) && !x.startsWith(path.join(root, ".cache")), [cache]).pins).toEqual([]);
+    // A home in a writable area beside the workspace (the host's /tmp, shared where the network is):
+    // its folders up to that area's root, which is a mount point already.
+    const tmp = path.join(root, "tmp");
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(path.join(home, ".cache", "orca", "compile-cache"), { recursive: true });
+    const beside = protectedPaths(path.join(root, "ws"), (x) => isInside(path.join(root, "ws"), x) || isInside(tmp, x), [path.join(home, ".cache", "orca", "compile-cache")]);
+    expect(beside.pins.map((x) => path.relative(root, x))).toEqual(["tmp/home", "tmp/home/.cache", "tmp/home/.cache/orca"]);
   });
 
   it("in a linked worktree: the .git file, and the main repository's config and hooks where writable", () => {

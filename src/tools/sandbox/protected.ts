@@ -59,19 +59,20 @@ export function protectedPaths(root: string, isWritable: (p: string) => boolean,
   for (const extra of extraReadOnly) {
     const p = realpathOr(path.resolve(root, extra));
     protect(p, null);
-    if (out.readOnly.includes(p)) out.pins.push(...foldersBetween(root, p).filter(isWritable));
+    if (out.readOnly.includes(p)) out.pins.push(...foldersAbove(p, root, isWritable));
   }
   return out;
 }
 
 /**
- * The folders strictly between `root` and `p`, outermost first. A read-only mount cannot be renamed,
- * but a folder above it can, mount and all: a command could move ~/.cache away and make a new
+ * The folders above `p` a command could rename, outermost first: each below the workspace root or
+ * the writable area holding it (already mount points). A read-only mount cannot be renamed, but a
+ * folder above it can, mount and all: a command could move ~/.cache away and make a new
  * ~/.cache/orca/compile-cache, whose code the next start runs as the user. Pinned, none can move.
  */
-function foldersBetween(root: string, p: string): string[] {
+function foldersAbove(p: string, root: string, isWritable: (p: string) => boolean): string[] {
   const out: string[] = [];
-  for (let dir = path.dirname(p); dir !== root && isInside(root, dir); dir = path.dirname(dir)) out.unshift(dir);
+  for (let dir = path.dirname(p); dir !== root && path.dirname(dir) !== dir && isWritable(path.dirname(dir)); dir = path.dirname(dir)) out.unshift(dir);
   return out;
 }
 
