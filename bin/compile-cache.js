@@ -5,8 +5,9 @@
 // The cache lives in the user's own runtime folder ($XDG_RUNTIME_DIR, private, emptied at logout),
 // else their cache folder — not in the shared temp folder Node defaults to: compiled code read
 // from a folder other users can write to would run as this user. The runtime folder comes first
-// because it lies outside the home: a command in a workspace that is the home could otherwise
-// rename a parent of the cache folder away and plant a new one where orca reads it.
+// because it lies outside the home: in a workspace that is the home, the cache folder is safe only
+// because the sandbox pins every folder above it too (a command could otherwise rename ~/.cache
+// away and plant a new one where orca reads it; src/tools/sandbox/protected.ts).
 // NODE_COMPILE_CACHE (a folder of the user's choosing) and NODE_DISABLE_COMPILE_CACHE=1 are Node's
 // own switches and win over this.
 //

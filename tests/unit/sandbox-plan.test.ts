@@ -7,7 +7,7 @@ import { childEnv } from "../../src/tools/child-env.js";
 import { bwrapArgs, type BwrapPlan } from "../../src/tools/sandbox/bwrap-args.js";
 import { readDenyPatterns, resolveUnreadable } from "../../src/tools/sandbox/deny-read.js";
 import { networkPolicy } from "../../src/tools/sandbox/index.js";
-import { Placeholders, protectedPaths, readManifest } from "../../src/tools/sandbox/protected.js";
+import { joinProtection, Placeholders, protectedPaths, readManifest } from "../../src/tools/sandbox/protected.js";
 import { hostMatcher } from "../../src/tools/sandbox/proxy.js";
 import { configSchema } from "../../src/config/schema.js";
 import { unixSocketFilter } from "../../src/tools/sandbox/seccomp.js";
@@ -116,6 +116,28 @@ describe("protected paths", () => {
     expect(p.placeholders).toContainEqual({ path: path.join(root, ".git", "hooks"), kind: "dir" });
     // A configured extra is protected only while it exists.
     expect(rel(p.readOnly)).not.toContain("missing-file");
+  });
+
+  it("a configured extra deep in the root: every folder above it up to the root is pinned, outermost first, so none can be renamed away with it", () => {
+    const cache = path.join(root, ".cache", "orca", "compile-cache");
+    fs.mkdirSync(cache, { recursive: true });
+    execFileSync("git", ["init", "-q", path.join(root, ".cache", "orca", "repo")]);
+    const p = protectedPaths(root, inRoot, [cache]);
+    expect(rel(p.readOnly)).toContain(".cache/orca/compile-cache");
+    expect(p.pins.map((x) => path.relative(root, x))).toEqual([".cache", ".cache/orca"]);
+    // Joined with a deeper pin listed first (a nested repository's .git): parents are bound before what is in them.
+    const joined = joinProtection([{ pins: [path.join(root, ".cache", "orca", "repo", ".git")], readOnly: [], placeholders: [] }, p]);
+    expect(joined.pins.map((x) => path.relative(root, x))).toEqual([".cache", ".cache/orca", ".cache/orca/repo/.git"]);
+    // Missing (nothing to mount read-only): nothing pinned for it. Outside the writable area: nothing either.
+    expect(protectedPaths(root, inRoot, [path.join(root, "gone", "deeper")]).pins).toEqual([]);
+    expect(protectedPaths(root, (x) => inRoot(x) && !x.startsWith(path.join(root, ".cache")), [cache]).pins).toEqual([]);
+    // A home in a writable area beside the workspace (the host's /tmp, shared where the network is):
+    // its folders up to that area's root, which is a mount point already.
+    const tmp = path.join(root, "tmp");
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(path.join(home, ".cache", "orca", "compile-cache"), { recursive: true });
+    const beside = protectedPaths(path.join(root, "ws"), (x) => isInside(path.join(root, "ws"), x) || isInside(tmp, x), [path.join(home, ".cache", "orca", "compile-cache")]);
+    expect(beside.pins.map((x) => path.relative(root, x))).toEqual(["tmp/home", "tmp/home/.cache", "tmp/home/.cache/orca"]);
   });
 
   it("in a linked worktree: the .git file, and the main repository's config and hooks where writable", () => {

@@ -56,12 +56,31 @@ export function protectedPaths(root: string, isWritable: (p: string) => boolean,
   protectGit(root, isWritable, out, protect, nested);
   for (const name of PROTECTED_NAMES) protect(path.join(root, name), { kind: "dir" });
   for (const name of PROTECTED_IF_PRESENT) protect(path.join(root, name), null);
-  for (const extra of extraReadOnly) protect(realpathOr(path.resolve(root, extra)), null);
+  for (const extra of extraReadOnly) {
+    const p = realpathOr(path.resolve(root, extra));
+    protect(p, null);
+    if (out.readOnly.includes(p)) out.pins.push(...foldersAbove(p, root, isWritable));
+  }
   return out;
 }
 
+/**
+ * The folders above `p` a command could rename, outermost first: each below the workspace root or
+ * the writable area holding it (already mount points). A read-only mount cannot be renamed, but a
+ * folder above it can, mount and all: a command could move ~/.cache away and make a new
+ * ~/.cache/orca/compile-cache, whose code the next start runs as the user. Pinned, none can move.
+ */
+function foldersAbove(p: string, root: string, isWritable: (p: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let dir = path.dirname(p); dir !== root && path.dirname(dir) !== dir && isWritable(path.dirname(dir)); dir = path.dirname(dir)) out.unshift(dir);
+  return out;
+}
+
+/** Parents before what is in them: a pin is bound from the host's view, and one bound later over a folder would hide the mounts made in it before. */
+const outermostFirst = (a: string, b: string): number => a.split(path.sep).length - b.split(path.sep).length;
+
 export function joinProtection(list: readonly Protection[]): Protection {
-  return { pins: list.flatMap((p) => p.pins), readOnly: list.flatMap((p) => p.readOnly), placeholders: list.flatMap((p) => p.placeholders) };
+  return { pins: [...new Set(list.flatMap((p) => p.pins))].sort(outermostFirst), readOnly: list.flatMap((p) => p.readOnly), placeholders: list.flatMap((p) => p.placeholders) };
 }
 
 type Protect = (p: string, missing: Omit<Placeholder, "path"> | null) => void;
