@@ -57,9 +57,53 @@ function isInside(dir, p) {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-export function enableCompileCache(nodeModule, env = process.env, home = os.homedir(), v8 = undefined) {
+// Node names each entry by its file's path, and each build's chunks have names of their own (their
+// content's hash): unpruned, every build (an upgrade, a checkout's `npm run build`) left its entries
+// for good — ~2.3 MB a build, compiled eagerly, in a runtime folder that is memory. Each build's go
+// in a folder of their own (its name written at build time, dist/bundle/build-id), and a start
+// removes the folders of other builds unused for a week: two installs run by turns keep theirs.
+const UNUSED_FOR_MS = 7 * 24 * 3600 * 1000;
+const TOUCH_AFTER_MS = 24 * 3600 * 1000;
+const BUILD_FOLDER = /^build-[0-9a-f]{16}$/;
+
+/** This build's name (dist/bundle/build-id), or undefined for a build from before it. */
+export function readBuildId(file = new URL("../dist/bundle/build-id", import.meta.url)) {
+  try {
+    const id = fs.readFileSync(file, "latin1");
+    return /^[0-9a-f]{16}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes other builds' folders unused for a week; marks this build's as used (at most once a day). */
+export function pruneBuildFolders(dir, current, now = Date.now()) {
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!BUILD_FOLDER.test(name)) continue;
+    const folder = path.join(dir, name);
+    try {
+      const st = fs.lstatSync(folder);
+      if (name === current) {
+        if (now - st.mtimeMs > TOUCH_AFTER_MS) fs.utimesSync(folder, new Date(now), new Date(now));
+      } else if (st.isDirectory() && now - st.mtimeMs > UNUSED_FOR_MS) {
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    } catch {
+      // Another start removed it, or it cannot be: it costs room, never a run.
+    }
+  }
+}
+
+export function enableCompileCache(nodeModule, env = process.env, home = os.homedir(), v8 = undefined, buildId = undefined) {
   if (typeof nodeModule.enableCompileCache !== "function") return undefined;
-  const dir = compileCacheDir(env, home);
+  const root = compileCacheDir(env, home);
+  const dir = buildId ? path.join(root, `build-${buildId}`) : root;
   // Before the cache is turned on: the flags are part of its folder's name and of each entry's check.
   // Not for a folder orca cannot write (Node still answers "enabled" for one that exists): nothing
   // compiled would be kept, and eager compiling would cost the whole bundle in every run.
@@ -74,7 +118,9 @@ export function enableCompileCache(nodeModule, env = process.env, home = os.home
   }
   // Without a cache of orca's own (off, failed, or one Node turned on at start under other flags),
   // eager compiling would compile the whole bundle in every run: back to V8's default.
-  if (eager && result?.status !== nodeModule.constants?.compileCacheStatus?.ENABLED) v8.setFlagsFromString("--lazy");
+  const enabled = result?.status === nodeModule.constants?.compileCacheStatus?.ENABLED;
+  if (eager && !enabled) v8.setFlagsFromString("--lazy");
+  if (enabled && buildId) pruneBuildFolders(root, `build-${buildId}`);
   return result;
 }
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import nodeModule from "node:module";
 import v8 from "node:v8";
-import { enableCompileCache } from "./compile-cache.js";
+import { enableCompileCache, readBuildId } from "./compile-cache.js";
 import { headless, V8_FLAGS } from "./v8-flags.js";
 
 process.env.NODE_ENV ??= "production";
@@ -31,7 +31,7 @@ if (headless(argv)) void globalThis.Headers; // a lazy global: reading it loads 
 // Why each flag: bin/v8-flags.js.
 for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
 // Where the Node version has one (22.1+): why and where, and why functions are compiled eagerly with it, bin/compile-cache.js.
-enableCompileCache(nodeModule, process.env, undefined, v8);
+enableCompileCache(nodeModule, process.env, undefined, v8, readBuildId());
 // `orca`, `orca --demo`: the dashboard's first frame is up before the rest of orca loads (src/cli/first-frame.ts decides when).
 if (process.stdin.isTTY && process.stdout.isTTY) await (await import("../dist/bundle/first-frame.js")).paintFirstFrame(argv);
 // Node 20, `-p`: the same code as one script whose compiled code is kept (bin/headless-bundle.js).

@@ -66,5 +66,12 @@ const configValue = parseConfigText(configText, "config.yaml");
 const checked = JSON.stringify(configValue).includes("$") ? {} : { checked: checkedLayer(configValue, "config.yaml", {}) };
 await writeFile(PACKAGE_SNAPSHOT, JSON.stringify({ config: { source: configText, value: configValue, ...checked }, skills, agents }));
 
+// The build's name for Node's compile cache: each build's entries go in a folder of their own, so a
+// later start can remove the folders of builds no longer run (bin/compile-cache.js).
+const bundled = (await readdir(path.join("dist", "bundle"))).filter((f) => f !== "build-id").sort();
+const buildHash = createHash("sha256");
+for (const f of bundled) buildHash.update(`${f}\0`).update(await readFile(path.join("dist", "bundle", f)));
+await writeFile(path.join("dist", "bundle", "build-id"), buildHash.digest("hex").slice(0, 16));
+
 // Last, so only a whole build is stamped: the tests compare dist/ with the tree by it (tests/setup/build.ts).
 await writeFile(BUILD_STAMP, JSON.stringify(inputHashes(process.cwd())));

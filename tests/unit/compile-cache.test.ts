@@ -7,7 +7,7 @@ import nodeModule from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { compileCacheDir, enableCompileCache } from "../../bin/compile-cache.js";
+import { compileCacheDir, enableCompileCache, pruneBuildFolders, readBuildId } from "../../bin/compile-cache.js";
 import { compileCacheDir as sessionsCompileCacheDir } from "../../src/config/code-paths.js";
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), "orca-cc-"));
@@ -90,5 +90,57 @@ describe("eager compiling with the cache (bin/compile-cache.js)", () => {
   it("sets nothing where Node has no cache (20), or when the caller passes no v8", () => {
     expect(flagsFor(undefined)).toEqual([]);
     expect(() => enableCompileCache({ enableCompileCache: () => ({ status: ENABLED }), constants }, {}, home)).not.toThrow();
+  });
+});
+
+describe("each build's entries in a folder of their own", () => {
+  const DAY = 24 * 3600 * 1000;
+  const root = path.join(temp, "builds", "compile-cache");
+  const made = (name: string, ageMs: number, now: number): string => {
+    const dir = path.join(root, name);
+    fs.mkdirSync(path.join(dir, "v24-x64-abc"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "v24-x64-abc", "entry"), "code");
+    fs.utimesSync(dir, new Date(now - ageMs), new Date(now - ageMs));
+    return dir;
+  };
+
+  it("the cache is turned on in this build's folder, and the build is named by dist/bundle/build-id", () => {
+    const asked: string[] = [];
+    enableCompileCache({ enableCompileCache: (dir) => (asked.push(dir!), { status: 1 }), constants: { compileCacheStatus: { ENABLED: 1 } } }, {}, home, undefined, "0123456789abcdef");
+    expect(asked).toEqual([path.join(compileCacheDir({}, home), "build-0123456789abcdef")]);
+    const idFile = path.join(temp, "build-id");
+    fs.writeFileSync(idFile, "0123456789abcdef");
+    expect(readBuildId(idFile)).toBe("0123456789abcdef");
+    fs.writeFileSync(idFile, "../../etc");
+    expect(readBuildId(idFile)).toBeUndefined();
+    expect(readBuildId(path.join(temp, "no-such-file"))).toBeUndefined();
+  });
+
+  it("a start removes other builds' folders unused for a week, keeps recent ones and whatever else is there, and marks its own as used", () => {
+    const now = Date.now();
+    const old = made("build-aaaaaaaaaaaaaaaa", 8 * DAY, now);
+    const recent = made("build-bbbbbbbbbbbbbbbb", 6 * DAY, now);
+    const mine = made("build-cccccccccccccccc", 3 * DAY, now);
+    const other = made("v24-not-a-build", 30 * DAY, now);
+    fs.writeFileSync(path.join(root, "orca-headless.v8"), "kept");
+    pruneBuildFolders(root, "build-cccccccccccccccc", now);
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(path.join(recent, "v24-x64-abc", "entry"))).toBe(true);
+    expect(fs.existsSync(other)).toBe(true);
+    expect(fs.existsSync(path.join(root, "orca-headless.v8"))).toBe(true);
+    expect(fs.statSync(mine).mtimeMs).toBeGreaterThan(now - DAY);
+  });
+
+  it("a link named like a build folder is removed as a link: what it points at stays", () => {
+    const now = Date.now();
+    const target = path.join(temp, "not-the-cache");
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, "precious"), "x");
+    fs.mkdirSync(root, { recursive: true });
+    const link = path.join(root, "build-dddddddddddddddd");
+    fs.symlinkSync(target, link);
+    fs.lutimesSync(link, new Date(now - 30 * DAY), new Date(now - 30 * DAY));
+    pruneBuildFolders(root, "build-cccccccccccccccc", now);
+    expect(fs.readFileSync(path.join(target, "precious"), "utf8")).toBe("x");
   });
 });
