@@ -9,7 +9,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
+import type { ScriptedReply } from "../../src/model/scripted.js";
 import { lastToolResult, runOrca, type TempWorkspace } from "../fixtures/harness.js";
 import { craftPlantedCode, hi } from "../fixtures/planted-code.js";
 import { scriptedServer, workspace } from "../fixtures/rig.js";
@@ -74,4 +75,38 @@ it("with ~/.config/orca a dotfiles link, a command that makes a folder in its pl
   expect(stderr).toContain(`orca: warning: ${link}: a command replaced this link`);
   await hi(ws);
   expect(fs.existsSync(marker), "the planted hook ran").toBe(false);
+}, 180_000);
+
+it("a background shell that swaps ~/.cache again whenever it is a link: each check puts it back, and once the shell is stopped (its end, then the close) the link is left", async () => {
+  const ws = workspace();
+  const real = path.join(ws.home, "real-cache");
+  const link = path.join(ws.home, ".cache");
+  fs.mkdirSync(real);
+  fs.symlinkSync(real, link);
+  await hi(ws);
+  const marker = path.join(ws.dir, "MARKER");
+  craftPlantedCode(path.join(ws.home, "evil.v8"), marker);
+  const swap = "rm ~/.cache && mkdir -p ~/.cache/orca/compile-cache && cp ~/evil.v8 ~/.cache/orca/compile-cache/orca-headless.v8";
+  const loop = `while :; do if [ -L ~/.cache ]; then ${swap}; fi; sleep 0.02; done`;
+  const replies: ScriptedReply[] = [
+    { toolCalls: [{ name: "bash", args: { command: loop, run_in_background: true } }] },
+    // Returns once the shell has swapped it: the link is put back when this command ends…
+    { toolCalls: [{ name: "bash", args: { command: "while [ -L ~/.cache ]; do sleep 0.02; done; echo swapped" } }] },
+    { text: "done" },
+  ];
+  const server = await scriptedServer(async (request) => {
+    const turn = request.index;
+    // …and the run ends only once the shell has swapped it again: only the checks when it is stopped are left to put it back.
+    if (turn === 2) await vi.waitFor(() => expect(fs.lstatSync(link).isDirectory()).toBe(true), { timeout: 30_000, interval: 10 });
+    return replies[turn]!;
+  });
+  const run = await runOrca(["-p", "go", "--base-url", server.url, "--yes", "-w", ws.home], { ws, cwd: ws.home, timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  expect(lastToolResult(server.requests[2]!)).toContain("swapped");
+  expect(run.stderr).toContain(`orca: warning: ${link}: a command replaced this link`);
+  expect(fs.readlinkSync(link)).toBe(real);
+  expect(fs.readdirSync(ws.home).filter((name) => name.startsWith(".cache.orca-replaced-")).length).toBeGreaterThanOrEqual(1);
+  const next = await hi(ws);
+  expect(next).not.toContain("PLANTED");
+  expect(fs.existsSync(marker), "the planted code ran").toBe(false);
 }, 180_000);
