@@ -10,7 +10,7 @@ import { describeReaped } from "../sessions/leftovers.js";
 import { CostTally } from "./cost-tally.js";
 import { runReport, textReport } from "./run-report.js";
 import type { OutputFormat } from "./types.js";
-import { nestedRepoNotice } from "../events/schema-nested-repos.js";
+import { linkRestoredNotice, nestedRepoNotice } from "../events/schema-nested-repos.js";
 
 const STUCK = "the run cannot go on: every agent is waiting and nothing is left that could wake one (a bug in orca; the session log has the detail)";
 
@@ -141,6 +141,8 @@ function stderrLine(event: OrcaEvent, rootId: string): string | null {
     }
     case "nested_repo_neutralised":
       return `orca: warning: ${nestedRepoNotice(event)}`;
+    case "protected_link_restored":
+      return `orca: warning: ${linkRestoredNotice(event)}`;
     case "agent_continued":
       // Said once, for the team: the coordinator's event names every agent continued.
       return event.team ? `orca: the stopped run goes on: ${event.team.join(", ")} continue from their own histories` : null;

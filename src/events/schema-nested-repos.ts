@@ -23,6 +23,23 @@ export function nestedRepoEventSchemas(base: { ts: z.ZodNumber; sessionId: z.Zod
       /** Set when the git dir could not be changed: why. The user should look at it before running git there. */
       failed: z.string().optional(),
     }),
+    /**
+     * A symbolic link on the way to a protected path (`~/.cache -> …` above orca's compile cache, a
+     * linked `~/.config/orca`), which the sandbox cannot pin, was replaced by a command: orca put it
+     * back and moved what stood there aside (tools/sandbox/protected-links.ts).
+     */
+    z.object({
+      ...base,
+      type: z.literal("protected_link_restored"),
+      /** The link, absolute. */
+      path: z.string(),
+      /** What it holds. */
+      target: z.string(),
+      /** Where what had taken its place was moved (absolute); empty when nothing was there. */
+      movedTo: z.string(),
+      /** Set when the link could not be put back: why. */
+      failed: z.string().optional(),
+    }),
   ] as const;
 }
 
@@ -31,4 +48,11 @@ export function nestedRepoNotice(e: { path: string; removed: readonly string[]; 
   if (e.failed) return `${e.path}: a git repository an agent made could not be checked (${e.failed}); look at its config and hooks before you run git there`;
   const what = e.removed.length > 4 ? `${e.removed.slice(0, 4).join(", ")} and ${e.removed.length - 4} more` : e.removed.join(", ");
   return `${e.path}: a git repository an agent made held what would run code when you run git there (${what}); moved to ${e.quarantine}`;
+}
+
+/** The one line for a link put back (or not): the dashboard and the headless stderr alike. */
+export function linkRestoredNotice(e: { path: string; target: string; movedTo: string; failed?: string }): string {
+  if (e.failed) return `${e.path}: a command replaced this link (to ${e.target}), which leads to code or settings orca runs, and it could not be put back (${e.failed}); put it back before you start orca again`;
+  const moved = e.movedTo ? `; what a command had put in its place is in ${e.movedTo}` : "";
+  return `${e.path}: a command replaced this link, which leads to code or settings orca runs; orca put it back (to ${e.target})${moved}`;
 }

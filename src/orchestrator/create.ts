@@ -19,7 +19,7 @@ import { builtinTools, ShellManager } from "../tools/builtin/index.js";
 import { CommandLauncher } from "../tools/builtin/launch.js";
 import { runPersonCommand } from "../tools/builtin/bash.js";
 import { childEnv } from "../tools/child-env.js";
-import { nestedRepoEvent, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
+import { linkRestoredEvent, nestedRepoEvent, Sandbox, sandboxNotice, sandboxOptions } from "../tools/sandbox/index.js";
 import { isInside, Workspace } from "../tools/workspace.js";
 import { createCompactor } from "../agent/compaction.js";
 import { contextWindowFor } from "../model/tokens.js";
@@ -222,8 +222,9 @@ async function buildSession(opts: CreateSessionOptions): Promise<SessionSetup> {
   if (notice) warnings.push(notice);
   const childEnvironment = childEnv(env, { modelKey: config.model.api_key, passModelKey: config.tools.pass_model_key });
   const shells = new ShellManager({ launcher: new CommandLauncher(sandbox, childEnvironment), recorder: processes });
-  // A repository a command made, with what would run code taken out of it: the user is told.
+  // A repository a command made, with what would run code taken out of it, or a link it replaced and orca put back: the user is told.
   sandbox.onNestedRepo((reports) => reports.forEach((r) => session?.bus.emit(nestedRepoEvent(r, workspace.root, session.rootAgentId))));
+  sandbox.onLinkRestored((repairs) => repairs.forEach((r) => session?.bus.emit(linkRestoredEvent(r, session.rootAgentId))));
 
   const getSkill = createGetSkillTool({
     skills: () => skills.skills,

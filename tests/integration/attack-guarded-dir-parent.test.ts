@@ -8,41 +8,12 @@
  * Every folder between the workspace and a protected one is pinned (bound onto itself), so none can be
  * renamed away.
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import nodeModule from "node:module";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { lastToolResult, ROOT, runOrca, type TempWorkspace } from "../fixtures/harness.js";
+import { lastToolResult, runOrca } from "../fixtures/harness.js";
+import { craftPlantedCode, hi } from "../fixtures/planted-code.js";
 import { scriptedServer, workspace } from "../fixtures/rig.js";
-import { V8_FLAGS } from "../../bin/v8-flags.js";
-
-// Typed for Node 20, which has none.
-const nodeHasCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
-
-/** V8 code for a script as long as the wrapped headless bundle, under the key bin/headless-bundle.js checks: it writes `marker`. */
-const CRAFT = `
-const fs = require("fs"), vm = require("vm"), v8 = require("v8");
-for (const f of ${JSON.stringify(V8_FLAGS)}) v8.setFlagsFromString(f);
-const [bundle, out, marker] = process.argv.slice(1);
-const st = fs.statSync(bundle);
-const source = fs.readFileSync(bundle, "latin1");
-const hash = /^\\/\\/ orca-headless ([0-9a-f]{64})\\n/.exec(source)[1];
-const key = [process.version, process.versions.v8, process.arch, hash, st.size, st.mtimeMs, st.ino].join(" ");
-const length = ("(function (exports, require, module, __filename, __dirname, __orcaImportMetaUrl) {" + source + "\\n})").length;
-let evil = "(function (exports, require, module) {require('fs').writeFileSync(" + JSON.stringify(marker) + ", 'PLANTED'); module.exports.headlessRun = Number.isNaN;/*";
-evil += " ".repeat(length - evil.length - 4) + "*/})";
-const script = new vm.Script(evil);
-script.runInThisContext()({}, () => ({ writeFileSync() {} }), { exports: {} });
-fs.writeFileSync(out, Buffer.concat([Buffer.from(key + "\\n"), script.createCachedData()]), { mode: 0o600 });
-`;
-
-async function hi(ws: TempWorkspace): Promise<string> {
-  const server = await scriptedServer([{ text: "hello" }]);
-  const run = await runOrca(["-p", "hi", "--base-url", server.url], { ws, timeoutMs: 60_000 });
-  expect(run.code, run.stderr).toBe(0);
-  return run.stdout + run.stderr;
-}
 
 it("with the workspace at the home directory, a sandboxed command cannot rename a folder above orca's own away and plant a new one: the next start runs none of it", async () => {
   const ws = workspace();
@@ -54,8 +25,7 @@ it("with the workspace at the home directory, a sandboxed command cannot rename 
   const marker = path.join(ws.dir, "MARKER");
   // The attacker's prepared file, as a crafted workspace would bring it.
   const evil = path.join(ws.home, "evil.v8");
-  if (!nodeHasCache) execFileSync(process.execPath, ["-e", CRAFT, path.join(ROOT, "dist", "bundle", "headless.cjs"), evil, marker]);
-  else fs.writeFileSync(evil, "PLANTED");
+  craftPlantedCode(evil, marker);
   const plant = [
     "mv ~/.cache ~/.cache-old",
     "mv ~/.cache/orca ~/.cache/orca-old",
@@ -94,8 +64,7 @@ it("with the home in the host's /tmp, which a sandbox with the host's network sh
   const before = fs.statSync(cache).ino;
   const marker = path.join(ws.dir, "MARKER");
   const evil = path.join(ws.dir, "evil.v8");
-  if (!nodeHasCache) execFileSync(process.execPath, ["-e", CRAFT, path.join(ROOT, "dist", "bundle", "headless.cjs"), evil, marker]);
-  else fs.writeFileSync(evil, "PLANTED");
+  craftPlantedCode(evil, marker);
   const home = ws.home;
   const command = [
     `mv ${home} ${home}-old`,

@@ -1,5 +1,6 @@
 export { networkPolicy, Sandbox, type SandboxOptions, type WrappedCommand } from "./sandbox.js";
 export { nestedRepoEvent, nestedRepoNotes, type NestedRepoReport } from "./nested-repos.js";
+export { linkRestoredEvent } from "./protected-links.js";
 export { removeAbandoned } from "./session-dir.js";
 export { readDenyPatterns } from "./deny-read.js";
 export { PROTECTED_NAMES } from "./protected.js";

@@ -12,6 +12,7 @@ import { joinProtection, Placeholders, protectedPaths } from "./protected.js";
 import { FilteringProxy } from "./proxy.js";
 import { StandInLeases } from "./stand-in-leases.js";
 import { NestedRepos, type NestedRepoReport } from "./nested-repos.js";
+import { LinkWatch, type LinkRepair } from "./protected-links.js";
 import type { SandboxLease } from "../../util/process-group.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { SandboxError, type NetworkPolicy, type SandboxMode, type SandboxStatus } from "./types.js";
@@ -107,6 +108,10 @@ export class Sandbox {
   private readonly nestedRoots = new Set<string>();
   /** Per root: its first look (nested-repos.ts), taken before any write of the session can land there. */
   private readonly firstLooks = new Map<string, Promise<void>>();
+  /** The links on the way to protected paths, which no mount can keep (protected-links.ts); per root, recorded at its first command. */
+  private readonly links = new LinkWatch((repairs) => this.linkListeners.forEach((listener) => listener(repairs)));
+  private readonly linksRecorded = new Set<string>();
+  private readonly linkListeners: Array<(repairs: LinkRepair[]) => void> = [];
   /** No more commands. */
   private closed = false;
   /** The stand-ins and the session's files are dealt with. */
@@ -194,17 +199,20 @@ export class Sandbox {
     const sessionDir = setup.sessionDir.ensure();
     const unreadable = await resolveUnreadable(root, setup.denyReadPatterns, setup.denyRead);
     const { roots, isWritable } = this.writableRoots(setup, root);
+    // A link a background shell replaced is put back before the protection is worked out from the paths.
+    if (mode === "workspace-write") this.links.restore();
     const protection =
       mode === "workspace-write"
         ? joinProtection(roots.map((dir) => protectedPaths(dir, isWritable, dir === root ? setup.readOnly : [], this.nestedRepos.preexisting(dir))))
         : { pins: [], readOnly: [], placeholders: [] };
+    if (mode === "workspace-write") this.recordLinks(setup, root, isWritable, protection.readOnly);
     let lease = NO_LEASE;
     let checked: (reports: Promise<NestedRepoReport[]>) => void = () => {};
     const nestedRepos = mode === "workspace-write" ? new Promise<NestedRepoReport[]>((resolve) => (checked = resolve)) : Promise.resolve([]);
     try {
       // Once nothing of it runs, the repositories it may have made are checked (nested-repos.ts).
       if (mode === "workspace-write") this.nestedRoots.add(root);
-      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders, () => checked(this.checkNestedRepos(root).catch(() => [])));
+      if (mode === "workspace-write") lease = this.standIns.acquire(protection.placeholders, () => (this.links.restore(), checked(this.checkNestedRepos(root).catch(() => []))));
     } catch (error) {
       throw new SandboxError((error as Error).message);
     }
@@ -270,6 +278,17 @@ export class Sandbox {
     this.nestedListeners.push(listener);
   }
 
+  /** Told of each link on the way to a protected path that a command replaced and orca put back (or could not). */
+  onLinkRestored(listener: (repairs: LinkRepair[]) => void): void {
+    this.linkListeners.push(listener);
+  }
+
+  /** Before `root`'s first command: the links on the way to its protected paths, unresolved (the protection's real paths pass no link). */
+  private recordLinks(setup: Setup, root: string, isWritable: (p: string) => boolean, readOnly: readonly string[]): void {
+    if (!this.linksRecorded.has(root)) this.links.record([...setup.readOnly.map((p) => path.resolve(setup.root, p)), ...readOnly, path.join(root, ".git")], isWritable);
+    this.linksRecorded.add(root);
+  }
+
   /**
    * Awaited before any call of an agent that may write in `root` (a file tool, a command, a
    * delegation; ToolExecutor): the repositories there at the first such call are the user's, so
@@ -307,6 +326,7 @@ export class Sandbox {
     const proxy = this.setup?.proxy;
     this.finish(await this.standIns.close(CLOSE_WAIT_MS));
     // The last look: what background shells and hooks did before they were stopped.
+    this.links.restore();
     const setup = this.setup;
     if (setup) for (const root of this.nestedRoots) await this.nestedRepos.check(this.writableRoots(setup, root).roots, this.writableRoots(setup, root).isWritable).catch(() => undefined);
     await proxy?.close();
@@ -319,6 +339,7 @@ export class Sandbox {
   closeSync(): void {
     this.closed = true;
     if (!this.finished) this.finish(this.standIns.closeSync(CLOSE_WAIT_MS));
+    this.links.restore();
   }
 
   private finish(standInsRemoved: boolean): void {

@@ -1,5 +1,5 @@
 import type { EventOf, OrcaEvent } from "../../events/types.js";
-import { nestedRepoNotice } from "../../events/schema-nested-repos.js";
+import { linkRestoredNotice, nestedRepoNotice } from "../../events/schema-nested-repos.js";
 import { Draft, pushEntries, textEntries } from "./draft.js";
 import type { DashboardState } from "./types.js";
 
@@ -20,4 +20,9 @@ export function noticeIn(draft: Draft, event: OrcaEvent, max: number, note: stri
 /** A repository a command made had what would run code taken out: said in the coordinator's transcript, as a warning. */
 export function nestedRepoLine(state: DashboardState, event: EventOf<"nested_repo_neutralised">): DashboardState {
   return noticeLine(state, "error", `⚠ ${nestedRepoNotice(event)}`, event.ts);
+}
+
+/** A link on the way to orca's code or settings that a command replaced was put back: a warning, as above. */
+export function linkRestoredLine(state: DashboardState, event: EventOf<"protected_link_restored">): DashboardState {
+  return noticeLine(state, "error", `⚠ ${linkRestoredNotice(event)}`, event.ts);
 }

@@ -13,7 +13,7 @@ import { settleMarkdown } from "./blocks.js";
 import { boundOutputs, keptOutput } from "./outputs.js";
 import { toolStatusOf } from "../../util/errors.js";
 import { isTeamEvent, reduceTeam } from "./reduce-team.js";
-import { nestedRepoLine, noticeIn, noticeLine } from "./notices.js";
+import { linkRestoredLine, nestedRepoLine, noticeIn, noticeLine } from "./notices.js";
 
 /** Lines each pane keeps; older ones fall off so memory stays flat in long sessions. */
 export const DEFAULT_MAX_LINES = 2000;
@@ -336,6 +336,8 @@ export function reduce(state: DashboardState, raw: OrcaEvent): DashboardState {
       return state;
     case "nested_repo_neutralised":
       return nestedRepoLine(state, event);
+    case "protected_link_restored":
+      return linkRestoredLine(state, event);
     case "mcp_status": {
       const before = state.mcp[event.server];
       const view = { state: event.state, tools: event.tools, reason: event.reason };
