@@ -2,13 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEFAULT_INHERITED_ENV_VARS, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it, vi } from "vitest";
-import type { McpStdioServerConfig } from "../../src/config/schema.js";
 import type { ProcessRecorder, StartedProcess } from "../../src/events/processes.js";
 import { McpManager } from "../../src/mcp/manager.js";
 import { INHERITED_ENV_VARS, serverEnvironment, spawnStdioServers } from "../../src/mcp/stdio-child.js";
 import { Workspace } from "../../src/tools/workspace.js";
 import { lastToolResult, ROOT, runOrca, sessionLogs } from "../fixtures/harness.js";
-import { isAlive, runTool, toolContext } from "../fixtures/mcp-servers.js";
+import { isAlive, runTool, stdio, toolContext } from "../fixtures/mcp-servers.js";
 import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 /**
@@ -19,16 +18,6 @@ import { scriptedServer, workspace } from "../fixtures/rig.js";
 
 const PID_SERVER = path.join(ROOT, "tests", "fixtures", "mcp-pid-server.mjs");
 const HOLD = path.join(ROOT, "tests", "fixtures", "hold-runtime.mjs");
-
-const stdio = (command: string, args: string[] = [], extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig => ({
-  command,
-  args,
-  env: {},
-  enabled: true,
-  connect_timeout: 20_000,
-  call_timeout: 20_000,
-  ...extra,
-});
 
 function recorder(): ProcessRecorder & { started_: StartedProcess[]; ended_: number[] } {
   const started_: StartedProcess[] = [];

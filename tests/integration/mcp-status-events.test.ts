@@ -2,23 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { McpStdioServerConfig } from "../../src/config/schema.js";
 import { EventBus } from "../../src/events/bus.js";
 import type { EventOf, OrcaEvent } from "../../src/events/types.js";
 import { McpManager } from "../../src/mcp/manager.js";
 import { McpStatusWatcher } from "../../src/orchestrator/mcp-status.js";
 import { Workspace } from "../../src/tools/workspace.js";
-import { bin } from "../fixtures/mcp-servers.js";
-
-const stdio = (command: string, args: string[] = [], extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig => ({
-  command,
-  args,
-  env: {},
-  enabled: true,
-  connect_timeout: 20_000,
-  call_timeout: 20_000,
-  ...extra,
-});
+import { bin, stdio } from "../fixtures/mcp-servers.js";
 
 let manager: McpManager | undefined;
 let dir: string | undefined;

@@ -2,20 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { McpServerConfig, McpStdioServerConfig } from "../../src/config/schema.js";
+import type { McpServerConfig } from "../../src/config/schema.js";
 import { McpManager } from "../../src/mcp/manager.js";
 import { Workspace } from "../../src/tools/workspace.js";
-import { bin, isAlive, runTool, toolContext } from "../fixtures/mcp-servers.js";
-
-const stdio = (command: string, args: string[] = [], extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig => ({
-  command,
-  args,
-  env: {},
-  enabled: true,
-  connect_timeout: 20_000,
-  call_timeout: 20_000,
-  ...extra,
-});
+import { bin, isAlive, runTool, stdio, toolContext } from "../fixtures/mcp-servers.js";
 
 const SILENT = path.resolve("tests/fixtures/mcp-silent-server.mjs");
 
