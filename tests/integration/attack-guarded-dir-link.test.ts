@@ -25,6 +25,16 @@ async function inHome(ws: TempWorkspace, command: string, output: string): Promi
   return run.stderr;
 }
 
+/** `~/.cache -> ~/real-cache`, and a first run that keeps orca's compiled code through it. */
+async function cacheLinkedInHome(ws: TempWorkspace): Promise<{ real: string; link: string }> {
+  const real = path.join(ws.home, "real-cache");
+  const link = path.join(ws.home, ".cache");
+  fs.mkdirSync(real);
+  fs.symlinkSync(real, link);
+  await hi(ws);
+  return { real, link };
+}
+
 /** The one thing next to `link` that orca moved aside, and what it holds. */
 function movedAside(link: string): string {
   const aside = fs.readdirSync(path.dirname(link)).filter((name) => name.startsWith(`${path.basename(link)}.orca-replaced-`));
@@ -34,11 +44,7 @@ function movedAside(link: string): string {
 
 it("with ~/.cache a link in the home, a command that puts a folder in the link's place plants nothing the next start runs: the link is put back and the user told", async () => {
   const ws = workspace();
-  const real = path.join(ws.home, "real-cache");
-  const link = path.join(ws.home, ".cache");
-  fs.mkdirSync(real);
-  fs.symlinkSync(real, link);
-  await hi(ws);
+  const { real, link } = await cacheLinkedInHome(ws);
   const marker = path.join(ws.dir, "MARKER");
   const evil = path.join(ws.home, "evil.v8");
   craftPlantedCode(evil, marker);
@@ -79,11 +85,7 @@ it("with ~/.config/orca a dotfiles link, a command that makes a folder in its pl
 
 it("a background shell that swaps ~/.cache again whenever it is a link: each check puts it back, and once the shell is stopped (its end, then the close) the link is left", async () => {
   const ws = workspace();
-  const real = path.join(ws.home, "real-cache");
-  const link = path.join(ws.home, ".cache");
-  fs.mkdirSync(real);
-  fs.symlinkSync(real, link);
-  await hi(ws);
+  const { real, link } = await cacheLinkedInHome(ws);
   const marker = path.join(ws.dir, "MARKER");
   craftPlantedCode(path.join(ws.home, "evil.v8"), marker);
   const swap = "rm ~/.cache && mkdir -p ~/.cache/orca/compile-cache && cp ~/evil.v8 ~/.cache/orca/compile-cache/orca-headless.v8";
