@@ -131,7 +131,7 @@ describe("each build's entries in a folder of their own", () => {
     expect(fs.statSync(mine).mtimeMs).toBeGreaterThan(now - DAY);
   });
 
-  it("a link named like a build folder is removed as a link: what it points at stays", () => {
+  it("a link named like a build folder is not followed: it is left, and what it points at stays", () => {
     const now = Date.now();
     const target = path.join(temp, "not-the-cache");
     fs.mkdirSync(target, { recursive: true });
@@ -142,5 +142,6 @@ describe("each build's entries in a folder of their own", () => {
     fs.lutimesSync(link, new Date(now - 30 * DAY), new Date(now - 30 * DAY));
     pruneBuildFolders(root, "build-cccccccccccccccc", now);
     expect(fs.readFileSync(path.join(target, "precious"), "utf8")).toBe("x");
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
   });
 });
